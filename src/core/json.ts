@@ -1,0 +1,52 @@
+/** The JSON data model every Kubernetes object and values tree is held in. */
+export type JsonPrimitive = null | boolean | number | string;
+export type JsonValue = JsonPrimitive | JsonValue[] | JsonObject;
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
+
+export function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function deepClone<T extends JsonValue>(value: T): T {
+  return structuredClone(value);
+}
+
+export function deepEqual(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length && a.every((item, i) => deepEqual(item, b[i]));
+  }
+  if (isJsonObject(a) && isJsonObject(b)) {
+    const keys = Object.keys(a);
+    return keys.length === Object.keys(b).length && keys.every((k) => k in b && deepEqual(a[k], b[k]));
+  }
+  return false;
+}
+
+/** Reads a nested map by path; undefined when any step is missing or not a map. */
+export function getPath(obj: JsonValue | undefined, path: readonly string[]): JsonValue | undefined {
+  let node = obj;
+  for (const key of path) {
+    if (!isJsonObject(node)) return undefined;
+    node = node[key];
+  }
+  return node;
+}
+
+/** Returns the map at `path`, creating empty maps along the way. */
+export function ensureMap(obj: JsonObject, path: readonly string[]): JsonObject {
+  let node = obj;
+  for (const key of path) {
+    const next = node[key];
+    if (isJsonObject(next)) {
+      node = next;
+    } else {
+      const created: JsonObject = {};
+      node[key] = created;
+      node = created;
+    }
+  }
+  return node;
+}
