@@ -25,7 +25,7 @@ export function splitFieldPath(path: string): string[] {
   const segments: string[] = [];
   let current = '';
   for (let i = 0; i < path.length; i++) {
-    const ch = path[i];
+    const ch = path.charAt(i);
     if (ch === '\\' && path[i + 1] === '/') {
       current += '/';
       i++;
@@ -66,6 +66,8 @@ function walk(
   path: string,
   visit: FieldVisitor,
 ): void {
+  // kustomize's fieldspec filter skips null nodes (e.g. a `- null` list item) instead of failing.
+  if (node === null) return;
   if (Array.isArray(node)) {
     for (const item of node) walk(item, segments, index, create, path, visit);
     return;

@@ -1,0 +1,234 @@
+import { KustomizeError } from '../../core/errors.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import type { FieldSpec } from '../../core/kustomization.ts';
+import {
+  describeId,
+  effectiveNamespace,
+  formatId,
+  isClusterScoped,
+  type Gvk,
+  type ResId,
+} from '../../core/res-id.ts';
+import type { Resource } from '../../core/resource.ts';
+import { isFieldSpecFor, visitFieldPath } from '../field-path.ts';
+import type { NameBackReference } from '../transformer-config.ts';
+
+/** One referrer field being fixed: where it is, what kind of object it names, who may be named. */
+interface Reference {
+  readonly referrer: Resource;
+  readonly spec: FieldSpec;
+  readonly referral: NameBackReference;
+  readonly candidates: readonly Resource[];
+}
+
+/**
+ * kustomize's final name-reference pass (reference §6; api/internal/accumulator/
+ * namereferencetransformer.go, api/filters/nameref): every field a back-reference names in an
+ * object whose original GVK its field spec selects is rewritten to the current name (and, in maps,
+ * namespace) of the one object that had that name before.
+ */
+export function fixNameReferences(
+  resources: readonly Resource[],
+  nameReference: readonly NameBackReference[],
+): void {
+  for (const referrer of resources) {
+    const original = originalId(referrer);
+    let candidates: readonly Resource[] | undefined;
+    for (const referral of nameReference) {
+      for (const spec of referral.fieldSpecs) {
+        if (!isFieldSpecFor(spec, original)) continue;
+        candidates ??= reachableFrom(referrer, resources);
+        const reference: Reference = { referrer, spec, referral, candidates };
+        visitFieldPath(referrer.obj, spec.path, false, (value, set) => {
+          fixField(reference, value, set);
+        });
+      }
+    }
+  }
+}
+
+/** A field holds a name, a map with name (and namespace), or a list of either (nameref.go `set`). */
+function fixField(reference: Reference, value: JsonValue | undefined, set: (value: JsonValue) => void): void {
+  if (value === undefined || value === null) return;
+  if (isJsonObject(value)) {
+    fixMap(reference, value);
+  } else if (Array.isArray(value)) {
+    value.forEach((item, i) => {
+      if (Array.isArray(item)) {
+        throw badField(reference, 'holds a list inside a list; expected names or maps with a name');
+      }
+      fixField(reference, item, (next) => {
+        value[i] = next;
+      });
+    });
+  } else {
+    const oldName = String(value);
+    const target = selectReferral(reference, oldName, reference.candidates, haveSameNames);
+    if (target && target.name !== oldName) set(target.name);
+  }
+}
+
+function fixMap(reference: Reference, map: JsonObject): void {
+  if (!('name' in map)) throw badField(reference, "holds a map without a 'name' field");
+  const oldName = scalarText(map.name);
+  const pool =
+    'namespace' in map ? inNamespace(reference.candidates, scalarText(map.namespace)) : reference.candidates;
+  const target = selectReferral(reference, oldName, pool, haveSameNamesAndNamespaces);
+  if (!target || (target.name === oldName && target.namespace === '')) return;
+  map.name = target.name;
+  // An empty namespace is a wildcard here, not `default`: leave the field as written.
+  if (target.namespace !== '') map.namespace = target.namespace;
+}
+
+/** filterMapCandidatesByNamespace: by original namespace first, else by current namespace. */
+function inNamespace(candidates: readonly Resource[], namespace: string): readonly Resource[] {
+  const byOriginal = candidates.filter((r) => isInNamespace(originalId(r), namespace));
+  return byOriginal.length > 0 ? byOriginal : candidates.filter((r) => isInNamespace(r.id, namespace));
+}
+
+function isInNamespace(id: ResId, namespace: string): boolean {
+  return !isClusterScoped(id) && effectiveNamespace(id) === namespace;
+}
+
+/** nameref.go selectReferral: narrow the candidates down to one, or to copies that agree. */
+function selectReferral(
+  reference: Reference,
+  oldName: string,
+  pool: readonly Resource[],
+  areIdentical: (found: readonly Resource[]) => boolean,
+): Resource | undefined {
+  let found = pool.filter(
+    (r) =>
+      r.previousIds.some((id) => id.name === oldName) &&
+      previousGvks(r).some((gvk) => isSelectedBy(gvk, reference.referral)) &&
+      matchesRoleRef(reference, r) &&
+      isInReferrerNamespace(reference.referrer, r),
+  );
+  if (found.length === 1) return found[0];
+  found = found.filter((r) => haveSameAffixes(r, reference.referrer, true));
+  if (found.length > 1) found = found.filter((r) => haveSameAffixes(r, reference.referrer, false));
+  if (found.length <= 1 || areIdentical(found)) return found[0];
+  throw new KustomizeError(
+    'name-reference-ambiguous',
+    reference.referrer.source,
+    `${describeId(reference.referrer.id)}: '${reference.spec.path}' names ${reference.referral.kind} '${oldName}', a name several objects had: ${found.map((r) => formatId(r.id)).join(', ')}`,
+    'Give those objects distinct names, or build each copy under its own namePrefix or nameSuffix together with the objects referring to it.',
+  );
+}
+
+/**
+ * The ids an object had, as kustomize rebuilds them from its build annotations: only names,
+ * namespaces and kinds are recorded, so every previous id carries the current group and version.
+ */
+function previousGvks(resource: Resource): Gvk[] {
+  const { group, version } = resource.id;
+  return resource.previousIds.map((id) => ({ group, version, kind: id.kind }));
+}
+
+/** kyaml Gvk.IsSelected: the selector's empty group, version or kind match anything. */
+function isSelectedBy(gvk: Gvk, selector: { group?: string; version?: string; kind?: string }): boolean {
+  return (
+    (!selector.group || selector.group === gvk.group) &&
+    (!selector.version || selector.version === gvk.version) &&
+    (!selector.kind || selector.kind === gvk.kind)
+  );
+}
+
+function originalId(resource: Resource): ResId {
+  const [first] = resource.previousIds;
+  return first ? { ...first, group: resource.id.group, version: resource.id.version } : resource.id;
+}
+
+/** For a `roleRef/name` field, only objects whose kind and group the roleRef states. */
+function matchesRoleRef(reference: Reference, candidate: Resource): boolean {
+  if (!reference.spec.path.endsWith('roleRef/name')) return true;
+  const roleRef = reference.referrer.obj.roleRef;
+  if (!isJsonObject(roleRef) || !('apiGroup' in roleRef) || !('kind' in roleRef)) return true;
+  const selector = { group: scalarText(roleRef.apiGroup), kind: scalarText(roleRef.kind) };
+  return previousGvks(candidate).some((gvk) => isSelectedBy(gvk, selector));
+}
+
+/**
+ * sameCurrentNamespaceAsReferrer: a namespaced referrer names cluster-scoped objects,
+ * ServiceAccounts (a RoleBinding may bind one from elsewhere) or objects of its own namespace.
+ */
+function isInReferrerNamespace(referrer: Resource, candidate: Resource): boolean {
+  return (
+    isClusterScoped(referrer.id) ||
+    isClusterScoped(candidate.id) ||
+    candidate.kind === 'ServiceAccount' ||
+    effectiveNamespace(referrer.id) === effectiveNamespace(candidate.id)
+  );
+}
+
+/**
+ * resWrangler.SubsetThatCouldBeReferencedByResource: what a referrer may name at all. A RoleBinding
+ * also reaches into the namespaces of its ServiceAccount subjects.
+ */
+function reachableFrom(referrer: Resource, resources: readonly Resource[]): readonly Resource[] {
+  if (isClusterScoped(referrer.id)) return resources;
+  const subjectNamespaces =
+    referrer.kind === 'RoleBinding' ? serviceAccountNamespaces(referrer.obj) : new Set<string>();
+  return resources.filter(
+    (r) =>
+      isClusterScoped(r.id) ||
+      effectiveNamespace(r.id) === effectiveNamespace(referrer.id) ||
+      subjectNamespaces.has(r.namespace),
+  );
+}
+
+function serviceAccountNamespaces(binding: JsonObject): Set<string> {
+  const subjects = Array.isArray(binding.subjects) ? binding.subjects : [];
+  const namespaces = new Set<string>();
+  for (const subject of subjects) {
+    if (isJsonObject(subject) && subject.kind === 'ServiceAccount' && typeof subject.namespace === 'string') {
+      namespaces.add(subject.namespace);
+    }
+  }
+  return namespaces;
+}
+
+/**
+ * Resource.PrefixesSuffixesEquals: recorded prefixes (and suffixes) end the same way; with
+ * `allowEmpty`, an object without any matches everything.
+ */
+function haveSameAffixes(candidate: Resource, referrer: Resource, allowEmpty: boolean): boolean {
+  const agree = (a: readonly string[], b: readonly string[]): boolean =>
+    (allowEmpty && (a.length === 0 || b.length === 0)) || haveSameEnding(a, b);
+  return (
+    agree(candidate.namePrefixes, referrer.namePrefixes) &&
+    agree(candidate.nameSuffixes, referrer.nameSuffixes)
+  );
+}
+
+/** utils.SameEndingSubSlice: the shorter list is the tail of the longer; empty only matches empty. */
+function haveSameEnding(a: readonly string[], b: readonly string[]): boolean {
+  const [short, long] = a.length <= b.length ? [a, b] : [b, a];
+  if (short.length === 0) return long.length === 0;
+  const offset = long.length - short.length;
+  return short.every((item, i) => long[i + offset] === item);
+}
+
+function haveSameNames(found: readonly Resource[]): boolean {
+  return found.every((r) => r.name === found[0]?.name);
+}
+
+function haveSameNamesAndNamespaces(found: readonly Resource[]): boolean {
+  return found.every((r) => r.name === found[0]?.name && r.namespace === found[0].namespace);
+}
+
+/** The text of a YAML scalar as kustomize compares it; null and non-scalars read as empty. */
+function scalarText(value: JsonValue | undefined): string {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean'
+    ? String(value)
+    : '';
+}
+
+function badField(reference: Reference, problem: string): KustomizeError {
+  return new KustomizeError(
+    'field-spec-invalid',
+    reference.referrer.source,
+    `${describeId(reference.referrer.id)}: name reference field '${reference.spec.path}' ${problem}`,
+    "Point the nameReference field spec at the name itself, or at a map holding 'name' (and 'namespace').",
+  );
+}
