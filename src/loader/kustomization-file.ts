@@ -1,0 +1,133 @@
+import { KustomizeError } from '../core/errors.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+import { KUSTOMIZATION_FIELDS, type Kustomization, type KustomizationKind } from '../core/kustomization.ts';
+import { parseYamlDocument } from '../core/yaml.ts';
+
+export const KUSTOMIZATION_FILE_NAMES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
+
+const API_VERSION_BY_KIND: Record<KustomizationKind, string> = {
+  Kustomization: 'kustomize.config.k8s.io/v1beta1',
+  Component: 'kustomize.config.k8s.io/v1alpha1',
+};
+
+const DEPRECATED_FIELDS: Record<string, string> = {
+  bases: 'resources',
+  commonLabels: 'labels',
+  imageTags: 'images',
+  patchesJson6902: 'patches',
+  patchesStrategicMerge: 'patches',
+  vars: 'replacements',
+};
+
+type FieldShape = 'string' | 'list' | 'map' | 'stringList' | 'stringMap';
+
+/** The JSON shape each field must have; kustomize's strict decode refuses anything else. */
+const FIELD_SHAPES: Record<string, FieldShape> = {
+  apiVersion: 'string', kind: 'string', metadata: 'map', openapi: 'map', namePrefix: 'string',
+  nameSuffix: 'string', namespace: 'string', commonLabels: 'stringMap', labels: 'list',
+  commonAnnotations: 'stringMap', patchesStrategicMerge: 'stringList', patchesJson6902: 'list',
+  patches: 'list', images: 'list', imageTags: 'list', replacements: 'list', replicas: 'list',
+  vars: 'list', sortOptions: 'map', resources: 'stringList', components: 'stringList',
+  crds: 'stringList', bases: 'stringList', configMapGenerator: 'list', secretGenerator: 'list',
+  helmGlobals: 'map', helmCharts: 'list', helmChartInflationGenerator: 'list',
+  generatorOptions: 'map', configurations: 'stringList', generators: 'stringList',
+  transformers: 'stringList', validators: 'stringList', buildMetadata: 'stringList',
+};
+
+export interface KustomizationFile {
+  readonly kind: KustomizationKind;
+  readonly spec: Kustomization;
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Parses and checks one kustomization file's text as kustomize v5.5.0 does (reference §1): unknown
+ * fields and wrong kinds are errors, legacy fields are folded into their successors with a warning.
+ */
+export function parseKustomizationFile(text: string, file: string): KustomizationFile {
+  const doc = parseYamlDocument(text, file) ?? {};
+  if (!isJsonObject(doc)) {
+    throw invalid(file, 'the file is not a YAML map', 'Write the kustomization as a map of fields.');
+  }
+  checkFields(doc, file);
+  const kind = checkKind(doc, file);
+  const warnings = Object.keys(DEPRECATED_FIELDS)
+    .filter((field) => field in doc)
+    .map(
+      (field) =>
+        `# Warning: '${field}' is deprecated. Please use '${DEPRECATED_FIELDS[field] ?? ''}' instead. (${file})`,
+    );
+  const spec = foldLegacyFields(doc as Kustomization);
+  return { kind, spec: { ...spec, kind, apiVersion: spec.apiVersion ?? API_VERSION_BY_KIND[kind] }, warnings };
+}
+
+function checkFields(doc: JsonObject, file: string): void {
+  for (const [field, value] of Object.entries(doc)) {
+    if (!KUSTOMIZATION_FIELDS.has(field)) {
+      throw invalid(
+        file,
+        `unknown field "${field}"`,
+        `Remove it or correct its spelling; kustomize accepts: ${[...KUSTOMIZATION_FIELDS].join(', ')}.`,
+      );
+    }
+    const shape = FIELD_SHAPES[field];
+    if (value !== null && shape && !hasShape(value, shape)) {
+      throw invalid(file, `field "${field}" must be ${describeShape(shape)}`, `Correct the value of "${field}".`);
+    }
+  }
+  const meaningful = Object.keys(doc).filter((k) => k !== 'apiVersion' && k !== 'kind');
+  if (meaningful.length === 0) {
+    throw invalid(file, 'kustomization.yaml is empty', 'Add resources, components or transformers to it.');
+  }
+}
+
+function checkKind(doc: JsonObject, file: string): KustomizationKind {
+  const kind = doc.kind ?? 'Kustomization';
+  if (kind !== 'Kustomization' && kind !== 'Component') {
+    throw invalid(file, 'kind should be Kustomization or Component', 'Set kind to Kustomization or Component.');
+  }
+  const required = API_VERSION_BY_KIND[kind];
+  if (doc.apiVersion !== undefined && doc.apiVersion !== required) {
+    throw invalid(file, `apiVersion for ${kind} should be ${required}`, `Set apiVersion: ${required}.`);
+  }
+  return kind;
+}
+
+function foldLegacyFields(spec: Kustomization): Kustomization {
+  const out: Kustomization = { ...spec };
+  if (spec.bases) out.resources = [...(spec.resources ?? []), ...spec.bases];
+  if (spec.imageTags) out.images = [...(spec.images ?? []), ...spec.imageTags];
+  delete out.bases;
+  delete out.imageTags;
+  return out;
+}
+
+function hasShape(value: JsonValue, shape: FieldShape): boolean {
+  switch (shape) {
+    case 'string':
+      return typeof value === 'string';
+    case 'list':
+      return Array.isArray(value);
+    case 'map':
+      return isJsonObject(value);
+    case 'stringList':
+      return Array.isArray(value) && value.every((item) => typeof item === 'string');
+    case 'stringMap':
+      return isJsonObject(value) && Object.values(value).every((v) => typeof v !== 'object' || v === null);
+  }
+}
+
+function describeShape(shape: FieldShape): string {
+  const names: Record<FieldShape, string> = {
+    string: 'a string',
+    list: 'a list',
+    map: 'a map',
+    stringList: 'a list of strings',
+    stringMap: 'a map of strings',
+  };
+  return names[shape];
+}
+
+function invalid(file: string, problem: string, hint: string): KustomizeError {
+  return new KustomizeError('kustomization-invalid', file, problem, hint);
+}

@@ -1,0 +1,293 @@
+import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { KustomizeError } from '../core/errors.ts';
+import type {
+  Kustomization,
+  KustomizationKind,
+  KustomizationNode,
+  LoadedObject,
+  ResourceEntry,
+} from '../core/kustomization.ts';
+import { KUSTOMIZATION_FILE_NAMES, parseKustomizationFile } from './kustomization-file.ts';
+import { parseResourceFile } from './resource-file.ts';
+
+export interface LoadOptions {
+  /** Paths in messages are shown relative to this folder (default: the working directory). */
+  readonly displayBase?: string;
+  /**
+   * When set, every directory and file must resolve (symlinks followed) inside one of these roots.
+   * kustomize itself restricts only files; kaddon's modules tree restricts directories too.
+   */
+  readonly allowedRoots?: readonly string[];
+}
+
+export interface LoadResult {
+  readonly node: KustomizationNode;
+  readonly warnings: readonly string[];
+}
+
+interface LoadContext {
+  readonly displayBase: string;
+  readonly allowedRoots: readonly string[] | undefined;
+  /** Real paths of the directories being loaded, outermost first: cycle detection (reference §1). */
+  readonly stack: string[];
+  readonly warnings: string[];
+}
+
+/** Reads a kustomization directory and everything it references, recursively. */
+export function loadKustomization(dir: string, options: LoadOptions = {}): LoadResult {
+  const context: LoadContext = {
+    displayBase: options.displayBase ?? process.cwd(),
+    allowedRoots: options.allowedRoots?.map((root) => realpathSync(root)),
+    stack: [],
+    warnings: [],
+  };
+  const node = loadDirectory(path.resolve(dir), undefined, context);
+  return { node, warnings: context.warnings };
+}
+
+function loadDirectory(dir: string, expected: KustomizationKind | undefined, context: LoadContext): KustomizationNode {
+  const display = displayPath(dir, context);
+  const real = realDirectory(dir, display, context);
+  for (const visited of context.stack) {
+    if (isWithin(real, visited)) {
+      throw new KustomizeError(
+        'cycle',
+        display,
+        `cycle detected: candidate root '${display}' contains visited root '${displayPath(visited, context)}'`,
+        'Remove the reference that leads back to a kustomization being built.',
+      );
+    }
+  }
+  context.stack.push(real);
+  try {
+    return loadNode(dir, real, expected, context);
+  } finally {
+    context.stack.pop();
+  }
+}
+
+function loadNode(
+  dir: string,
+  real: string,
+  expected: KustomizationKind | undefined,
+  context: LoadContext,
+): KustomizationNode {
+  const fileName = findKustomizationFile(dir, context);
+  const file = displayPath(path.join(dir, fileName), context);
+  const { kind, spec, warnings } = parseKustomizationFile(readText(path.join(dir, fileName), file), file);
+  context.warnings.push(...warnings);
+  checkExpectedKind(kind, expected, displayPath(dir, context));
+  const files = new Map<string, Uint8Array>();
+  const filePaths = new Map<string, string>();
+  const readFile = (entry: string): void => {
+    if (files.has(entry)) return;
+    const absolute = resolveInside(dir, real, entry, file, context);
+    files.set(entry, readFileSync(absolute));
+    filePaths.set(entry, displayPath(absolute, context));
+  };
+  for (const entry of referencedFiles(spec, dir)) readFile(entry);
+  return {
+    dir: displayPath(dir, context),
+    file,
+    kind,
+    spec,
+    resources: (spec.resources ?? []).map((entry) => loadEntry(dir, real, entry, file, context)),
+    components: (spec.components ?? []).map((entry) => loadComponent(dir, entry, file, context)),
+    generators: (spec.generators ?? []).map((entry) => loadEntry(dir, real, entry, file, context)),
+    transformers: (spec.transformers ?? []).map((entry) => loadEntry(dir, real, entry, file, context)),
+    validators: (spec.validators ?? []).map((entry) => loadEntry(dir, real, entry, file, context)),
+    files,
+    filePaths,
+  };
+}
+
+function checkExpectedKind(kind: KustomizationKind, expected: KustomizationKind | undefined, dir: string): void {
+  if (expected === 'Kustomization' && kind === 'Component') {
+    throw new KustomizeError(
+      'wrong-kind',
+      dir,
+      `expected kind != 'Component' for path '${dir}': a Component cannot be listed in resources`,
+      'Move it to the components field.',
+    );
+  }
+  if (expected === 'Component' && kind !== 'Component') {
+    throw new KustomizeError(
+      'wrong-kind',
+      dir,
+      `expected kind 'Component' for path '${dir}' but got '${kind}'`,
+      'List a Kustomization under resources, or make the directory a kind: Component.',
+    );
+  }
+}
+
+/** Every file a kustomization names outside `resources`, `components` and the plugin fields. */
+function referencedFiles(spec: Kustomization, dir: string): string[] {
+  const out: string[] = [...(spec.configurations ?? []), ...(spec.crds ?? [])];
+  for (const patch of spec.patches ?? []) if (typeof patch.path === 'string') out.push(patch.path);
+  for (const patch of spec.patchesJson6902 ?? []) if (typeof patch.path === 'string') out.push(patch.path);
+  for (const replacement of spec.replacements ?? []) {
+    if (typeof replacement.path === 'string') out.push(replacement.path);
+  }
+  // A patchesStrategicMerge entry is a file when one exists, else an inline patch (reference §8.1).
+  for (const entry of spec.patchesStrategicMerge ?? []) {
+    if (!entry.includes('\n') && existsSync(path.resolve(dir, entry))) out.push(entry);
+  }
+  for (const generator of [...(spec.configMapGenerator ?? []), ...(spec.secretGenerator ?? [])]) {
+    for (const source of generator.files ?? []) out.push(filePartOf(source));
+    out.push(...(generator.envs ?? []));
+    if (generator.env) out.push(generator.env);
+  }
+  return out;
+}
+
+/** `key=path` names a file under another key; the path is after the first `=`. */
+function filePartOf(source: string): string {
+  const eq = source.indexOf('=');
+  return eq < 0 ? source : source.slice(eq + 1);
+}
+
+function loadEntry(dir: string, real: string, entry: string, file: string, context: LoadContext): ResourceEntry {
+  if (entry.includes('\n')) {
+    return { type: 'file', entry, path: file, objects: parseResourceFile(entry, `${file} (inline)`) };
+  }
+  const absolute = path.resolve(dir, entry);
+  if (isDirectory(absolute)) {
+    return { type: 'directory', entry, node: loadDirectory(absolute, 'Kustomization', context) };
+  }
+  if (!existsSync(absolute)) {
+    throw new KustomizeError(
+      'path-not-found',
+      file,
+      `accumulating resources from '${entry}': ${displayPath(absolute, context)} does not exist`,
+      'Correct the path or create the file.',
+    );
+  }
+  const resolved = resolveInside(dir, real, entry, file, context);
+  const shown = displayPath(resolved, context);
+  const objects: LoadedObject[] = parseResourceFile(readText(resolved, shown), shown);
+  return { type: 'file', entry, path: shown, objects };
+}
+
+function loadComponent(dir: string, entry: string, file: string, context: LoadContext): KustomizationNode {
+  const absolute = path.resolve(dir, entry);
+  if (!existsSync(absolute)) {
+    throw new KustomizeError(
+      'path-not-found',
+      file,
+      `component '${entry}' must build at directory: ${displayPath(absolute, context)} is not a valid directory`,
+      'Correct the path or create the component.',
+    );
+  }
+  if (!isDirectory(absolute)) {
+    throw new KustomizeError(
+      'wrong-kind',
+      file,
+      `component '${entry}' must build at directory: '${displayPath(absolute, context)}': file is not directory`,
+      'A components entry names a directory holding a kind: Component kustomization.',
+    );
+  }
+  return loadDirectory(absolute, 'Component', context);
+}
+
+function findKustomizationFile(dir: string, context: LoadContext): string {
+  const present = readdirSync(dir).filter((name) => (KUSTOMIZATION_FILE_NAMES as readonly string[]).includes(name));
+  const shown = displayPath(dir, context);
+  if (present.length > 1) {
+    throw new KustomizeError(
+      'kustomization-invalid',
+      shown,
+      `Found multiple kustomization files under: ${shown} (${present.join(', ')})`,
+      'Keep exactly one of them.',
+    );
+  }
+  const found = present[0];
+  if (found === undefined) {
+    throw new KustomizeError(
+      'kustomization-not-found',
+      shown,
+      `unable to find one of 'kustomization.yaml', 'kustomization.yml' or 'Kustomization' in directory '${shown}'`,
+      'Add a kustomization.yaml to the directory or correct the path that names it.',
+    );
+  }
+  return found;
+}
+
+/** A file must resolve, symlinks followed, inside its kustomization's root (or an allowed root). */
+function resolveInside(dir: string, realDir: string, entry: string, file: string, context: LoadContext): string {
+  const absolute = path.resolve(dir, entry);
+  let real: string;
+  try {
+    real = realpathSync(absolute);
+  } catch (error: unknown) {
+    throw new KustomizeError(
+      'path-not-found',
+      file,
+      `'${entry}': ${displayPath(absolute, context)} does not exist`,
+      'Correct the path or create the file.',
+      { cause: error },
+    );
+  }
+  if (!isWithin(realDir, real)) {
+    throw new KustomizeError(
+      'path-not-allowed',
+      file,
+      `security; file '${displayPath(real, context)}' is not in or below '${displayPath(realDir, context)}'`,
+      `Move '${entry}' inside the kustomization's directory; files may not come from outside it (symlinks included).`,
+    );
+  }
+  return real;
+}
+
+function realDirectory(dir: string, display: string, context: LoadContext): string {
+  let real: string;
+  try {
+    real = realpathSync(dir);
+  } catch (error: unknown) {
+    throw new KustomizeError(
+      'path-not-found',
+      display,
+      `must build at directory: not a valid directory: '${display}' does not exist`,
+      'Correct the path that names it.',
+      { cause: error },
+    );
+  }
+  const roots = context.allowedRoots;
+  if (roots && !roots.some((root) => isWithin(root, real))) {
+    throw new KustomizeError(
+      'path-not-allowed',
+      display,
+      `directory '${display}' resolves to '${real}', outside the allowed roots`,
+      `Keep kustomizations inside ${roots.join(', ')}; symlinks may not lead outside.`,
+    );
+  }
+  return real;
+}
+
+function readText(absolute: string, display: string): string {
+  try {
+    return readFileSync(absolute, 'utf8');
+  } catch (error: unknown) {
+    throw new KustomizeError('path-not-found', display, 'cannot read the file', 'Check that it exists and is readable.', {
+      cause: error,
+    });
+  }
+}
+
+function isDirectory(absolute: string): boolean {
+  try {
+    return statSync(absolute).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function isWithin(root: string, candidate: string): boolean {
+  const relative = path.relative(root, candidate);
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+}
+
+function displayPath(absolute: string, context: LoadContext): string {
+  const relative = path.relative(context.displayBase, absolute);
+  return relative === '' ? '.' : relative.startsWith('..') ? absolute : relative;
+}

@@ -1,0 +1,40 @@
+import { KustomizeError } from '../core/errors.ts';
+import { isJsonObject, type JsonObject } from '../core/json.ts';
+import type { LoadedObject } from '../core/kustomization.ts';
+import { parseYamlDocuments } from '../core/yaml.ts';
+
+/**
+ * Parses a resource file: a YAML stream of objects. `…List` objects with `items` are replaced by
+ * their items; every object needs kind and metadata.name (reference §1 "Resource files").
+ */
+export function parseResourceFile(text: string, file: string): LoadedObject[] {
+  const out: LoadedObject[] = [];
+  for (const doc of parseYamlDocuments(text, file)) {
+    const source = `${file}:${doc.line}`;
+    if (!isJsonObject(doc.value)) {
+      throw new KustomizeError('resource-invalid', source, 'the document is not a Kubernetes object', 'Each YAML document must be a map with apiVersion, kind and metadata.');
+    }
+    for (const obj of expandList(doc.value)) out.push({ obj: checkObject(obj, source), source });
+  }
+  return out;
+}
+
+function expandList(obj: JsonObject): JsonObject[] {
+  const kind = obj.kind;
+  if (typeof kind === 'string' && kind.endsWith('List') && Array.isArray(obj.items)) {
+    return obj.items.filter(isJsonObject);
+  }
+  return [obj];
+}
+
+function checkObject(obj: JsonObject, source: string): JsonObject {
+  const metadata = obj.metadata;
+  const name = isJsonObject(metadata) ? metadata.name : undefined;
+  if (typeof name !== 'string' || name === '') {
+    throw new KustomizeError('resource-invalid', source, `missing metadata.name in object of kind '${String(obj.kind)}'`, 'Give the object a metadata.name.');
+  }
+  if (typeof obj.kind !== 'string' || obj.kind === '') {
+    throw new KustomizeError('resource-invalid', source, `missing kind in object '${name}'`, 'Give the object a kind and an apiVersion.');
+  }
+  return obj;
+}

@@ -1,0 +1,55 @@
+import { KaddonError } from './core/errors.ts';
+import type { CliIo } from './cli/cli-io.ts';
+import { runKustomize } from './cli/kustomize.ts';
+import { UsageError } from './cli/usage-error.ts';
+
+const usage = `Usage: kaddon <command> [options]
+
+Commands:
+  kustomize [DIR]   build a kustomization directory, like \`kubectl kustomize DIR\`
+
+Run \`kaddon <command> --help\` for a command's options.`;
+
+type Command = (args: readonly string[], io: CliIo) => void | Promise<void>;
+
+const commands = {
+  kustomize: runKustomize,
+} satisfies Record<string, Command>;
+
+/** Runs one command line; returns the exit code. The only place that decides it. */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(`${usage}\n`);
+    return name === undefined ? 2 : 0;
+  }
+  const command: Command | undefined = (commands as Record<string, Command>)[name];
+  try {
+    if (!command) throw new UsageError(`unknown command '${name}'`, usage);
+    await command(args, io);
+    return 0;
+  } catch (error: unknown) {
+    if (error instanceof KaddonError) {
+      io.stderr(`Error: ${error.describe()}\n`);
+      return error instanceof UsageError ? 2 : 1;
+    }
+    if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr(`Error: ${error.message}\n${usage}\n`);
+      return 2;
+    }
+    io.stderr(`kaddon: internal error (a bug; please report it):\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return 70;
+  }
+}
+
+/** Runs the process's command line with the process's streams. */
+export async function runCli(): Promise<void> {
+  const io: CliIo = {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+  };
+  process.exitCode = await main(process.argv.slice(2), io);
+}
+
+const entry = process.argv[1];
+if (entry !== undefined && import.meta.url === new URL(`file://${entry}`).href) await runCli();

@@ -1,0 +1,101 @@
+import type { KustomizationNode } from '../core/kustomization.ts';
+import { Resource } from '../core/resource.ts';
+import { generateConfigMap } from './generators/config-map-generator.ts';
+import { generateSecret } from './generators/secret-generator.ts';
+import { runGeneratorPlugins, runTransformerPlugins } from './builtin-plugins.ts';
+import { finishBuild, type BuildResult } from './finish-build.ts';
+import { ResourceAccumulator } from './resource-accumulator.ts';
+import { parseTransformerConfig, mergeTransformerConfigs } from './transformer-config.ts';
+import { transformAnnotations } from './transformers/annotations.ts';
+import { transformImages } from './transformers/images.ts';
+import { transformLabels } from './transformers/labels.ts';
+import { transformNamePrefixSuffix } from './transformers/name-prefix-suffix.ts';
+import { transformNamespace } from './transformers/namespace.ts';
+import { applyPatches, applyPatchesJson6902, applyPatchesStrategicMerge } from './transformers/patches.ts';
+import { applyReplacementEntries } from './transformers/replacement-entries.ts';
+import { transformReplicas } from './transformers/replicas.ts';
+import { declareVars } from './transformers/vars.ts';
+import { parseYamlDocument } from '../core/yaml.ts';
+import { toStringMap } from './transformers/metadata-map.ts';
+
+/** Builds a kustomization tree the way `kustomize build` does, without touching the disk. */
+export function buildKustomization(node: KustomizationNode): BuildResult {
+  const ra = accumulateTarget(node, new ResourceAccumulator());
+  return finishBuild(ra, node.spec.sortOptions);
+}
+
+/**
+ * One kustomization onto an accumulator, in kustomize's order (reference §2): resources,
+ * configurations, generators, components (onto this same accumulator), then this kustomization's
+ * own transformers, and finally its vars.
+ */
+export function accumulateTarget(node: KustomizationNode, ra: ResourceAccumulator): ResourceAccumulator {
+  accumulateResources(node, ra);
+  mergeConfigurations(node, ra);
+  runGenerators(node, ra);
+  for (const component of node.components) accumulateTarget(component, ra);
+  runTransformers(node, ra);
+  declareVars(ra, node.spec.vars ?? [], node.file);
+  return ra;
+}
+
+function accumulateResources(node: KustomizationNode, ra: ResourceAccumulator): void {
+  for (const entry of node.resources) {
+    if (entry.type === 'directory') {
+      ra.absorbAccumulator(accumulateTarget(entry.node, new ResourceAccumulator()), node.file);
+      continue;
+    }
+    for (const loaded of entry.objects) {
+      ra.append(new Resource(structuredClone(loaded.obj), loaded.source), node.file);
+    }
+  }
+}
+
+function mergeConfigurations(node: KustomizationNode, ra: ResourceAccumulator): void {
+  for (const entry of node.spec.configurations ?? []) {
+    const bytes = node.files.get(entry);
+    if (!bytes) throw new Error(`loader did not read configurations file '${entry}' of ${node.file}`);
+    const file = node.filePaths.get(entry) ?? entry;
+    const doc = parseYamlDocument(Buffer.from(bytes).toString('utf8'), file);
+    ra.config = mergeTransformerConfigs(ra.config, parseTransformerConfig(doc ?? {}, file), file);
+  }
+}
+
+function runGenerators(node: KustomizationNode, ra: ResourceAccumulator): void {
+  const options = node.spec.generatorOptions;
+  for (const args of node.spec.configMapGenerator ?? []) {
+    const { resource, behavior } = generateConfigMap(args, options, node);
+    ra.absorbGenerated(resource, behavior, node.file);
+  }
+  for (const args of node.spec.secretGenerator ?? []) {
+    const { resource, behavior } = generateSecret(args, options, node);
+    ra.absorbGenerated(resource, behavior, node.file);
+  }
+  runGeneratorPlugins(ra, node, buildPluginDirectory);
+}
+
+/** This kustomization's transformers in kustomize's fixed order (reference §2 step 6). */
+function runTransformers(node: KustomizationNode, ra: ResourceAccumulator): void {
+  const spec = node.spec;
+  applyPatchesStrategicMerge(ra, spec.patchesStrategicMerge ?? [], node);
+  applyPatches(ra, spec.patches ?? [], node);
+  if (spec.namespace) {
+    transformNamespace(ra.resources, spec.namespace, ra.config.namespace);
+    ra.checkUniqueIds(node.file, 'namespace');
+  }
+  transformNamePrefixSuffix(ra.resources, spec.namePrefix ?? '', '', ra.config.namePrefix);
+  transformNamePrefixSuffix(ra.resources, '', spec.nameSuffix ?? '', ra.config.nameSuffix);
+  const commonLabels = spec.commonLabels ? toStringMap(spec.commonLabels) : undefined;
+  transformLabels(ra.resources, spec.labels ?? [], commonLabels, ra.config);
+  transformAnnotations(ra.resources, toStringMap(spec.commonAnnotations), ra.config.commonAnnotations);
+  applyPatchesJson6902(ra, spec.patchesJson6902 ?? [], node);
+  transformReplicas(ra.resources, spec.replicas ?? [], ra.config.replicas, node.file);
+  transformImages(ra.resources, spec.images ?? [], ra.config.images);
+  applyReplacementEntries(ra.resources, spec.replacements ?? [], node);
+  runTransformerPlugins(ra, node, buildPluginDirectory);
+}
+
+/** A `generators:` / `transformers:` directory is a kustomization whose output is plugin configs. */
+function buildPluginDirectory(node: KustomizationNode): readonly Resource[] {
+  return accumulateTarget(node, new ResourceAccumulator()).resources;
+}

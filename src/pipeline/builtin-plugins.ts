@@ -1,0 +1,152 @@
+import { KustomizeError } from '../core/errors.ts';
+import { isJsonObject, type JsonObject } from '../core/json.ts';
+import type {
+  FieldSpec,
+  GeneratorArgs,
+  ImageEntry,
+  KustomizationNode,
+  PatchEntry,
+  Replacement,
+  ReplicaEntry,
+  ResourceEntry,
+  SecretArgs,
+  Selector,
+} from '../core/kustomization.ts';
+import type { Resource } from '../core/resource.ts';
+import { generateConfigMap } from './generators/config-map-generator.ts';
+import { generateSecret } from './generators/secret-generator.ts';
+import { ResourceAccumulator } from './resource-accumulator.ts';
+import { transformAnnotations } from './transformers/annotations.ts';
+import { transformImages } from './transformers/images.ts';
+import { toStringMap } from './transformers/metadata-map.ts';
+import { transformNamePrefixSuffix } from './transformers/name-prefix-suffix.ts';
+import { transformNamespace } from './transformers/namespace.ts';
+import { applyPatches, applyPatchesJson6902, applyPatchesStrategicMerge } from './transformers/patches.ts';
+import { applyReplacements } from './transformers/replacements.ts';
+import { transformReplicas } from './transformers/replicas.ts';
+import { setMapEntries } from './transformers/metadata-map.ts';
+
+/** Builds a directory entry of `generators:` / `transformers:` into its plugin configuration objects. */
+export type DirectoryBuilder = (node: KustomizationNode) => readonly Resource[];
+
+type PluginContext = { readonly ra: ResourceAccumulator; readonly node: KustomizationNode };
+type PluginHandler = (config: JsonObject, context: PluginContext) => void;
+
+const generatorPlugins = {
+  ConfigMapGenerator: (config, { ra, node }) => {
+    const { resource, behavior } = generateConfigMap(generatorArgs(config), undefined, node);
+    ra.absorbGenerated(resource, behavior, node.file);
+  },
+  SecretGenerator: (config, { ra, node }) => {
+    const { resource, behavior } = generateSecret(generatorArgs(config) as SecretArgs, undefined, node);
+    ra.absorbGenerated(resource, behavior, node.file);
+  },
+} satisfies Record<string, PluginHandler>;
+
+/**
+ * kustomize's builtin transformers as `transformers:` configurations name them
+ * (`apiVersion: builtin`), each mapped onto the transformer the kustomization fields use.
+ */
+const transformerPlugins = {
+  PatchTransformer: (config, { ra, node }) => {
+    applyPatches(ra, [config as PatchEntry], node);
+  },
+  PatchStrategicMergeTransformer: (config, { ra, node }) => {
+    const inline = Array.isArray(config.patches) ? config.patches : typeof config.patches === 'string' ? [config.patches] : [];
+    applyPatchesStrategicMerge(ra, [...strings(config.paths), ...strings(inline)], node);
+  },
+  PatchJson6902Transformer: (config, { ra, node }) => {
+    const target = config.target as unknown as Selector & { name: string };
+    applyPatchesJson6902(ra, [{ target, ...(typeof config.jsonOp === 'string' ? { patch: config.jsonOp } : {}), ...(typeof config.path === 'string' ? { path: config.path } : {}) }], node);
+  },
+  PrefixSuffixTransformer: (config, { ra }) => {
+    const specs = fieldSpecs(config) ?? ra.config.namePrefix;
+    transformNamePrefixSuffix(ra.resources, text(config.prefix), text(config.suffix), specs);
+  },
+  PrefixTransformer: (config, { ra }) => {
+    transformNamePrefixSuffix(ra.resources, text(config.prefix), '', fieldSpecs(config) ?? ra.config.namePrefix);
+  },
+  SuffixTransformer: (config, { ra }) => {
+    transformNamePrefixSuffix(ra.resources, '', text(config.suffix), fieldSpecs(config) ?? ra.config.nameSuffix);
+  },
+  LabelTransformer: (config, { ra }) => {
+    setMapEntries(ra.resources, toStringMap(mapOf(config.labels)), fieldSpecs(config) ?? ra.config.commonLabels);
+  },
+  AnnotationsTransformer: (config, { ra }) => {
+    transformAnnotations(ra.resources, toStringMap(mapOf(config.annotations)), fieldSpecs(config) ?? ra.config.commonAnnotations);
+  },
+  NamespaceTransformer: (config, { ra, node }) => {
+    const namespace = isJsonObject(config.metadata) ? text(config.metadata.namespace) : '';
+    transformNamespace(ra.resources, namespace, fieldSpecs(config) ?? ra.config.namespace);
+    ra.checkUniqueIds(node.file, 'namespace');
+  },
+  ImageTagTransformer: (config, { ra }) => {
+    transformImages(ra.resources, [config.imageTag as ImageEntry], fieldSpecs(config) ?? ra.config.images);
+  },
+  ReplicaCountTransformer: (config, { ra, node }) => {
+    transformReplicas(ra.resources, [config.replica as ReplicaEntry], fieldSpecs(config) ?? ra.config.replicas, node.file);
+  },
+  ReplacementTransformer: (config, { ra, node }) => {
+    applyReplacements(ra.resources, (config.replacements ?? []) as Replacement[], node.file);
+  },
+} satisfies Record<string, PluginHandler>;
+
+/** Runs the `generators:` field's plugin configurations. */
+export function runGeneratorPlugins(ra: ResourceAccumulator, node: KustomizationNode, build: DirectoryBuilder): void {
+  runPlugins(node.generators, generatorPlugins, 'generators', { ra, node }, build);
+}
+
+/** Runs the `transformers:` field's plugin configurations, in order. */
+export function runTransformerPlugins(ra: ResourceAccumulator, node: KustomizationNode, build: DirectoryBuilder): void {
+  runPlugins(node.transformers, transformerPlugins, 'transformers', { ra, node }, build);
+}
+
+function runPlugins(
+  entries: readonly ResourceEntry[],
+  handlers: Record<string, PluginHandler>,
+  field: string,
+  context: PluginContext,
+  build: DirectoryBuilder,
+): void {
+  for (const entry of entries) {
+    const configs = entry.type === 'file' ? entry.objects.map((loaded) => loaded.obj) : build(entry.node).map((r) => r.obj);
+    for (const config of configs) {
+      const kind = typeof config.kind === 'string' ? config.kind : '';
+      const handler = config.apiVersion === 'builtin' ? handlers[kind] : undefined;
+      if (!handler) {
+        throw new KustomizeError(
+          'transformer-invalid',
+          context.node.file,
+          `${field} entry '${entry.entry}': ${String(config.apiVersion)} ${kind} is not a builtin plugin kaddon runs`,
+          `Use one of the builtin kinds (${Object.keys(handlers).join(', ')}) with apiVersion: builtin; external plugins are not run.`,
+        );
+      }
+      handler(config, context);
+    }
+  }
+}
+
+function generatorArgs(config: JsonObject): GeneratorArgs {
+  const metadata = isJsonObject(config.metadata) ? config.metadata : {};
+  const args = { ...config } as GeneratorArgs & { metadata?: unknown; apiVersion?: unknown; kind?: unknown };
+  delete args.metadata;
+  delete args.apiVersion;
+  delete args.kind;
+  return { ...args, name: text(metadata.name), ...(metadata.namespace ? { namespace: text(metadata.namespace) } : {}) };
+}
+
+function fieldSpecs(config: JsonObject): FieldSpec[] | undefined {
+  return Array.isArray(config.fieldSpecs) ? (config.fieldSpecs as unknown as FieldSpec[]) : undefined;
+}
+
+function mapOf(value: unknown): Record<string, unknown> {
+  return isJsonObject(value) ? value : {};
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
+}

@@ -1,0 +1,37 @@
+import type { SortOptions } from '../core/kustomization.ts';
+import type { Resource } from '../core/resource.ts';
+import { contentHash } from './hash-suffix.ts';
+import type { ResourceAccumulator } from './resource-accumulator.ts';
+import { sortLegacy } from './sort-resources.ts';
+import { fixNameReferences } from './transformers/name-reference.ts';
+import { resolveVars } from './transformers/vars.ts';
+
+export interface BuildResult {
+  /** The built objects in output order. */
+  readonly resources: readonly Resource[];
+  /** Things kustomize would log: vars never used. */
+  readonly warnings: readonly string[];
+}
+
+const LOCAL_CONFIG = 'config.kubernetes.io/local-config';
+
+/**
+ * What kustomize does once, after the top-level kustomization (reference §2 steps 9–13): hash
+ * suffixes, the name-reference fix-up, vars, dropping local-config objects, then the output order.
+ */
+export function finishBuild(ra: ResourceAccumulator, sortOptions: SortOptions | undefined): BuildResult {
+  appendHashSuffixes(ra.resources);
+  fixNameReferences(ra.resources, ra.config.nameReference);
+  const unused = resolveVars(ra.resources, ra.vars, ra.config.varReference);
+  const kept = ra.resources.filter((resource) => resource.annotations()[LOCAL_CONFIG] !== 'true');
+  const ordered =
+    sortOptions?.order === 'fifo' ? kept : sortLegacy(kept, sortOptions?.legacySortOptions ?? {});
+  const warnings = unused.length > 0 ? [`well-defined vars that were never replaced: ${unused.join(', ')}`] : [];
+  return { resources: ordered, warnings };
+}
+
+function appendHashSuffixes(resources: readonly Resource[]): void {
+  for (const resource of resources) {
+    if (resource.needsHashSuffix) resource.setName(`${resource.name}-${contentHash(resource.obj)}`);
+  }
+}

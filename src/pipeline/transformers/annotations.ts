@@ -1,0 +1,12 @@
+import type { FieldSpec } from '../../core/kustomization.ts';
+import type { Resource } from '../../core/resource.ts';
+import { setMapEntries } from './metadata-map.ts';
+
+/** commonAnnotations (reference §7): metadata and pod-template annotations, created where missing. */
+export function transformAnnotations(
+  resources: readonly Resource[],
+  annotations: Readonly<Record<string, string>>,
+  fieldSpecs: readonly FieldSpec[],
+): void {
+  setMapEntries(resources, annotations, fieldSpecs);
+}
