@@ -1,0 +1,368 @@
+import { KaddonError } from '../core/errors.ts';
+import type { Selector } from '../core/kustomization.ts';
+import { isClusterScoped, type ResId } from '../core/res-id.ts';
+import type { Resource } from '../core/resource.ts';
+
+/** A target selector, or a label or annotation selector, that kustomize would refuse. */
+export class SelectorError extends KaddonError {
+  readonly code = 'selector-invalid';
+
+  constructor(subject: string, text: string, problem: string, hint: string) {
+    super(`${subject} '${text}': ${problem}.`, hint);
+  }
+}
+
+export const LABEL_SELECTOR_HINT =
+  'Use Kubernetes label-selector syntax: key=value, key!=value, key in (a,b), key notin (a), key, !key, ' +
+  'joined by commas; keys and values must be valid label keys and values.';
+
+/**
+ * Whether a `patches` target (or any Selector) picks the resource (reference §8.2): group, version
+ * and kind as anchored regexes against the current id; name against the original and the current
+ * name; namespace against the original and the current effective namespace; then the label and
+ * annotation selectors.
+ */
+export function isSelected(resource: Resource, selector: Selector): boolean {
+  const compiled = compileSelector(selector);
+  const current = resource.id;
+  const original = resource.originalId;
+  return (
+    matchesEither(compiled.namespace, selectorNamespace(original), selectorNamespace(current)) &&
+    matchesEither(compiled.name, original.name, current.name) &&
+    matchesEither(compiled.group, current.group) &&
+    matchesEither(compiled.version, current.version) &&
+    matchesEither(compiled.kind, current.kind) &&
+    matchesLabelSelector(compiled.labels, resource.labels()) &&
+    matchesLabelSelector(compiled.annotations, resource.annotations())
+  );
+}
+
+interface CompiledSelector {
+  readonly group: RegExp | undefined;
+  readonly version: RegExp | undefined;
+  readonly kind: RegExp | undefined;
+  readonly name: RegExp | undefined;
+  readonly namespace: RegExp | undefined;
+  readonly labels: readonly LabelRequirement[];
+  readonly annotations: readonly LabelRequirement[];
+}
+
+const compiledSelectors = new WeakMap<Selector, CompiledSelector>();
+
+function compileSelector(selector: Selector): CompiledSelector {
+  const cached = compiledSelectors.get(selector);
+  if (cached) return cached;
+  const compiled: CompiledSelector = {
+    group: anchoredPattern('group', selector.group),
+    version: anchoredPattern('version', selector.version),
+    kind: anchoredPattern('kind', selector.kind),
+    name: anchoredPattern('name', selector.name),
+    namespace: anchoredPattern('namespace', selector.namespace),
+    labels: parseLabelSelector(selector.labelSelector ?? '', 'labelSelector'),
+    annotations: parseLabelSelector(selector.annotationSelector ?? '', 'annotationSelector'),
+  };
+  compiledSelectors.set(selector, compiled);
+  return compiled;
+}
+
+function anchoredPattern(field: string, pattern: string | undefined): RegExp | undefined {
+  if (!pattern) return undefined;
+  const regexp = compileGoRegExp(pattern, { before: '^(?:', after: ')$' });
+  if (regexp) return regexp;
+  throw new SelectorError(
+    `selector ${field}`,
+    pattern,
+    'is not a valid regular expression',
+    'Fix the pattern: selector fields are Go (RE2) regular expressions matched against the whole value.',
+  );
+}
+
+function matchesEither(pattern: RegExp | undefined, ...values: string[]): boolean {
+  return pattern === undefined || values.some((value) => pattern.test(value));
+}
+
+/** `default` for namespaced objects without a namespace; cluster-scoped objects have none (§8.2). */
+function selectorNamespace(id: ResId): string {
+  if (isClusterScoped(id)) return '';
+  return id.namespace === '' ? 'default' : id.namespace;
+}
+
+const POSIX_CLASSES: Readonly<Record<string, string>> = {
+  alnum: 'a-zA-Z0-9',
+  alpha: 'a-zA-Z',
+  digit: '0-9',
+  lower: 'a-z',
+  upper: 'A-Z',
+  space: '\\s',
+  word: '\\w',
+  xdigit: '0-9A-Fa-f',
+};
+
+/**
+ * Compiles a Go (RE2) pattern, wrapped in `before`/`after`, as a JavaScript RegExp; undefined when the
+ * pattern is not RE2 JavaScript can run. Translated: a leading `(?i)`/`(?s)` flag group, `(?P<name>`,
+ * `\A`, `\z` and POSIX classes like `[[:alpha:]]`. Rejected as RE2 rejects them: lookaround and
+ * backreferences. `(?m)` is dropped: names and image references hold no newlines.
+ */
+export function compileGoRegExp(
+  pattern: string,
+  around: { readonly before: string; readonly after: string } = { before: '', after: '' },
+): RegExp | undefined {
+  const leading = /^\(\?([imsU]+)\)/.exec(pattern);
+  const flagLetters = leading?.[1] ?? '';
+  if (flagLetters.includes('U') || /\(\?<?[=!]|\\[1-9]/.test(pattern)) return undefined;
+  let source = leading ? pattern.slice(leading[0].length) : pattern;
+  source = source
+    .replace(/\(\?P</g, '(?<')
+    .replace(/\\A/g, '^')
+    .replace(/\\z/g, '$')
+    .replace(/\[:(\w+):\]/g, (whole, name: string) => POSIX_CLASSES[name] ?? whole);
+  let flags = ['i', 's'].filter((flag) => flagLetters.includes(flag)).join('');
+  if (/\\[pP]/.test(source)) flags += 'u';
+  try {
+    return new RegExp(`${around.before}${source}${around.after}`, flags);
+  } catch {
+    return undefined;
+  }
+}
+
+/** One requirement of a Kubernetes label selector. */
+export interface LabelRequirement {
+  readonly key: string;
+  readonly operator: LabelOperator;
+  readonly values: readonly string[];
+}
+
+export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
+
+/** True when the labels (or annotations) satisfy every requirement; an empty selector matches all. */
+export function matchesLabelSelector(
+  requirements: readonly LabelRequirement[],
+  labels: Readonly<Record<string, string>>,
+): boolean {
+  return requirements.every((requirement) => matchesRequirement(requirement, labels));
+}
+
+function matchesRequirement(
+  requirement: LabelRequirement,
+  labels: Readonly<Record<string, string>>,
+): boolean {
+  const value = Object.hasOwn(labels, requirement.key) ? labels[requirement.key] : undefined;
+  switch (requirement.operator) {
+    case 'in':
+    case '=':
+    case '==':
+      return value !== undefined && requirement.values.includes(value);
+    case 'notin':
+    case '!=':
+      return value === undefined || !requirement.values.includes(value);
+    case 'exists':
+      return value !== undefined;
+    case '!':
+      return value === undefined;
+    case 'gt':
+    case 'lt':
+      return value !== undefined && compareIntegers(value, requirement);
+  }
+}
+
+function compareIntegers(value: string, requirement: LabelRequirement): boolean {
+  if (!/^[+-]?\d+$/.test(value)) return false;
+  const actual = Number(value);
+  const limit = Number(requirement.values[0]);
+  return requirement.operator === 'gt' ? actual > limit : actual < limit;
+}
+
+type TokenType = 'id' | 'in' | 'notin' | '(' | ')' | ',' | '!' | '=' | '==' | '!=' | '>' | '<' | 'end';
+
+interface Token {
+  readonly type: TokenType;
+  readonly text: string;
+}
+
+const SPECIAL = new Set(['=', '!', '(', ')', ',', '>', '<']);
+const WHITESPACE = new Set([' ', '\t', '\r', '\n']);
+
+function tokenize(text: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < text.length) {
+    const ch = text.charAt(i);
+    if (WHITESPACE.has(ch)) {
+      i++;
+    } else if (SPECIAL.has(ch)) {
+      const pair = text.slice(i, i + 2);
+      const symbol = pair === '==' || pair === '!=' ? pair : ch;
+      tokens.push({ type: symbol as TokenType, text: symbol });
+      i += symbol.length;
+    } else {
+      let end = i;
+      while (end < text.length && !WHITESPACE.has(text.charAt(end)) && !SPECIAL.has(text.charAt(end))) end++;
+      const word = text.slice(i, end);
+      tokens.push({ type: word === 'in' || word === 'notin' ? word : 'id', text: word });
+      i = end;
+    }
+  }
+  tokens.push({ type: 'end', text: 'end of string' });
+  return tokens;
+}
+
+/**
+ * Parses Kubernetes label-selector syntax as k8s.io/apimachinery does (kustomize uses the same
+ * parser for annotation selectors): `a=b`, `a==b`, `a!=b`, `a in (x,y)`, `a notin (x)`, `a`, `!a`,
+ * `a>1`, `a<1`, joined by commas. `field` names the selector field in errors; `fail` replaces the
+ * SelectorError for callers that report with their own file.
+ */
+export function parseLabelSelector(
+  text: string,
+  field = 'labelSelector',
+  fail: (problem: string) => never = (problem) => {
+    throw new SelectorError(field, text, problem, LABEL_SELECTOR_HINT);
+  },
+): LabelRequirement[] {
+  return new LabelSelectorParser(tokenize(text), fail).parse();
+}
+
+const OPERATORS: ReadonlySet<TokenType> = new Set(['in', 'notin', '=', '==', '!=', '>', '<']);
+
+class LabelSelectorParser {
+  private position = 0;
+
+  constructor(
+    private readonly tokens: readonly Token[],
+    private readonly fail: (problem: string) => never,
+  ) {}
+
+  parse(): LabelRequirement[] {
+    const requirements: LabelRequirement[] = [];
+    for (;;) {
+      const next = this.peek();
+      if (next.type === 'end') return requirements;
+      if (next.type !== 'id' && next.type !== '!')
+        this.fail(`found '${next.text}', expected: !, identifier, or end of string`);
+      requirements.push(this.requirement());
+      const separator = this.take();
+      if (separator.type === 'end') return requirements;
+      if (separator.type !== ',') this.fail(`found '${separator.text}', expected: ',' or end of string`);
+      const after = this.peek();
+      if (after.type !== 'id' && after.type !== '!')
+        this.fail(`found '${after.text}', expected: identifier after ','`);
+    }
+  }
+
+  /** In value position the words `in` and `notin` are plain identifiers. */
+  private peek(): Token {
+    const token = this.tokens[this.position] ?? { type: 'end', text: 'end of string' };
+    return token.type === 'in' || token.type === 'notin' ? { type: 'id', text: token.text } : token;
+  }
+
+  private take(): Token {
+    const token = this.peek();
+    this.position++;
+    return token;
+  }
+
+  private requirement(): LabelRequirement {
+    let token = this.take();
+    const negated = token.type === '!';
+    if (negated) token = this.take();
+    if (token.type !== 'id') this.fail(`found '${token.text}', expected: identifier`);
+    const key = token.text;
+    if (!isQualifiedName(key)) this.fail(`'${key}' is not a valid label key`);
+    const next = this.peek();
+    if (negated || next.type === 'end' || next.type === ',') {
+      return { key, operator: negated ? '!' : 'exists', values: [] };
+    }
+    const operator = this.tokens[this.position] ?? next;
+    this.position++;
+    if (!OPERATORS.has(operator.type)) {
+      this.fail(`found '${operator.text}', expected: in, notin, =, ==, !=, gt, lt`);
+    }
+    const values =
+      operator.type === 'in' || operator.type === 'notin' ? this.valueSet() : [this.exactValue()];
+    return this.validated(key, operatorOf(operator.type), values);
+  }
+
+  private valueSet(): string[] {
+    const open = this.take();
+    if (open.type !== '(') this.fail(`found '${open.text}', expected: '('`);
+    const first = this.peek();
+    if (first.type === ')') {
+      this.position++;
+      return [''];
+    }
+    if (first.type !== 'id' && first.type !== ',')
+      this.fail(`found '${first.text}', expected: ',', ')' or identifier`);
+    const values = this.valueList();
+    const close = this.take();
+    if (close.type !== ')') this.fail(`found '${close.text}', expected: ')'`);
+    return values;
+  }
+
+  /** `(a,b)`; empty entries as in `(,a)`, `(a,)` or `(a,,b)` stand for the empty value. */
+  private valueList(): string[] {
+    const values = new Set<string>();
+    for (;;) {
+      const token = this.take();
+      if (token.type === 'id') {
+        values.add(token.text);
+        const next = this.peek();
+        if (next.type === ')') return [...values];
+        if (next.type !== ',') this.fail(`found '${next.text}', expected: ',' or ')'`);
+      } else if (token.type === ',') {
+        if (values.size === 0) values.add('');
+        const next = this.peek();
+        if (next.type === ')') {
+          values.add('');
+          return [...values];
+        }
+        if (next.type === ',') {
+          this.position++;
+          values.add('');
+        }
+      } else {
+        this.fail(`found '${token.text}', expected: ',', or identifier`);
+      }
+    }
+  }
+
+  private exactValue(): string {
+    const next = this.peek();
+    if (next.type === 'end' || next.type === ',') return '';
+    const token = this.take();
+    if (token.type !== 'id') this.fail(`found '${token.text}', expected: identifier`);
+    return token.text;
+  }
+
+  private validated(key: string, operator: LabelOperator, values: string[]): LabelRequirement {
+    if ((operator === 'gt' || operator === 'lt') && !values.every((value) => /^[+-]?\d+$/.test(value))) {
+      this.fail(`for 'gt' and 'lt' the value must be an integer`);
+    }
+    for (const value of values) {
+      if (!isLabelValue(value)) this.fail(`'${value}' is not a valid label value`);
+    }
+    return { key, operator, values };
+  }
+}
+
+function operatorOf(type: TokenType): LabelOperator {
+  if (type === '>') return 'gt';
+  if (type === '<') return 'lt';
+  return type as LabelOperator;
+}
+
+const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** A label key: `name` or `prefix/name`, the prefix a DNS subdomain (k8s IsQualifiedName). */
+function isQualifiedName(key: string): boolean {
+  const parts = key.split('/');
+  const name = parts.length === 2 ? parts[1] : parts[0];
+  if (parts.length > 2 || name === undefined || name.length > 63 || !LABEL_NAME.test(name)) return false;
+  const prefix = parts.length === 2 ? parts[0] : undefined;
+  return prefix === undefined || (prefix.length <= 253 && DNS_SUBDOMAIN.test(prefix));
+}
+
+function isLabelValue(value: string): boolean {
+  return value === '' || (value.length <= 63 && LABEL_NAME.test(value));
+}
