@@ -33,11 +33,18 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       io.stderr(`Error: ${error.describe()}\n`);
       return error instanceof UsageError ? 2 : 1;
     }
-    if (error instanceof Error && 'code' in error && typeof error.code === 'string' && error.code.startsWith('ERR_PARSE_ARGS')) {
+    if (
+      error instanceof Error &&
+      'code' in error &&
+      typeof error.code === 'string' &&
+      error.code.startsWith('ERR_PARSE_ARGS')
+    ) {
       io.stderr(`Error: ${error.message}\n${usage}\n`);
       return 2;
     }
-    io.stderr(`kaddon: internal error (a bug; please report it):\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    io.stderr(
+      `kaddon: internal error (a bug; please report it):\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
     return 70;
   }
 }

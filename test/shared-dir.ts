@@ -9,7 +9,9 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export function sharedDir(): string {
   const dir = process.env.KADDON_SHARED_DIR ?? path.resolve(repoRoot, '../shared');
   if (!existsSync(dir)) {
-    throw new Error(`shared directory not found at ${dir}: check out shared/ beside the repository or set KADDON_SHARED_DIR`);
+    throw new Error(
+      `shared directory not found at ${dir}: check out shared/ beside the repository or set KADDON_SHARED_DIR`,
+    );
   }
   return dir;
 }

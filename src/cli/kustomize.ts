@@ -19,7 +19,10 @@ export function runKustomize(args: readonly string[], io: CliIo): void {
   const { values, positionals } = parseArgs({
     args: [...args],
     allowPositionals: true,
-    options: { output: { type: 'string', short: 'o', default: 'yaml' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      output: { type: 'string', short: 'o', default: 'yaml' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     io.stdout(`${kustomizeUsage}\n`);

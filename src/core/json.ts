@@ -25,6 +25,15 @@ export function deepEqual(a: JsonValue | undefined, b: JsonValue | undefined): b
   return false;
 }
 
+/** The text of a scalar as YAML would print it; maps and lists as JSON; null and undefined as ''. */
+export function scalarText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
+    return String(value);
+  return JSON.stringify(value);
+}
+
 /** Reads a nested map by path; undefined when any step is missing or not a map. */
 export function getPath(obj: JsonValue | undefined, path: readonly string[]): JsonValue | undefined {
   let node = obj;

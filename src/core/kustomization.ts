@@ -77,7 +77,14 @@ export interface ReplicaEntry {
 
 export interface VarEntry {
   name: string;
-  objref: { apiVersion?: string; group?: string; version?: string; kind?: string; name?: string; namespace?: string };
+  objref: {
+    apiVersion?: string;
+    group?: string;
+    version?: string;
+    kind?: string;
+    name?: string;
+    namespace?: string;
+  };
   fieldref?: { fieldPath?: string };
 }
 
@@ -158,12 +165,40 @@ export interface Kustomization {
 
 /** Every top-level field name kustomize accepts; anything else is an error (reference §1). */
 export const KUSTOMIZATION_FIELDS: ReadonlySet<string> = new Set([
-  'apiVersion', 'kind', 'metadata', 'openapi', 'namePrefix', 'nameSuffix', 'namespace', 'commonLabels',
-  'labels', 'commonAnnotations', 'patchesStrategicMerge', 'patchesJson6902', 'patches', 'images',
-  'imageTags', 'replacements', 'replicas', 'vars', 'sortOptions', 'resources', 'components', 'crds',
-  'bases', 'configMapGenerator', 'secretGenerator', 'helmGlobals', 'helmCharts',
-  'helmChartInflationGenerator', 'generatorOptions', 'configurations', 'generators', 'transformers',
-  'validators', 'buildMetadata',
+  'apiVersion',
+  'kind',
+  'metadata',
+  'openapi',
+  'namePrefix',
+  'nameSuffix',
+  'namespace',
+  'commonLabels',
+  'labels',
+  'commonAnnotations',
+  'patchesStrategicMerge',
+  'patchesJson6902',
+  'patches',
+  'images',
+  'imageTags',
+  'replacements',
+  'replicas',
+  'vars',
+  'sortOptions',
+  'resources',
+  'components',
+  'crds',
+  'bases',
+  'configMapGenerator',
+  'secretGenerator',
+  'helmGlobals',
+  'helmCharts',
+  'helmChartInflationGenerator',
+  'generatorOptions',
+  'configurations',
+  'generators',
+  'transformers',
+  'validators',
+  'buildMetadata',
 ]);
 
 export type KustomizationKind = 'Kustomization' | 'Component';

@@ -23,15 +23,40 @@ type FieldShape = 'string' | 'list' | 'map' | 'stringList' | 'stringMap';
 
 /** The JSON shape each field must have; kustomize's strict decode refuses anything else. */
 const FIELD_SHAPES: Record<string, FieldShape> = {
-  apiVersion: 'string', kind: 'string', metadata: 'map', openapi: 'map', namePrefix: 'string',
-  nameSuffix: 'string', namespace: 'string', commonLabels: 'stringMap', labels: 'list',
-  commonAnnotations: 'stringMap', patchesStrategicMerge: 'stringList', patchesJson6902: 'list',
-  patches: 'list', images: 'list', imageTags: 'list', replacements: 'list', replicas: 'list',
-  vars: 'list', sortOptions: 'map', resources: 'stringList', components: 'stringList',
-  crds: 'stringList', bases: 'stringList', configMapGenerator: 'list', secretGenerator: 'list',
-  helmGlobals: 'map', helmCharts: 'list', helmChartInflationGenerator: 'list',
-  generatorOptions: 'map', configurations: 'stringList', generators: 'stringList',
-  transformers: 'stringList', validators: 'stringList', buildMetadata: 'stringList',
+  apiVersion: 'string',
+  kind: 'string',
+  metadata: 'map',
+  openapi: 'map',
+  namePrefix: 'string',
+  nameSuffix: 'string',
+  namespace: 'string',
+  commonLabels: 'stringMap',
+  labels: 'list',
+  commonAnnotations: 'stringMap',
+  patchesStrategicMerge: 'stringList',
+  patchesJson6902: 'list',
+  patches: 'list',
+  images: 'list',
+  imageTags: 'list',
+  replacements: 'list',
+  replicas: 'list',
+  vars: 'list',
+  sortOptions: 'map',
+  resources: 'stringList',
+  components: 'stringList',
+  crds: 'stringList',
+  bases: 'stringList',
+  configMapGenerator: 'list',
+  secretGenerator: 'list',
+  helmGlobals: 'map',
+  helmCharts: 'list',
+  helmChartInflationGenerator: 'list',
+  generatorOptions: 'map',
+  configurations: 'stringList',
+  generators: 'stringList',
+  transformers: 'stringList',
+  validators: 'stringList',
+  buildMetadata: 'stringList',
 };
 
 export interface KustomizationFile {
@@ -57,8 +82,12 @@ export function parseKustomizationFile(text: string, file: string): Kustomizatio
       (field) =>
         `# Warning: '${field}' is deprecated. Please use '${DEPRECATED_FIELDS[field] ?? ''}' instead. (${file})`,
     );
-  const spec = foldLegacyFields(doc as Kustomization);
-  return { kind, spec: { ...spec, kind, apiVersion: spec.apiVersion ?? API_VERSION_BY_KIND[kind] }, warnings };
+  const spec = foldLegacyFields(doc);
+  return {
+    kind,
+    spec: { ...spec, kind, apiVersion: spec.apiVersion ?? API_VERSION_BY_KIND[kind] },
+    warnings,
+  };
 }
 
 function checkFields(doc: JsonObject, file: string): void {
@@ -72,7 +101,11 @@ function checkFields(doc: JsonObject, file: string): void {
     }
     const shape = FIELD_SHAPES[field];
     if (value !== null && shape && !hasShape(value, shape)) {
-      throw invalid(file, `field "${field}" must be ${describeShape(shape)}`, `Correct the value of "${field}".`);
+      throw invalid(
+        file,
+        `field "${field}" must be ${describeShape(shape)}`,
+        `Correct the value of "${field}".`,
+      );
     }
   }
   const meaningful = Object.keys(doc).filter((k) => k !== 'apiVersion' && k !== 'kind');
@@ -84,7 +117,11 @@ function checkFields(doc: JsonObject, file: string): void {
 function checkKind(doc: JsonObject, file: string): KustomizationKind {
   const kind = doc.kind ?? 'Kustomization';
   if (kind !== 'Kustomization' && kind !== 'Component') {
-    throw invalid(file, 'kind should be Kustomization or Component', 'Set kind to Kustomization or Component.');
+    throw invalid(
+      file,
+      'kind should be Kustomization or Component',
+      'Set kind to Kustomization or Component.',
+    );
   }
   const required = API_VERSION_BY_KIND[kind];
   if (doc.apiVersion !== undefined && doc.apiVersion !== required) {

@@ -7,7 +7,9 @@ import { KustomizeError } from '../core/errors.ts';
 import { loadKustomization } from './kustomization-loader.ts';
 
 const root = mkdtempSync(path.join(tmpdir(), 'kaddon-loader-'));
-after(() => rmSync(root, { recursive: true, force: true }));
+after(() => {
+  rmSync(root, { recursive: true, force: true });
+});
 
 function tree(name: string, files: Record<string, string>): string {
   const dir = path.join(root, name);
@@ -46,7 +48,10 @@ describe('loadKustomization', () => {
   });
 
   it('refuses a resource file that a symlink leads outside the kustomization root', () => {
-    const dir = tree('escape', { 'outside/secret.yaml': configMap, 'app/kustomization.yaml': 'resources:\n- link.yaml\n' });
+    const dir = tree('escape', {
+      'outside/secret.yaml': configMap,
+      'app/kustomization.yaml': 'resources:\n- link.yaml\n',
+    });
     symlinkSync(path.join(dir, 'outside/secret.yaml'), path.join(dir, 'app/link.yaml'));
     const error = loadError(path.join(dir, 'app'));
     assert.equal(error.code, 'path-not-allowed');
@@ -55,7 +60,10 @@ describe('loadKustomization', () => {
   });
 
   it('refuses a patch file given as a path out of the root', () => {
-    const dir = tree('dotdot', { 'p.yaml': configMap, 'app/kustomization.yaml': 'patches:\n- path: ../p.yaml\n' });
+    const dir = tree('dotdot', {
+      'p.yaml': configMap,
+      'app/kustomization.yaml': 'patches:\n- path: ../p.yaml\n',
+    });
     assert.equal(loadError(path.join(dir, 'app')).code, 'path-not-allowed');
   });
 
@@ -71,14 +79,20 @@ describe('loadKustomization', () => {
   });
 
   it('detects a cycle through resources', () => {
-    const dir = tree('cycle', { 'a/kustomization.yaml': 'resources:\n- ../b\n', 'b/kustomization.yaml': 'resources:\n- ../a\n' });
+    const dir = tree('cycle', {
+      'a/kustomization.yaml': 'resources:\n- ../b\n',
+      'b/kustomization.yaml': 'resources:\n- ../a\n',
+    });
     const error = loadError(path.join(dir, 'a'));
     assert.equal(error.code, 'cycle');
     assert.match(error.message, /cycle detected/);
   });
 
   it('names the file and line of a YAML syntax error', () => {
-    const dir = tree('syntax', { 'kustomization.yaml': 'resources:\n- cm.yaml\n', 'cm.yaml': 'kind: ConfigMap\nmetadata: {name: [\n' });
+    const dir = tree('syntax', {
+      'kustomization.yaml': 'resources:\n- cm.yaml\n',
+      'cm.yaml': 'kind: ConfigMap\nmetadata: {name: [\n',
+    });
     assert.throws(
       () => loadKustomization(dir, { displayBase: root }),
       (error: unknown) => error instanceof Error && /syntax\/cm\.yaml:\d+/.test(error.message),

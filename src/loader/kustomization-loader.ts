@@ -46,7 +46,11 @@ export function loadKustomization(dir: string, options: LoadOptions = {}): LoadR
   return { node, warnings: context.warnings };
 }
 
-function loadDirectory(dir: string, expected: KustomizationKind | undefined, context: LoadContext): KustomizationNode {
+function loadDirectory(
+  dir: string,
+  expected: KustomizationKind | undefined,
+  context: LoadContext,
+): KustomizationNode {
   const display = displayPath(dir, context);
   const real = realDirectory(dir, display, context);
   for (const visited of context.stack) {
@@ -102,7 +106,11 @@ function loadNode(
   };
 }
 
-function checkExpectedKind(kind: KustomizationKind, expected: KustomizationKind | undefined, dir: string): void {
+function checkExpectedKind(
+  kind: KustomizationKind,
+  expected: KustomizationKind | undefined,
+  dir: string,
+): void {
   if (expected === 'Kustomization' && kind === 'Component') {
     throw new KustomizeError(
       'wrong-kind',
@@ -147,7 +155,13 @@ function filePartOf(source: string): string {
   return eq < 0 ? source : source.slice(eq + 1);
 }
 
-function loadEntry(dir: string, real: string, entry: string, file: string, context: LoadContext): ResourceEntry {
+function loadEntry(
+  dir: string,
+  real: string,
+  entry: string,
+  file: string,
+  context: LoadContext,
+): ResourceEntry {
   if (entry.includes('\n')) {
     return { type: 'file', entry, path: file, objects: parseResourceFile(entry, `${file} (inline)`) };
   }
@@ -191,7 +205,9 @@ function loadComponent(dir: string, entry: string, file: string, context: LoadCo
 }
 
 function findKustomizationFile(dir: string, context: LoadContext): string {
-  const present = readdirSync(dir).filter((name) => (KUSTOMIZATION_FILE_NAMES as readonly string[]).includes(name));
+  const present = readdirSync(dir).filter((name) =>
+    (KUSTOMIZATION_FILE_NAMES as readonly string[]).includes(name),
+  );
   const shown = displayPath(dir, context);
   if (present.length > 1) {
     throw new KustomizeError(
@@ -214,7 +230,13 @@ function findKustomizationFile(dir: string, context: LoadContext): string {
 }
 
 /** A file must resolve, symlinks followed, inside its kustomization's root (or an allowed root). */
-function resolveInside(dir: string, realDir: string, entry: string, file: string, context: LoadContext): string {
+function resolveInside(
+  dir: string,
+  realDir: string,
+  entry: string,
+  file: string,
+  context: LoadContext,
+): string {
   const absolute = path.resolve(dir, entry);
   let real: string;
   try {
@@ -268,9 +290,15 @@ function readText(absolute: string, display: string): string {
   try {
     return readFileSync(absolute, 'utf8');
   } catch (error: unknown) {
-    throw new KustomizeError('path-not-found', display, 'cannot read the file', 'Check that it exists and is readable.', {
-      cause: error,
-    });
+    throw new KustomizeError(
+      'path-not-found',
+      display,
+      'cannot read the file',
+      'Check that it exists and is readable.',
+      {
+        cause: error,
+      },
+    );
   }
 }
 

@@ -12,7 +12,12 @@ export function parseResourceFile(text: string, file: string): LoadedObject[] {
   for (const doc of parseYamlDocuments(text, file)) {
     const source = `${file}:${doc.line}`;
     if (!isJsonObject(doc.value)) {
-      throw new KustomizeError('resource-invalid', source, 'the document is not a Kubernetes object', 'Each YAML document must be a map with apiVersion, kind and metadata.');
+      throw new KustomizeError(
+        'resource-invalid',
+        source,
+        'the document is not a Kubernetes object',
+        'Each YAML document must be a map with apiVersion, kind and metadata.',
+      );
     }
     for (const obj of expandList(doc.value)) out.push({ obj: checkObject(obj, source), source });
   }
@@ -31,10 +36,20 @@ function checkObject(obj: JsonObject, source: string): JsonObject {
   const metadata = obj.metadata;
   const name = isJsonObject(metadata) ? metadata.name : undefined;
   if (typeof name !== 'string' || name === '') {
-    throw new KustomizeError('resource-invalid', source, `missing metadata.name in object of kind '${String(obj.kind)}'`, 'Give the object a metadata.name.');
+    throw new KustomizeError(
+      'resource-invalid',
+      source,
+      `missing metadata.name in object of kind ${JSON.stringify(obj.kind ?? null)}`,
+      'Give the object a metadata.name.',
+    );
   }
   if (typeof obj.kind !== 'string' || obj.kind === '') {
-    throw new KustomizeError('resource-invalid', source, `missing kind in object '${name}'`, 'Give the object a kind and an apiVersion.');
+    throw new KustomizeError(
+      'resource-invalid',
+      source,
+      `missing kind in object '${name}'`,
+      'Give the object a kind and an apiVersion.',
+    );
   }
   return obj;
 }

@@ -3,13 +3,10 @@ import { isJsonObject, type JsonObject } from '../core/json.ts';
 import type {
   FieldSpec,
   GeneratorArgs,
-  ImageEntry,
   KustomizationNode,
-  PatchEntry,
   Replacement,
   ReplicaEntry,
   ResourceEntry,
-  SecretArgs,
   Selector,
 } from '../core/kustomization.ts';
 import type { Resource } from '../core/resource.ts';
@@ -38,7 +35,7 @@ const generatorPlugins = {
     ra.absorbGenerated(resource, behavior, node.file);
   },
   SecretGenerator: (config, { ra, node }) => {
-    const { resource, behavior } = generateSecret(generatorArgs(config) as SecretArgs, undefined, node);
+    const { resource, behavior } = generateSecret(generatorArgs(config), undefined, node);
     ra.absorbGenerated(resource, behavior, node.file);
   },
 } satisfies Record<string, PluginHandler>;
@@ -49,42 +46,79 @@ const generatorPlugins = {
  */
 const transformerPlugins = {
   PatchTransformer: (config, { ra, node }) => {
-    applyPatches(ra, [config as PatchEntry], node);
+    applyPatches(ra, [config], node);
   },
   PatchStrategicMergeTransformer: (config, { ra, node }) => {
-    const inline = Array.isArray(config.patches) ? config.patches : typeof config.patches === 'string' ? [config.patches] : [];
+    const inline = Array.isArray(config.patches)
+      ? config.patches
+      : typeof config.patches === 'string'
+        ? [config.patches]
+        : [];
     applyPatchesStrategicMerge(ra, [...strings(config.paths), ...strings(inline)], node);
   },
   PatchJson6902Transformer: (config, { ra, node }) => {
     const target = config.target as unknown as Selector & { name: string };
-    applyPatchesJson6902(ra, [{ target, ...(typeof config.jsonOp === 'string' ? { patch: config.jsonOp } : {}), ...(typeof config.path === 'string' ? { path: config.path } : {}) }], node);
+    applyPatchesJson6902(
+      ra,
+      [
+        {
+          target,
+          ...(typeof config.jsonOp === 'string' ? { patch: config.jsonOp } : {}),
+          ...(typeof config.path === 'string' ? { path: config.path } : {}),
+        },
+      ],
+      node,
+    );
   },
   PrefixSuffixTransformer: (config, { ra }) => {
     const specs = fieldSpecs(config) ?? ra.config.namePrefix;
     transformNamePrefixSuffix(ra.resources, text(config.prefix), text(config.suffix), specs);
   },
   PrefixTransformer: (config, { ra }) => {
-    transformNamePrefixSuffix(ra.resources, text(config.prefix), '', fieldSpecs(config) ?? ra.config.namePrefix);
+    transformNamePrefixSuffix(
+      ra.resources,
+      text(config.prefix),
+      '',
+      fieldSpecs(config) ?? ra.config.namePrefix,
+    );
   },
   SuffixTransformer: (config, { ra }) => {
-    transformNamePrefixSuffix(ra.resources, '', text(config.suffix), fieldSpecs(config) ?? ra.config.nameSuffix);
+    transformNamePrefixSuffix(
+      ra.resources,
+      '',
+      text(config.suffix),
+      fieldSpecs(config) ?? ra.config.nameSuffix,
+    );
   },
   LabelTransformer: (config, { ra }) => {
-    setMapEntries(ra.resources, toStringMap(mapOf(config.labels)), fieldSpecs(config) ?? ra.config.commonLabels);
+    setMapEntries(
+      ra.resources,
+      toStringMap(mapOf(config.labels)),
+      fieldSpecs(config) ?? ra.config.commonLabels,
+    );
   },
   AnnotationsTransformer: (config, { ra }) => {
-    transformAnnotations(ra.resources, toStringMap(mapOf(config.annotations)), fieldSpecs(config) ?? ra.config.commonAnnotations);
+    transformAnnotations(
+      ra.resources,
+      toStringMap(mapOf(config.annotations)),
+      fieldSpecs(config) ?? ra.config.commonAnnotations,
+    );
   },
   NamespaceTransformer: (config, { ra, node }) => {
     const namespace = isJsonObject(config.metadata) ? text(config.metadata.namespace) : '';
     transformNamespace(ra.resources, namespace, fieldSpecs(config) ?? ra.config.namespace);
     ra.checkUniqueIds(node.file, 'namespace');
   },
-  ImageTagTransformer: (config, { ra }) => {
-    transformImages(ra.resources, [config.imageTag as ImageEntry], fieldSpecs(config) ?? ra.config.images);
+  ImageTagTransformer: (config, { ra, node }) => {
+    transformImages(
+      ra.resources,
+      [requireMap(config, 'imageTag', node)],
+      fieldSpecs(config) ?? ra.config.images,
+    );
   },
   ReplicaCountTransformer: (config, { ra, node }) => {
-    transformReplicas(ra.resources, [config.replica as ReplicaEntry], fieldSpecs(config) ?? ra.config.replicas, node.file);
+    const replica = requireMap(config, 'replica', node) as ReplicaEntry;
+    transformReplicas(ra.resources, [replica], fieldSpecs(config) ?? ra.config.replicas, node.file);
   },
   ReplacementTransformer: (config, { ra, node }) => {
     applyReplacements(ra.resources, (config.replacements ?? []) as Replacement[], node.file);
@@ -92,12 +126,20 @@ const transformerPlugins = {
 } satisfies Record<string, PluginHandler>;
 
 /** Runs the `generators:` field's plugin configurations. */
-export function runGeneratorPlugins(ra: ResourceAccumulator, node: KustomizationNode, build: DirectoryBuilder): void {
+export function runGeneratorPlugins(
+  ra: ResourceAccumulator,
+  node: KustomizationNode,
+  build: DirectoryBuilder,
+): void {
   runPlugins(node.generators, generatorPlugins, 'generators', { ra, node }, build);
 }
 
 /** Runs the `transformers:` field's plugin configurations, in order. */
-export function runTransformerPlugins(ra: ResourceAccumulator, node: KustomizationNode, build: DirectoryBuilder): void {
+export function runTransformerPlugins(
+  ra: ResourceAccumulator,
+  node: KustomizationNode,
+  build: DirectoryBuilder,
+): void {
   runPlugins(node.transformers, transformerPlugins, 'transformers', { ra, node }, build);
 }
 
@@ -109,7 +151,8 @@ function runPlugins(
   build: DirectoryBuilder,
 ): void {
   for (const entry of entries) {
-    const configs = entry.type === 'file' ? entry.objects.map((loaded) => loaded.obj) : build(entry.node).map((r) => r.obj);
+    const configs =
+      entry.type === 'file' ? entry.objects.map((loaded) => loaded.obj) : build(entry.node).map((r) => r.obj);
     for (const config of configs) {
       const kind = typeof config.kind === 'string' ? config.kind : '';
       const handler = config.apiVersion === 'builtin' ? handlers[kind] : undefined;
@@ -117,7 +160,7 @@ function runPlugins(
         throw new KustomizeError(
           'transformer-invalid',
           context.node.file,
-          `${field} entry '${entry.entry}': ${String(config.apiVersion)} ${kind} is not a builtin plugin kaddon runs`,
+          `${field} entry '${entry.entry}': ${JSON.stringify(config.apiVersion ?? null)} ${kind} is not a builtin plugin kaddon runs`,
           `Use one of the builtin kinds (${Object.keys(handlers).join(', ')}) with apiVersion: builtin; external plugins are not run.`,
         );
       }
@@ -132,7 +175,26 @@ function generatorArgs(config: JsonObject): GeneratorArgs {
   delete args.metadata;
   delete args.apiVersion;
   delete args.kind;
-  return { ...args, name: text(metadata.name), ...(metadata.namespace ? { namespace: text(metadata.namespace) } : {}) };
+  return {
+    ...args,
+    name: text(metadata.name),
+    ...(metadata.namespace ? { namespace: text(metadata.namespace) } : {}),
+  };
+}
+
+function requireMap(config: JsonObject, field: string, node: KustomizationNode): JsonObject {
+  const value = config[field];
+  if (isJsonObject(value)) return value;
+  throw new KustomizeError(
+    'transformer-invalid',
+    node.file,
+    `builtin ${text(config.kind)} '${nameOf(config)}' has no ${field} map`,
+    `Add the ${field} field to the plugin configuration.`,
+  );
+}
+
+function nameOf(config: JsonObject): string {
+  return isJsonObject(config.metadata) ? text(config.metadata.name) : '';
 }
 
 function fieldSpecs(config: JsonObject): FieldSpec[] | undefined {

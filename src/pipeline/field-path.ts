@@ -86,8 +86,9 @@ function walk(
     return;
   }
   if (child === undefined || child === null) {
-    if (!create) return;
-    const created: JsonValue = raw.endsWith('[]') ? [] : {};
+    // kustomize creates maps on the way to a field, never the sequences `name[]` marks.
+    if (!create || raw.endsWith('[]')) return;
+    const created: JsonValue = {};
     node[key] = created;
     walk(created, segments, index + 1, create, path, visit);
     return;

@@ -1,3 +1,4 @@
+import { isJsonObject, scalarText, type JsonObject } from '../core/json.ts';
 import type { SortOptions } from '../core/kustomization.ts';
 import type { Resource } from '../core/resource.ts';
 import { contentHash } from './hash-suffix.ts';
@@ -24,10 +25,29 @@ export function finishBuild(ra: ResourceAccumulator, sortOptions: SortOptions | 
   fixNameReferences(ra.resources, ra.config.nameReference);
   const unused = resolveVars(ra.resources, ra.vars, ra.config.varReference);
   const kept = ra.resources.filter((resource) => resource.annotations()[LOCAL_CONFIG] !== 'true');
+  for (const resource of kept) normalizeAnnotations(resource.obj);
   const ordered =
     sortOptions?.order === 'fifo' ? kept : sortLegacy(kept, sortOptions?.legacySortOptions ?? {});
-  const warnings = unused.length > 0 ? [`well-defined vars that were never replaced: ${unused.join(', ')}`] : [];
+  const warnings =
+    unused.length > 0 ? [`well-defined vars that were never replaced: ${unused.join(', ')}`] : [];
   return { resources: ordered, warnings };
+}
+
+/**
+ * kustomize rewrites every object's annotation map when it strips its build annotations: values
+ * come out as strings and an empty map disappears.
+ */
+function normalizeAnnotations(obj: JsonObject): void {
+  const metadata = obj.metadata;
+  if (!isJsonObject(metadata) || !isJsonObject(metadata.annotations)) return;
+  const annotations = metadata.annotations;
+  if (Object.keys(annotations).length === 0) {
+    delete metadata.annotations;
+    return;
+  }
+  for (const [key, value] of Object.entries(annotations)) {
+    if (typeof value !== 'string') annotations[key] = scalarText(value);
+  }
 }
 
 function appendHashSuffixes(resources: readonly Resource[]): void {

@@ -2,7 +2,11 @@ import { KustomizeError } from '../core/errors.ts';
 import { formatId, idKey, isSameId, type ResId } from '../core/res-id.ts';
 import type { GeneratorBehavior, Resource } from '../core/resource.ts';
 import { mergeGenerated } from './generators/merge-generated.ts';
-import { defaultTransformerConfig, mergeTransformerConfigs, type TransformerConfig } from './transformer-config.ts';
+import {
+  defaultTransformerConfig,
+  mergeTransformerConfigs,
+  type TransformerConfig,
+} from './transformer-config.ts';
 
 /** A `vars` entry bound to the object it names, when exactly one object matched (reference §10). */
 export interface DeclaredVar {

@@ -2,10 +2,28 @@ import type { Resource } from '../core/resource.ts';
 
 /** kustomize's legacy output order (reference §11): kinds by priority, then GVK, then namespace and name. */
 const ORDER_FIRST = [
-  'Namespace', 'ResourceQuota', 'StorageClass', 'CustomResourceDefinition', 'ServiceAccount',
-  'PodSecurityPolicy', 'Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding', 'ConfigMap',
-  'Secret', 'Endpoints', 'Service', 'LimitRange', 'PriorityClass', 'PersistentVolume',
-  'PersistentVolumeClaim', 'Deployment', 'StatefulSet', 'CronJob', 'PodDisruptionBudget',
+  'Namespace',
+  'ResourceQuota',
+  'StorageClass',
+  'CustomResourceDefinition',
+  'ServiceAccount',
+  'PodSecurityPolicy',
+  'Role',
+  'ClusterRole',
+  'RoleBinding',
+  'ClusterRoleBinding',
+  'ConfigMap',
+  'Secret',
+  'Endpoints',
+  'Service',
+  'LimitRange',
+  'PriorityClass',
+  'PersistentVolume',
+  'PersistentVolumeClaim',
+  'Deployment',
+  'StatefulSet',
+  'CronJob',
+  'PodDisruptionBudget',
 ];
 const ORDER_LAST = ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'];
 
@@ -37,7 +55,12 @@ interface SortId {
 }
 
 function compareGvk(a: SortId, b: SortId): number {
-  if (a.kind === 'Namespace' && b.kind === 'Namespace' && (a.group === '' || b.group === '') && a.group !== b.group) {
+  if (
+    a.kind === 'Namespace' &&
+    b.kind === 'Namespace' &&
+    (a.group === '' || b.group === '') &&
+    a.group !== b.group
+  ) {
     // The core Namespace sorts before a same-named kind of another group.
     return a.group === '' ? -1 : 1;
   }

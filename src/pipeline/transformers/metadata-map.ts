@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject } from '../../core/json.ts';
+import { isJsonObject, scalarText, type JsonObject } from '../../core/json.ts';
 import type { FieldSpec } from '../../core/kustomization.ts';
 import { gvkOf } from '../../core/res-id.ts';
 import type { Resource } from '../../core/resource.ts';
@@ -31,6 +31,6 @@ export function setMapEntries(
 /** Map values in kustomizations may be written as numbers or booleans; they are strings to the API. */
 export function toStringMap(map: Readonly<Record<string, unknown>> | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(map ?? {})) out[key] = value === null ? '' : String(value);
+  for (const [key, value] of Object.entries(map ?? {})) out[key] = scalarText(value);
   return out;
 }

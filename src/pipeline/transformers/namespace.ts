@@ -12,7 +12,11 @@ const BINDING_KINDS = new Set(['RoleBinding', 'ClusterRoleBinding']);
  * are set — the default ones rename Namespace objects and point APIService and CRD conversion
  * webhooks at the namespace.
  */
-export function transformNamespace(resources: readonly Resource[], namespace: string, fieldSpecs: readonly FieldSpec[]): void {
+export function transformNamespace(
+  resources: readonly Resource[],
+  namespace: string,
+  fieldSpecs: readonly FieldSpec[],
+): void {
   if (namespace === '') return;
   for (const resource of resources) {
     const gvk = gvkOf(resource.obj);
@@ -22,7 +26,10 @@ export function transformNamespace(resources: readonly Resource[], namespace: st
       if (!isFieldSpecFor(spec, gvk)) continue;
       if (spec.path === 'metadata/name') resource.setName(namespace);
       else if (spec.path === 'metadata/namespace') setMetadataNamespace(resource, namespace);
-      else visitFieldPath(resource.obj, spec.path, spec.create ?? false, (_value, set) => set(namespace));
+      else
+        visitFieldPath(resource.obj, spec.path, spec.create ?? false, (_value, set) => {
+          set(namespace);
+        });
     }
   }
 }

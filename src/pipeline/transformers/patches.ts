@@ -1,6 +1,11 @@
 import { KaddonError, KustomizeError } from '../../core/errors.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
-import type { Json6902PatchEntry, KustomizationNode, PatchEntry, Selector } from '../../core/kustomization.ts';
+import type {
+  Json6902PatchEntry,
+  KustomizationNode,
+  PatchEntry,
+  Selector,
+} from '../../core/kustomization.ts';
 import { describeId, formatId, idOf, type ResId } from '../../core/res-id.ts';
 import type { Resource } from '../../core/resource.ts';
 import { parseYamlDocuments } from '../../core/yaml.ts';
@@ -19,7 +24,11 @@ interface PatchSource {
 }
 
 /** `patches:` entries in order (reference §8.1). */
-export function applyPatches(ra: ResourceAccumulator, entries: readonly PatchEntry[], node: KustomizationNode): void {
+export function applyPatches(
+  ra: ResourceAccumulator,
+  entries: readonly PatchEntry[],
+  node: KustomizationNode,
+): void {
   for (const entry of entries) {
     const source = patchSource(entry, node);
     const parsed = parsePatch(source);
@@ -46,7 +55,8 @@ export function applyPatches(ra: ResourceAccumulator, entries: readonly PatchEnt
       }
       const [document] = parsed.documents;
       if (document) {
-        for (const target of selectTargets(ra, entry.target)) mergeInto(ra, target, document, entry, source.file);
+        for (const target of selectTargets(ra, entry.target))
+          mergeInto(ra, target, document, entry, source.file);
       }
       continue;
     }
@@ -68,7 +78,13 @@ export function applyPatchesStrategicMerge(
       ? { file: node.filePaths.get(entry) ?? entry, text: Buffer.from(bytes).toString('utf8') }
       : { file: node.file, text: entry };
     for (const document of parseDocuments(source)) {
-      mergeInto(ra, findPatchTarget(ra, document, source.file, 'patchesStrategicMerge'), document, {}, source.file);
+      mergeInto(
+        ra,
+        findPatchTarget(ra, document, source.file, 'patchesStrategicMerge'),
+        document,
+        {},
+        source.file,
+      );
     }
   }
 }
@@ -186,7 +202,11 @@ function mergeInto(
   commit(target, merged, before);
 }
 
-function applyJsonPatchTo(targets: readonly Resource[], operations: readonly JsonValue[], file: string): void {
+function applyJsonPatchTo(
+  targets: readonly Resource[],
+  operations: readonly JsonValue[],
+  file: string,
+): void {
   for (const target of targets) {
     const before = idOf(target.obj);
     const patched = wrapPatchError(file, target, () => applyJson6902(target.obj, operations));

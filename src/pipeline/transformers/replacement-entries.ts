@@ -31,7 +31,7 @@ export function applyReplacementEntries(
             'Write each replacement as {source: …, targets: […]}.',
           );
         }
-        replacements.push(item as Replacement);
+        replacements.push(item);
       }
     }
     applyReplacements(resources, replacements, file);

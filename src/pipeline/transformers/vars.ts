@@ -32,14 +32,19 @@ export function declareVars(ra: ResourceAccumulator, vars: readonly VarEntry[], 
 
 function objrefId(entry: VarEntry): ResId {
   const ref = entry.objref;
-  const gv = ref.apiVersion ? parseApiVersion(ref.apiVersion) : { group: ref.group ?? '', version: ref.version ?? '' };
+  const gv = ref.apiVersion
+    ? parseApiVersion(ref.apiVersion)
+    : { group: ref.group ?? '', version: ref.version ?? '' };
   return { ...gv, kind: ref.kind ?? '', name: ref.name ?? '', namespace: ref.namespace ?? '' };
 }
 
 function matchesObjref(resource: Resource, objref: ResId): boolean {
   const ids = [...resource.previousIds, resource.id];
   return ids.some(
-    (id) => isSameGvk(id, objref) && id.name === objref.name && (objref.namespace === '' || id.namespace === objref.namespace),
+    (id) =>
+      isSameGvk(id, objref) &&
+      id.name === objref.name &&
+      (objref.namespace === '' || id.namespace === objref.namespace),
   );
 }
 
@@ -121,7 +126,7 @@ function expandField(
 ): JsonValue {
   const expand = (text: string): JsonValue => {
     const result = expandVars(text, lookup).value;
-    return asStrings && typeof result !== 'string' ? String(result) : result;
+    return asStrings && typeof result !== 'string' ? JSON.stringify(result) : result;
   };
   if (typeof value === 'string') return expand(value);
   if (Array.isArray(value)) {
