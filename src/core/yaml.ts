@@ -1,4 +1,4 @@
-import { isMap, isScalar, isSeq, LineCounter, parseAllDocuments, stringify, type Node } from 'yaml';
+import { Document, LineCounter, parseAllDocuments, visit, type Node } from 'yaml';
 import { ParseError } from './errors.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 
@@ -60,22 +60,47 @@ export function parseYamlDocument(text: string, file: string): JsonValue | undef
 }
 
 /**
- * Serializes objects as a `---`-separated stream the way kustomize prints them: keys sorted,
- * block style, strings that YAML 1.1 readers would take for another type quoted.
+ * Serializes objects as a `---`-separated stream the way kustomize (go-yaml v2) prints them: keys
+ * sorted, block style, strings a YAML 1.1 reader would take for another type in double quotes,
+ * other strings that cannot stand plain in single quotes.
  */
 export function stringifyYamlStream(objects: readonly JsonValue[]): string {
   return objects.map((obj) => stringifyYaml(obj)).join('---\n');
 }
 
 export function stringifyYaml(value: JsonValue): string {
-  return stringify(value, {
-    sortMapEntries: true,
-    lineWidth: 0,
+  const doc = new Document(value, { version: '1.1', aliasDuplicateObjects: false, sortMapEntries: true });
+  visit(doc, {
+    Scalar(_key, node) {
+      if (typeof node.value === 'string' && isYaml11NonString(node.value)) node.type = 'QUOTE_DOUBLE';
+    },
+  });
+  return doc.toString({
+    lineWidth: 80,
+    minContentWidth: 0,
     indentSeq: false,
-    version: '1.1',
-    aliasDuplicateObjects: false,
+    singleQuote: true,
     defaultKeyType: 'PLAIN',
   });
 }
 
-export { isMap, isScalar, isSeq };
+const YAML11_NON_STRING = new RegExp(
+  [
+    '|~|null|Null|NULL',
+    'y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF',
+    '[-+]?0b[01_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+',
+    '[-+]?(?:[0-9][0-9_]*)?\\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*(?:[eE][-+]?[0-9]+)',
+    '[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN)',
+    '\\d{4}-\\d\\d?-\\d\\d?(?:(?:[Tt]|[ \\t]+)\\d\\d?:\\d\\d:\\d\\d(?:\\.\\d*)?(?:[ \\t]*(?:Z|[-+]\\d\\d?(?::\\d\\d)?))?)?',
+    '<<|=',
+  ]
+    .map((alternatives) => `(?:${alternatives})`)
+    .join('|')
+    .replace(/^/, '^(?:')
+    .concat(')$'),
+);
+
+/** True for strings go-yaml v2 double-quotes because unquoted they would read as another type. */
+function isYaml11NonString(text: string): boolean {
+  return text.length < 64 && YAML11_NON_STRING.test(text);
+}

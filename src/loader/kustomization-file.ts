@@ -75,6 +75,7 @@ export function parseKustomizationFile(text: string, file: string): Kustomizatio
     throw invalid(file, 'the file is not a YAML map', 'Write the kustomization as a map of fields.');
   }
   checkFields(doc, file);
+  checkSupported(doc, file);
   const kind = checkKind(doc, file);
   const warnings = Object.keys(DEPRECATED_FIELDS)
     .filter((field) => field in doc)
@@ -111,6 +112,37 @@ function checkFields(doc: JsonObject, file: string): void {
   const meaningful = Object.keys(doc).filter((k) => k !== 'apiVersion' && k !== 'kind');
   if (meaningful.length === 0) {
     throw invalid(file, 'kustomization.yaml is empty', 'Add resources, components or transformers to it.');
+  }
+}
+
+/** Fields kustomize accepts but kaddon does not run: refused, never silently ignored. */
+const UNSUPPORTED_FIELDS: Record<string, string> = {
+  helmCharts:
+    'kaddon renders Helm charts as modules (Chart.yaml and templates/ in a module), not from a kustomization',
+  helmChartInflationGenerator:
+    'kaddon renders Helm charts as modules (Chart.yaml and templates/ in a module), not from a kustomization',
+  helmGlobals:
+    'kaddon renders Helm charts as modules (Chart.yaml and templates/ in a module), not from a kustomization',
+  validators: 'validators run external plugins, which kaddon does not run',
+  crds: 'field specs derived from CRD OpenAPI schemas are not supported; declare them with configurations instead',
+};
+
+function checkSupported(doc: JsonObject, file: string): void {
+  for (const [field, reason] of Object.entries(UNSUPPORTED_FIELDS)) {
+    const value = doc[field];
+    const isEmpty =
+      value === undefined ||
+      value === null ||
+      (Array.isArray(value) && value.length === 0) ||
+      (isJsonObject(value) && Object.keys(value).length === 0);
+    if (!isEmpty) {
+      throw new KustomizeError(
+        'kustomization-invalid',
+        file,
+        `field "${field}" is not supported: ${reason}`,
+        `Remove "${field}" (see docs/differences-from-kustomize.md).`,
+      );
+    }
   }
 }
 

@@ -98,4 +98,20 @@ describe('loadKustomization', () => {
       (error: unknown) => error instanceof Error && /syntax\/cm\.yaml:\d+/.test(error.message),
     );
   });
+
+  it('refuses remote resources instead of fetching them', () => {
+    const dir = tree('remote', {
+      'kustomization.yaml': 'resources:\n- https://github.com/org/repo//base?ref=v1\n',
+    });
+    const error = loadError(dir);
+    assert.equal(error.code, 'path-not-allowed');
+    assert.match(error.message, /remote resource/);
+  });
+
+  it('refuses fields it does not run, naming the field and the file', () => {
+    const dir = tree('helm', { 'kustomization.yaml': 'helmCharts:\n- name: redis\n' });
+    const error = loadError(dir);
+    assert.equal(error.code, 'kustomization-invalid');
+    assert.match(error.message, /helm\/kustomization\.yaml': field "helmCharts" is not supported/);
+  });
 });

@@ -162,6 +162,14 @@ function loadEntry(
   file: string,
   context: LoadContext,
 ): ResourceEntry {
+  if (isRemote(entry)) {
+    throw new KustomizeError(
+      'path-not-allowed',
+      file,
+      `'${entry}' is a remote resource; kaddon builds only what is on disk`,
+      'Vendor the remote base into the tree (or sync the tree from Git) and refer to it by a relative path.',
+    );
+  }
   if (entry.includes('\n')) {
     return { type: 'file', entry, path: file, objects: parseResourceFile(entry, `${file} (inline)`) };
   }
@@ -184,6 +192,14 @@ function loadEntry(
 }
 
 function loadComponent(dir: string, entry: string, file: string, context: LoadContext): KustomizationNode {
+  if (isRemote(entry)) {
+    throw new KustomizeError(
+      'path-not-allowed',
+      file,
+      `component '${entry}' is remote; kaddon builds only what is on disk`,
+      'Vendor the component into the tree and refer to it by a relative path.',
+    );
+  }
   const absolute = path.resolve(dir, entry);
   if (!existsSync(absolute)) {
     throw new KustomizeError(
@@ -300,6 +316,14 @@ function readText(absolute: string, display: string): string {
       },
     );
   }
+}
+
+/** URLs and go-getter style addresses, which kustomize would fetch. */
+function isRemote(entry: string): boolean {
+  return (
+    /^[a-z][a-z0-9+.-]*:\/\//i.test(entry) ||
+    /^(?:git@|github\.com\/|gitlab\.com\/|bitbucket\.org\/)/.test(entry)
+  );
 }
 
 function isDirectory(absolute: string): boolean {
