@@ -1,18 +1,21 @@
 import { KaddonError } from './core/errors.ts';
 import type { CliIo } from './cli/cli-io.ts';
+import { runBuild } from './cli/build.ts';
 import { runKustomize } from './cli/kustomize.ts';
 import { UsageError } from './cli/usage-error.ts';
 
 const usage = `Usage: kaddon <command> [options]
 
 Commands:
-  kustomize [DIR]   build a kustomization directory, like \`kubectl kustomize DIR\`
+  build [MODULES_DIR...]   render the enabled modules of a modules tree, offline
+  kustomize [DIR]          build a kustomization directory, like \`kubectl kustomize DIR\`
 
 Run \`kaddon <command> --help\` for a command's options.`;
 
 type Command = (args: readonly string[], io: CliIo) => void | Promise<void>;
 
 const commands = {
+  build: runBuild,
   kustomize: runKustomize,
 } satisfies Record<string, Command>;
 

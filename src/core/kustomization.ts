@@ -125,6 +125,13 @@ export interface SortOptions {
   legacySortOptions?: { orderFirst?: string[]; orderLast?: string[] };
 }
 
+/** A components entry of a module: a path or a shared component's name, applied when `when` holds. */
+export interface ComponentEntry {
+  path?: string;
+  shared?: string;
+  when?: string;
+}
+
 /** The fields of a kustomization file that kustomize v5.5.0 accepts. */
 export interface Kustomization {
   apiVersion?: string;
@@ -147,7 +154,8 @@ export interface Kustomization {
   vars?: VarEntry[];
   sortOptions?: SortOptions;
   resources?: string[];
-  components?: string[];
+  /** Paths; in a modules tree also `{path | shared, when}` entries (docs/modules.md). */
+  components?: (string | ComponentEntry)[];
   crds?: string[];
   bases?: string[];
   configMapGenerator?: GeneratorArgs[];

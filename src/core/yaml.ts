@@ -1,5 +1,6 @@
 import { Document, LineCounter, parseAllDocuments, visit, type Node } from 'yaml';
 import { ParseError } from './errors.ts';
+import { expandVars, VarTypeError, type VarLookup } from './var-expansion.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 
 /** A parsed YAML document with the line it starts on. */
@@ -12,7 +13,7 @@ export interface YamlDocument {
  * Parses a YAML stream. Empty documents are dropped. Duplicate keys are tolerated with the last one
  * winning, as sigs.k8s.io/yaml does. `file` names the source in errors.
  */
-export function parseYamlDocuments(text: string, file: string): YamlDocument[] {
+export function parseYamlDocuments(text: string, file: string, expansion?: YamlExpansion): YamlDocument[] {
   const lineCounter = new LineCounter();
   const documents = parseAllDocuments(text, { uniqueKeys: false, lineCounter, prettyErrors: false });
   const out: YamlDocument[] = [];
@@ -23,11 +24,54 @@ export function parseYamlDocuments(text: string, file: string): YamlDocument[] {
       throw new ParseError(file, line, firstLine(error.message), { cause: error });
     }
     if (doc.contents === null) continue;
+    if (expansion && text.includes('$'))
+      expandDocument(doc, expansion, (node) => lineCounter.linePos(nodeStart(node)).line, file);
     const value = doc.toJS({ maxAliasCount: 10_000 }) as JsonValue | undefined;
     if (value === undefined || value === null) continue;
     out.push({ value: normalize(value), line: lineCounter.linePos(nodeStart(doc.contents)).line });
   }
   return out;
+}
+
+/** How `$(var)` references in a module's YAML are expanded while it is parsed (DESIGN.md). */
+export interface YamlExpansion {
+  readonly lookup: VarLookup;
+  /** Called for each reference left verbatim, with where it stands. */
+  readonly onUnresolved: (name: string, file: string, line: number) => void;
+}
+
+/** A document whose metadata has this annotation set to "false" is not expanded. */
+export const EXPAND_VARS_ANNOTATION = 'kaddon.io/expand-vars';
+
+/**
+ * Expands the string values of one document. A plain scalar that is exactly one reference takes
+ * the value itself, with its type; a quoted or block scalar stays a string (DESIGN.md "$(var)").
+ */
+function expandDocument(
+  doc: Document.Parsed,
+  expansion: YamlExpansion,
+  lineOf: (node: Node) => number,
+  file: string,
+): void {
+  if (String(doc.getIn(['metadata', 'annotations', EXPAND_VARS_ANNOTATION])) === 'false') return;
+  visit(doc, {
+    Scalar(key, node) {
+      if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('$')) return undefined;
+      const result = expandVars(node.value, expansion.lookup);
+      for (const name of result.unresolved) expansion.onUnresolved(name, file, lineOf(node));
+      if (typeof result.value === 'string') {
+        node.value = result.value;
+        return undefined;
+      }
+      if (node.type !== 'PLAIN') {
+        if (result.value !== null && typeof result.value === 'object')
+          throw new VarTypeError(result.resolved[0] ?? '');
+        node.value = String(result.value);
+        return undefined;
+      }
+      return doc.createNode(result.value);
+    },
+  });
 }
 
 function nodeStart(node: Node): number {
@@ -55,8 +99,12 @@ function normalize(value: unknown): JsonValue {
 }
 
 /** Parses a single-document YAML text (a kustomization, a config file). */
-export function parseYamlDocument(text: string, file: string): JsonValue | undefined {
-  return parseYamlDocuments(text, file)[0]?.value;
+export function parseYamlDocument(
+  text: string,
+  file: string,
+  expansion?: YamlExpansion,
+): JsonValue | undefined {
+  return parseYamlDocuments(text, file, expansion)[0]?.value;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { KustomizeError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import { KUSTOMIZATION_FIELDS, type Kustomization, type KustomizationKind } from '../core/kustomization.ts';
-import { parseYamlDocument } from '../core/yaml.ts';
+import { parseYamlDocument, type YamlExpansion } from '../core/yaml.ts';
 
 export const KUSTOMIZATION_FILE_NAMES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
 
@@ -19,7 +19,7 @@ const DEPRECATED_FIELDS: Record<string, string> = {
   vars: 'replacements',
 };
 
-type FieldShape = 'string' | 'list' | 'map' | 'stringList' | 'stringMap';
+type FieldShape = 'string' | 'list' | 'map' | 'stringList' | 'stringMap' | 'componentList';
 
 /** The JSON shape each field must have; kustomize's strict decode refuses anything else. */
 const FIELD_SHAPES: Record<string, FieldShape> = {
@@ -69,12 +69,23 @@ export interface KustomizationFile {
  * Parses and checks one kustomization file's text as kustomize v5.5.0 does (reference §1): unknown
  * fields and wrong kinds are errors, legacy fields are folded into their successors with a warning.
  */
-export function parseKustomizationFile(text: string, file: string): KustomizationFile {
-  const doc = parseYamlDocument(text, file) ?? {};
+export interface ParseOptions {
+  /** Expands `$(var)` references while parsing (a module's kustomization). */
+  readonly expansion?: YamlExpansion;
+  /** Accepts `{path | shared, when}` components entries (a module's kustomization). */
+  readonly componentEntries?: boolean;
+}
+
+export function parseKustomizationFile(
+  text: string,
+  file: string,
+  options: ParseOptions = {},
+): KustomizationFile {
+  const doc = parseYamlDocument(text, file, options.expansion) ?? {};
   if (!isJsonObject(doc)) {
     throw invalid(file, 'the file is not a YAML map', 'Write the kustomization as a map of fields.');
   }
-  checkFields(doc, file);
+  checkFields(doc, file, options.componentEntries ?? false);
   checkSupported(doc, file);
   const kind = checkKind(doc, file);
   const warnings = Object.keys(DEPRECATED_FIELDS)
@@ -91,7 +102,7 @@ export function parseKustomizationFile(text: string, file: string): Kustomizatio
   };
 }
 
-function checkFields(doc: JsonObject, file: string): void {
+function checkFields(doc: JsonObject, file: string, componentEntries: boolean): void {
   for (const [field, value] of Object.entries(doc)) {
     if (!KUSTOMIZATION_FIELDS.has(field)) {
       throw invalid(
@@ -100,7 +111,7 @@ function checkFields(doc: JsonObject, file: string): void {
         `Remove it or correct its spelling; kustomize accepts: ${[...KUSTOMIZATION_FIELDS].join(', ')}.`,
       );
     }
-    const shape = FIELD_SHAPES[field];
+    const shape = field === 'components' && componentEntries ? 'componentList' : FIELD_SHAPES[field];
     if (value !== null && shape && !hasShape(value, shape)) {
       throw invalid(
         file,
@@ -181,6 +192,10 @@ function hasShape(value: JsonValue, shape: FieldShape): boolean {
       return isJsonObject(value);
     case 'stringList':
       return Array.isArray(value) && value.every((item) => typeof item === 'string');
+    case 'componentList':
+      return (
+        Array.isArray(value) && value.every((item) => typeof item === 'string' || isComponentEntry(item))
+      );
     case 'stringMap':
       return isJsonObject(value) && Object.values(value).every((v) => typeof v !== 'object' || v === null);
   }
@@ -193,8 +208,20 @@ function describeShape(shape: FieldShape): string {
     map: 'a map',
     stringList: 'a list of strings',
     stringMap: 'a map of strings',
+    componentList: 'a list of paths or {path | shared, when} entries',
   };
   return names[shape];
+}
+
+function isComponentEntry(value: JsonValue): boolean {
+  if (!isJsonObject(value)) return false;
+  const keys = Object.keys(value);
+  const names = ['path', 'shared'].filter((k) => typeof value[k] === 'string');
+  return (
+    names.length === 1 &&
+    keys.every((k) => k === 'path' || k === 'shared' || k === 'when') &&
+    (value.when === undefined || typeof value.when === 'string')
+  );
 }
 
 function invalid(file: string, problem: string, hint: string): KustomizeError {

@@ -2,6 +2,7 @@ import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'n
 import path from 'node:path';
 import { KustomizeError } from '../core/errors.ts';
 import type {
+  ComponentEntry,
   Kustomization,
   KustomizationKind,
   KustomizationNode,
@@ -10,6 +11,7 @@ import type {
 } from '../core/kustomization.ts';
 import { KUSTOMIZATION_FILE_NAMES, parseKustomizationFile } from './kustomization-file.ts';
 import { parseResourceFile } from './resource-file.ts';
+import { parseYamlDocuments, stringifyYamlStream, type YamlExpansion } from '../core/yaml.ts';
 
 export interface LoadOptions {
   /** Paths in messages are shown relative to this folder (default: the working directory). */
@@ -19,6 +21,18 @@ export interface LoadOptions {
    * kustomize itself restricts only files; kaddon's modules tree restricts directories too.
    */
   readonly allowedRoots?: readonly string[];
+  /** Expands `$(var)` references in every YAML file while reading it (a module's files). */
+  readonly expansion?: YamlExpansion;
+  /** Accepts `{path | shared, when}` components entries (a module's kustomizations). */
+  readonly components?: ComponentResolution;
+}
+
+/** How a module's components entries are resolved. */
+export interface ComponentResolution {
+  /** Folders holding shared components, searched in order for `shared: NAME`. */
+  readonly sharedRoots: readonly string[];
+  /** Decides a `when` condition; `file` is the kustomization that holds it. */
+  readonly isEnabled: (when: string, file: string) => boolean;
 }
 
 export interface LoadResult {
@@ -32,6 +46,8 @@ interface LoadContext {
   /** Real paths of the directories being loaded, outermost first: cycle detection (reference §1). */
   readonly stack: string[];
   readonly warnings: string[];
+  readonly expansion: YamlExpansion | undefined;
+  readonly components: ComponentResolution | undefined;
 }
 
 /** Reads a kustomization directory and everything it references, recursively. */
@@ -41,6 +57,8 @@ export function loadKustomization(dir: string, options: LoadOptions = {}): LoadR
     allowedRoots: options.allowedRoots?.map((root) => realpathSync(root)),
     stack: [],
     warnings: [],
+    expansion: options.expansion,
+    components: options.components,
   };
   const node = loadDirectory(path.resolve(dir), undefined, context);
   return { node, warnings: context.warnings };
@@ -79,25 +97,32 @@ function loadNode(
 ): KustomizationNode {
   const fileName = findKustomizationFile(dir, context);
   const file = displayPath(path.join(dir, fileName), context);
-  const { kind, spec, warnings } = parseKustomizationFile(readText(path.join(dir, fileName), file), file);
+  const { kind, spec, warnings } = parseKustomizationFile(readText(path.join(dir, fileName), file), file, {
+    ...(context.expansion ? { expansion: context.expansion } : {}),
+    componentEntries: context.components !== undefined,
+  });
   context.warnings.push(...warnings);
   checkExpectedKind(kind, expected, displayPath(dir, context));
   const files = new Map<string, Uint8Array>();
   const filePaths = new Map<string, string>();
-  const readFile = (entry: string): void => {
+  const readFile = (entry: string, isYaml: boolean): void => {
     if (files.has(entry)) return;
     const absolute = resolveInside(dir, real, entry, file, context);
-    files.set(entry, readFileSync(absolute));
-    filePaths.set(entry, displayPath(absolute, context));
+    const shown = displayPath(absolute, context);
+    const bytes = readFileSync(absolute);
+    files.set(entry, isYaml && context.expansion ? expandYamlFile(bytes, shown, context.expansion) : bytes);
+    filePaths.set(entry, shown);
   };
-  for (const entry of referencedFiles(spec, dir)) readFile(entry);
+  const { yaml, data } = referencedFiles(spec, dir);
+  for (const entry of yaml) readFile(entry, true);
+  for (const entry of data) readFile(entry, false);
   return {
     dir: displayPath(dir, context),
     file,
     kind,
     spec,
     resources: (spec.resources ?? []).map((entry) => loadEntry(dir, real, entry, file, context)),
-    components: (spec.components ?? []).map((entry) => loadComponent(dir, entry, file, context)),
+    components: (spec.components ?? []).flatMap((entry) => loadComponentEntry(dir, entry, file, context)),
     generators: (spec.generators ?? []).map((entry) => loadEntry(dir, real, entry, file, context)),
     transformers: (spec.transformers ?? []).map((entry) => loadEntry(dir, real, entry, file, context)),
     validators: (spec.validators ?? []).map((entry) => loadEntry(dir, real, entry, file, context)),
@@ -129,8 +154,11 @@ function checkExpectedKind(
   }
 }
 
-/** Every file a kustomization names outside `resources`, `components` and the plugin fields. */
-function referencedFiles(spec: Kustomization, dir: string): string[] {
+/**
+ * Every file a kustomization names outside `resources`, `components` and the plugin fields:
+ * YAML files (patches, configurations, replacements) and data files (generator sources).
+ */
+function referencedFiles(spec: Kustomization, dir: string): { yaml: string[]; data: string[] } {
   const out: string[] = [...(spec.configurations ?? []), ...(spec.crds ?? [])];
   for (const patch of spec.patches ?? []) if (typeof patch.path === 'string') out.push(patch.path);
   for (const patch of spec.patchesJson6902 ?? []) if (typeof patch.path === 'string') out.push(patch.path);
@@ -141,12 +169,63 @@ function referencedFiles(spec: Kustomization, dir: string): string[] {
   for (const entry of spec.patchesStrategicMerge ?? []) {
     if (!entry.includes('\n') && existsSync(path.resolve(dir, entry))) out.push(entry);
   }
+  const data: string[] = [];
   for (const generator of [...(spec.configMapGenerator ?? []), ...(spec.secretGenerator ?? [])]) {
-    for (const source of generator.files ?? []) out.push(filePartOf(source));
-    out.push(...(generator.envs ?? []));
-    if (generator.env) out.push(generator.env);
+    for (const source of generator.files ?? []) data.push(filePartOf(source));
+    data.push(...(generator.envs ?? []));
+    if (generator.env) data.push(generator.env);
   }
-  return out;
+  return { yaml: out, data };
+}
+
+/** A module's YAML file with its references expanded, written back as YAML for the pipeline. */
+function expandYamlFile(bytes: Uint8Array, file: string, expansion: YamlExpansion): Uint8Array {
+  const text = Buffer.from(bytes).toString('utf8');
+  if (!text.includes('$')) return bytes;
+  const documents = parseYamlDocuments(text, file, expansion).map((doc) => doc.value);
+  return Buffer.from(stringifyYamlStream(documents));
+}
+
+/** A components entry: a path, or in a module `{path | shared, when}`; a false `when` drops it. */
+function loadComponentEntry(
+  dir: string,
+  entry: string | ComponentEntry,
+  file: string,
+  context: LoadContext,
+): KustomizationNode[] {
+  if (typeof entry === 'string') return [loadComponent(dir, entry, file, context)];
+  const resolution = context.components;
+  if (!resolution) throw new Error(`component entries are only accepted in module mode (${file})`);
+  if (entry.when !== undefined && !resolution.isEnabled(entry.when, file)) return [];
+  if (entry.path !== undefined) return [loadComponent(dir, entry.path, file, context)];
+  return [loadSharedComponent(entry.shared ?? '', resolution.sharedRoots, file, context)];
+}
+
+/** `shared: NAME` names a folder directly inside one of the shared roots; nothing else. */
+function loadSharedComponent(
+  name: string,
+  roots: readonly string[],
+  file: string,
+  context: LoadContext,
+): KustomizationNode {
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) {
+    throw new KustomizeError(
+      'path-not-allowed',
+      file,
+      `shared component name '${name}' is not a plain name`,
+      'A shared component is named by its folder name (lowercase letters, digits and dashes), never a path.',
+    );
+  }
+  const root = roots.find((candidate) => isDirectory(path.join(candidate, name)));
+  if (root === undefined) {
+    throw new KustomizeError(
+      'path-not-found',
+      file,
+      `shared component '${name}' not found in ${roots.map((r) => displayPath(r, context)).join(', ') || 'any components folder'}`,
+      'Check the name, or add the folder holding it to the components search path (KADDON_COMPONENTS_PATH).',
+    );
+  }
+  return loadDirectory(path.join(root, name), 'Component', context);
 }
 
 /** `key=path` names a file under another key; the path is after the first `=`. */
@@ -171,7 +250,12 @@ function loadEntry(
     );
   }
   if (entry.includes('\n')) {
-    return { type: 'file', entry, path: file, objects: parseResourceFile(entry, `${file} (inline)`) };
+    return {
+      type: 'file',
+      entry,
+      path: file,
+      objects: parseResourceFile(entry, `${file} (inline)`, context.expansion),
+    };
   }
   const absolute = path.resolve(dir, entry);
   if (isDirectory(absolute)) {
@@ -187,7 +271,7 @@ function loadEntry(
   }
   const resolved = resolveInside(dir, real, entry, file, context);
   const shown = displayPath(resolved, context);
-  const objects: LoadedObject[] = parseResourceFile(readText(resolved, shown), shown);
+  const objects: LoadedObject[] = parseResourceFile(readText(resolved, shown), shown, context.expansion);
   return { type: 'file', entry, path: shown, objects };
 }
 

@@ -1,15 +1,15 @@
 import { KustomizeError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import type { LoadedObject } from '../core/kustomization.ts';
-import { parseYamlDocuments } from '../core/yaml.ts';
+import { parseYamlDocuments, type YamlExpansion } from '../core/yaml.ts';
 
 /**
  * Parses a resource file: a YAML stream of objects. `…List` objects with `items` are replaced by
  * their items; every object needs kind and metadata.name (reference §1 "Resource files").
  */
-export function parseResourceFile(text: string, file: string): LoadedObject[] {
+export function parseResourceFile(text: string, file: string, expansion?: YamlExpansion): LoadedObject[] {
   const out: LoadedObject[] = [];
-  for (const doc of parseYamlDocuments(text, file)) {
+  for (const doc of parseYamlDocuments(text, file, expansion)) {
     const source = `${file}:${doc.line}`;
     if (!isJsonObject(doc.value)) {
       throw new KustomizeError(

@@ -1,0 +1,153 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { KaddonError } from '../core/errors.ts';
+import { isJsonObject, type JsonObject } from '../core/json.ts';
+import type { Resource } from '../core/resource.ts';
+import { EMPTY_CONFIG_VALUES, parseConfigValues, ValuesError } from '../core/values.ts';
+import { parseYamlDocument, stringifyYaml } from '../core/yaml.ts';
+import { loadJqEngine } from '../loader/jq-engine.ts';
+import { loadModulesTree } from '../loader/modules-tree.ts';
+import { renderTree, type UnresolvedReference } from '../runtime/render-tree.ts';
+import type { CliIo } from './cli-io.ts';
+import { UsageError } from './usage-error.ts';
+
+export const buildUsage = `Usage: kaddon build [MODULES_DIR...] [options]
+
+Renders every enabled module of a modules tree offline and prints the manifests as a
+YAML stream, each document marked with its module and source file. MODULES_DIR
+defaults to $MODULES_DIR (colon-separated).
+
+Options:
+  --module NAME            print only this module's slice
+  --values FILE            extra values (the layout of modules/values.yaml)
+  --config-values FILE     config values (the ConfigMap's layout: global, <module>, <module>Enabled)
+  --components-path DIRS   more folders of shared components (colon-separated;
+                           also $KADDON_COMPONENTS_PATH)
+  --strict                 fail when a $(var) reference is left unresolved
+  -o, --output yaml|json   output format (default yaml)
+  -h, --help               show this help`;
+
+/** The components that ship with kaddon, beside src/ (or dist/) in the package. */
+const builtinComponents = fileURLToPath(new URL('../../components', import.meta.url));
+
+/** `$(var)` references left unresolved under --strict. */
+export class UnresolvedVarsError extends KaddonError {
+  readonly code = 'vars-unresolved';
+  constructor(refs: readonly UnresolvedReference[]) {
+    super(
+      `build: ${refs.length} $(var) reference(s) are unresolved: ${refs.map(describeRef).join('; ')}.`,
+      'Define the values (values.yaml, --values, --config-values), correct the names, or escape a literal $ as $$.',
+    );
+  }
+}
+
+function describeRef(ref: UnresolvedReference): string {
+  return `module '${ref.module}' ${ref.file}:${ref.line} $(${ref.name})`;
+}
+
+/** `kaddon build`: wiring only; the work is renderTree. */
+export async function runBuild(args: readonly string[], io: CliIo): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: [...args],
+    allowPositionals: true,
+    options: {
+      module: { type: 'string' },
+      values: { type: 'string' },
+      'config-values': { type: 'string' },
+      'components-path': { type: 'string' },
+      strict: { type: 'boolean', default: false },
+      output: { type: 'string', short: 'o', default: 'yaml' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.stdout(`${buildUsage}\n`);
+    return;
+  }
+  if (values.output !== 'yaml' && values.output !== 'json') {
+    throw new UsageError(`--output must be yaml or json, not '${values.output}'`, buildUsage);
+  }
+  const dirs = splitPaths(positionals.length > 0 ? positionals.join(':') : (process.env.MODULES_DIR ?? ''));
+  if (dirs.length === 0) throw new UsageError('name a modules directory or set MODULES_DIR', buildUsage);
+  const tree = loadModulesTree(dirs);
+  const result = renderTree({
+    tree,
+    ...(values.values ? { extraValues: readValues(values.values) } : {}),
+    config: values['config-values']
+      ? parseConfigValues(readYaml(values['config-values']), values['config-values'])
+      : EMPTY_CONFIG_VALUES,
+    sharedComponentRoots: componentRoots(values['components-path'], tree.dirs),
+    jq: await loadJqEngine(),
+  });
+  for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
+  if (values.strict && result.unresolved.length > 0) throw new UnresolvedVarsError(result.unresolved);
+  for (const ref of result.unresolved)
+    io.stderr(`warning: ${describeRef(ref)} is unresolved and left as written\n`);
+  const slices = selectSlices(
+    result.rendered.slices,
+    values.module,
+    result.enabledModules,
+    tree.modules.map((m) => m.name),
+  );
+  io.stdout(values.output === 'json' ? printJson(slices) : printYaml(slices));
+}
+
+function selectSlices(
+  slices: ReadonlyMap<string, readonly Resource[]>,
+  only: string | undefined,
+  enabled: readonly string[],
+  known: readonly string[],
+): [string, readonly Resource[]][] {
+  if (only === undefined) return [...slices];
+  if (!known.includes(only))
+    throw new UsageError(`--module: no module named '${only}' (modules: ${known.join(', ')})`, buildUsage);
+  if (!enabled.includes(only)) throw new UsageError(`--module: module '${only}' is disabled`, buildUsage);
+  return [[only, slices.get(only) ?? []]];
+}
+
+function printYaml(slices: readonly [string, readonly Resource[]][]): string {
+  const documents = slices.flatMap(([module, resources]) =>
+    resources.map(
+      (resource) => `# module: ${module}\n# source: ${resource.source}\n${stringifyYaml(resource.obj)}`,
+    ),
+  );
+  return documents.join('---\n');
+}
+
+function printJson(slices: readonly [string, readonly Resource[]][]): string {
+  const items = slices.flatMap(([, resources]) => resources.map((resource) => resource.obj));
+  return `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items }, null, 2)}\n`;
+}
+
+/** Shared component folders: the flag, $KADDON_COMPONENTS_PATH, `components/` beside each modules dir, then kaddon's own. */
+function componentRoots(flag: string | undefined, modulesDirs: readonly string[]): string[] {
+  const candidates = [
+    ...splitPaths(flag ?? ''),
+    ...splitPaths(process.env.KADDON_COMPONENTS_PATH ?? ''),
+    ...modulesDirs.map((dir) => path.join(dir, '..', 'components')),
+    builtinComponents,
+  ];
+  return [...new Set(candidates.map((dir) => path.resolve(dir)))].filter((dir) => existsSync(dir));
+}
+
+function splitPaths(value: string): string[] {
+  return value.split(':').filter((part) => part !== '');
+}
+
+function readYaml(file: string): ReturnType<typeof parseYamlDocument> {
+  if (!existsSync(file)) throw new ValuesError(file, 'the file does not exist', 'Correct the path.');
+  return parseYamlDocument(readFileSync(file, 'utf8'), file);
+}
+
+function readValues(file: string): JsonObject {
+  const value = readYaml(file) ?? {};
+  if (!isJsonObject(value))
+    throw new ValuesError(
+      file,
+      'values must be a map',
+      'Use the layout of modules/values.yaml: global, <moduleName>, <moduleName>Enabled.',
+    );
+  return value;
+}

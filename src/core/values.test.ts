@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  globalValues,
+  isEnabledByValues,
+  mergeValues,
+  moduleValues,
+  parseConfigValues,
+  valueAtPath,
+  ValuesError,
+  type StaticValues,
+} from './values.ts';
+
+describe('values layers', () => {
+  it('merges maps deeply and replaces lists and scalars', () => {
+    assert.deepEqual(mergeValues({ a: { b: 1, c: [1, 2] }, d: 1 }, { a: { c: [3] }, d: null }), { a: { b: 1, c: [3] }, d: null });
+  });
+
+  // Seed 003 "Example": values.yaml files, then the ConfigMap.
+  it('produces the merged values of the seed 003 example', () => {
+    const statics: StaticValues = {
+      root: { global: { param1: 100, param2: 'Yes' } },
+      modules: new Map([['some-module', { someModule: { param1: 'String' } }]]),
+    };
+    const config = parseConfigValues(
+      { global: 'param1: 200\n', someModule: 'param1: "Long string"\nparam2: "FOO"\n' },
+      'configmap',
+    );
+    assert.deepEqual(globalValues(statics, config), { param1: 200, param2: 'Yes' });
+    assert.deepEqual(moduleValues('some-module', statics, config), { param1: 'Long string', param2: 'FOO' });
+  });
+
+  // Seed 000 "Keys in values.yaml files" and "values.yaml and ConfigMap".
+  it('merges enabled flags: root values.yaml, module values.yaml, then config values', () => {
+    const statics: StaticValues = {
+      root: { nginxIngressEnabled: true, someModuleEnabled: false },
+      modules: new Map([['nginx-ingress', { nginxIngressEnabled: false }]]),
+    };
+    const empty = parseConfigValues({}, 'cm');
+    assert.equal(isEnabledByValues('nginx-ingress', statics, empty), false);
+    assert.equal(isEnabledByValues('some-module', statics, parseConfigValues({ someModuleEnabled: 'true' }, 'cm')), true);
+    assert.equal(isEnabledByValues('unmentioned', statics, empty), false);
+  });
+
+  it('refuses config values that break the ConfigMap contract, naming the key', () => {
+    assert.throws(() => parseConfigValues({ some_module: 'a: 1' }, 'cm.yaml'), /bad module name 'some_module'/);
+    assert.throws(() => parseConfigValues({ someModuleEnabled: 'yes' }, 'cm.yaml'), ValuesError);
+    assert.throws(() => parseConfigValues({ someModule: '"just a string"' }, 'cm.yaml'), /must be a map or a list/);
+  });
+
+  it('reads dotted paths, list indexes included', () => {
+    const view = { global: { discovery: { clusterDomain: 'cluster.local' } }, app: { hosts: ['a', 'b'] } };
+    assert.equal(valueAtPath(view, 'global.discovery.clusterDomain'), 'cluster.local');
+    assert.equal(valueAtPath(view, 'app.hosts.1'), 'b');
+    assert.equal(valueAtPath(view, 'app.missing'), undefined);
+  });
+});

@@ -1,0 +1,195 @@
+import { KaddonError } from './errors.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from './json.ts';
+import { isValidModuleName, moduleNameFromValuesKey, moduleValuesKey } from './module-name.ts';
+import { parseYamlDocument } from './yaml.ts';
+
+/** Values that break the values contract (seed 003), with the file and key to fix. */
+export class ValuesError extends KaddonError {
+  readonly code = 'values-invalid';
+  readonly file: string;
+  constructor(file: string, problem: string, hint: string, options?: { cause?: unknown }) {
+    super(`values '${file}': ${problem}.`, hint, options);
+    this.file = file;
+  }
+}
+
+/**
+ * Deep merge as addon-operator layers values: maps merge key by key, anything else (lists,
+ * scalars, null) in `override` replaces what `base` had.
+ */
+export function mergeValues(
+  base: JsonValue | undefined,
+  override: JsonValue | undefined,
+): JsonValue | undefined {
+  if (override === undefined) return base;
+  if (!isJsonObject(base) || !isJsonObject(override)) return structuredClone(override);
+  const out: JsonObject = structuredClone(base);
+  for (const [key, value] of Object.entries(override)) {
+    const merged = mergeValues(out[key], value);
+    if (merged !== undefined) out[key] = merged;
+  }
+  return out;
+}
+
+/** The ConfigMap's layout (seed 003 "ConfigMap/addon-operator"), parsed. */
+export interface ConfigValues {
+  readonly global: JsonObject | undefined;
+  /** Module sections by values key. */
+  readonly modules: ReadonlyMap<string, JsonValue>;
+  /** `<key>Enabled` flags by values key. */
+  readonly enabled: ReadonlyMap<string, boolean>;
+}
+
+export const EMPTY_CONFIG_VALUES: ConfigValues = {
+  global: undefined,
+  modules: new Map(),
+  enabled: new Map(),
+};
+
+/**
+ * Reads config values in the ConfigMap's data layout: `global` and module sections are YAML
+ * strings (or, in a file, YAML maps), `<module>Enabled` is "true" or "false".
+ */
+export function parseConfigValues(data: JsonValue | undefined, file: string): ConfigValues {
+  if (data === undefined || data === null) return EMPTY_CONFIG_VALUES;
+  if (!isJsonObject(data))
+    throw new ValuesError(
+      file,
+      'config values must be a map',
+      'Write global, <module> and <module>Enabled keys.',
+    );
+  const modules = new Map<string, JsonValue>();
+  const enabled = new Map<string, boolean>();
+  let global: JsonObject | undefined;
+  for (const [key, raw] of Object.entries(data)) {
+    const value = typeof raw === 'string' && !key.endsWith('Enabled') ? parseSection(raw, file, key) : raw;
+    if (key === 'global') {
+      if (value !== null && !isJsonObject(value)) throw sectionError(file, key);
+      global = value ?? {};
+    } else if (key.endsWith('Enabled')) {
+      enabled.set(
+        checkModuleKey(key.slice(0, -'Enabled'.length), file, key),
+        parseEnabledFlag(value, file, key, true),
+      );
+    } else {
+      if (!isJsonObject(value) && !Array.isArray(value)) throw sectionError(file, key);
+      modules.set(checkModuleKey(key, file, key), value);
+    }
+  }
+  return { global, modules, enabled };
+}
+
+function parseSection(text: string, file: string, key: string): JsonValue {
+  try {
+    return parseYamlDocument(text, `${file}#${key}`) ?? null;
+  } catch (error: unknown) {
+    throw new ValuesError(file, `section '${key}' is not valid YAML`, 'Fix the YAML inside the section.', {
+      cause: error,
+    });
+  }
+}
+
+function sectionError(file: string, key: string): ValuesError {
+  return new ValuesError(
+    file,
+    `section '${key}' must be a map or a list`,
+    `Write '${key}' as a YAML map (or list) of values.`,
+  );
+}
+
+function checkModuleKey(key: string, file: string, field: string): string {
+  if (
+    !isValidModuleName(moduleNameFromValuesKey(key)) ||
+    moduleValuesKey(moduleNameFromValuesKey(key)) !== key
+  ) {
+    throw new ValuesError(
+      file,
+      `bad module name '${field}': should be camelCased`,
+      'Module keys are the camelCase form of the kebab-case module name, e.g. echoServer for echo-server.',
+    );
+  }
+  return key;
+}
+
+/** A `<module>Enabled` flag: a boolean, or (in config values) the strings "true" and "false". */
+export function parseEnabledFlag(
+  value: JsonValue | undefined,
+  file: string,
+  key: string,
+  allowStrings: boolean,
+): boolean {
+  if (typeof value === 'boolean') return value;
+  if (allowStrings && (value === 'true' || value === 'false')) return value === 'true';
+  throw new ValuesError(
+    file,
+    `'${key}' must be true or false, not ${JSON.stringify(value ?? null)}`,
+    `Set ${key}: true or ${key}: false.`,
+  );
+}
+
+/** Static values of a modules tree: the root values.yaml files and each module's values.yaml. */
+export interface StaticValues {
+  /** `$MODULES_DIR/values.yaml` (merged over every modules directory, later ones winning). */
+  readonly root: JsonObject;
+  /** Each module's own values.yaml, by module name. */
+  readonly modules: ReadonlyMap<string, JsonObject>;
+  /** Values given on the command line (`build --values`), in the root layout, over both files. */
+  readonly extra?: JsonObject;
+}
+
+/**
+ * A module's merged enabled flag (seed 001 step 4): false, then `<key>Enabled` from the root
+ * values.yaml, from the module's values.yaml, then from config values; the last one set wins.
+ */
+export function isEnabledByValues(name: string, statics: StaticValues, config: ConfigValues): boolean {
+  const flag = `${moduleValuesKey(name)}Enabled`;
+  let enabled = false;
+  for (const source of [statics.root, statics.modules.get(name) ?? {}, statics.extra ?? {}]) {
+    const value = source[flag];
+    if (typeof value === 'boolean') enabled = value;
+  }
+  return config.enabled.get(moduleValuesKey(name)) ?? enabled;
+}
+
+/** Global values: the root values.yaml's `global`, then config values' `global` (seed 003). */
+export function globalValues(statics: StaticValues, config: ConfigValues): JsonObject {
+  const merged = mergeValues(
+    mergeValues(mergeValues({}, statics.root.global), statics.extra?.global),
+    config.global,
+  );
+  return isJsonObject(merged) ? merged : {};
+}
+
+/** A module's values: its section in the root values.yaml, its values.yaml, then config values. */
+export function moduleValues(name: string, statics: StaticValues, config: ConfigValues): JsonValue {
+  const key = moduleValuesKey(name);
+  let merged = mergeValues({}, statics.root[key]);
+  merged = mergeValues(merged, statics.modules.get(name)?.[key]);
+  merged = mergeValues(merged, statics.extra?.[key]);
+  merged = mergeValues(merged, config.modules.get(key));
+  return merged ?? {};
+}
+
+/**
+ * What a module sees (seed 003 "Using values in the hook"): `{global, <moduleKey>}`, with
+ * `global.enabledModules` listing the enabled modules in order.
+ */
+export function moduleValuesView(
+  name: string,
+  global: JsonObject,
+  values: JsonValue,
+  enabledModules: readonly string[],
+): JsonObject {
+  return { global: { ...global, enabledModules: [...enabledModules] }, [moduleValuesKey(name)]: values };
+}
+
+/** Reads a dotted path (`global.discovery.clusterDomain`) in a values view. */
+export function valueAtPath(view: JsonValue, dottedPath: string): JsonValue | undefined {
+  let node: JsonValue | undefined = view;
+  for (const part of dottedPath.split('.')) {
+    if (Array.isArray(node) && /^\d+$/.test(part)) node = node[Number(part)];
+    else if (isJsonObject(node) && part in node) node = node[part];
+    else return undefined;
+  }
+  return node;
+}

@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isConditionTrue, JqExpressionError, loadJqEngine } from './jq-engine.ts';
+
+describe('jq engine', () => {
+  it('evaluates a condition over a values view', async () => {
+    const jq = await loadJqEngine();
+    const view = { global: { enabledModules: ['prometheus'] }, echoServer: { highAvailability: true } };
+    assert.equal(isConditionTrue(jq.evaluate('.echoServer.highAvailability', view, 'test')), true);
+    assert.equal(isConditionTrue(jq.evaluate('.echoServer.missing', view, 'test')), false);
+    assert.equal(
+      isConditionTrue(jq.evaluate('.global.enabledModules | index("prometheus")', view, 'test')),
+      true,
+    );
+    assert.equal(isConditionTrue(jq.evaluate('empty', view, 'test')), false);
+  });
+
+  it('survives many calls on one instance (the pinned version does not abort)', async () => {
+    const jq = await loadJqEngine();
+    for (let i = 0; i < 600; i++) assert.deepEqual(jq.evaluate('.x + 1', { x: i }, 'test'), [i + 1]);
+  });
+
+  it('names the place and the expression when a filter does not compile', async () => {
+    const jq = await loadJqEngine();
+    assert.throws(
+      () => jq.evaluate('.a[', {}, 'modules/010-app/kustomization.yaml'),
+      (error: unknown) =>
+        error instanceof JqExpressionError &&
+        /modules\/010-app\/kustomization\.yaml: jq expression '\.a\['/.test(error.message),
+    );
+  });
+});

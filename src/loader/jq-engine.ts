@@ -1,0 +1,45 @@
+import { loadJq, type Jq } from 'jq-wasm';
+import { KaddonError } from '../core/errors.ts';
+import type { JsonValue } from '../core/json.ts';
+
+/** A jq expression that does not compile or fails on its input. */
+export class JqExpressionError extends KaddonError {
+  readonly code = 'jq-invalid';
+  constructor(where: string, expression: string, problem: string, options?: { cause?: unknown }) {
+    super(
+      `${where}: jq expression '${expression}' failed: ${problem}.`,
+      'Correct the expression (jq 1.8 syntax).',
+      options,
+    );
+  }
+}
+
+/** Evaluates jq filters synchronously once loaded (jq-wasm, pinned in package.json; TOOLCHAIN.md). */
+export interface JqEngine {
+  /** Every output of `filter` run on `input`. `where` names the file in errors. */
+  evaluate(filter: string, input: JsonValue, where: string): JsonValue[];
+}
+
+let loading: Promise<Jq> | undefined;
+
+/** Loads the jq engine once per process; later calls share it. */
+export async function loadJqEngine(): Promise<JqEngine> {
+  loading ??= loadJq();
+  const jq = await loading;
+  return {
+    evaluate(filter, input, where) {
+      try {
+        return jq.json<JsonValue>(input, filter);
+      } catch (error: unknown) {
+        const detail =
+          error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error);
+        throw new JqExpressionError(where, filter, detail, { cause: error });
+      }
+    },
+  };
+}
+
+/** A `when` condition holds when the expression yields anything but false or null (DESIGN.md). */
+export function isConditionTrue(outputs: readonly JsonValue[]): boolean {
+  return outputs.some((value) => value !== false && value !== null);
+}

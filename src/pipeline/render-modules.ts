@@ -1,0 +1,48 @@
+import type { KustomizationNode } from '../core/kustomization.ts';
+import type { Resource } from '../core/resource.ts';
+import { accumulateTarget } from './build-kustomization.ts';
+import { finishBuild } from './finish-build.ts';
+import { ResourceAccumulator } from './resource-accumulator.ts';
+import { sortLegacy } from './sort-resources.ts';
+
+/** One enabled module, its files already read and `$(var)`-expanded with its values view. */
+export interface ModuleInput {
+  readonly name: string;
+  /** The module's kustomization; undefined for a module without manifests. */
+  readonly node: KustomizationNode | undefined;
+}
+
+export interface RenderedModules {
+  /** Every enabled module's resources, in module order; each slice in kustomize's output order. */
+  readonly slices: ReadonlyMap<string, readonly Resource[]>;
+  /** Names of kustomize `vars` declared anywhere: `$(NAME)` left for them is not unresolved. */
+  readonly declaredVars: ReadonlySet<string>;
+  readonly warnings: readonly string[];
+}
+
+/**
+ * Applies the enabled modules in order onto one accumulator (DESIGN.md "Modules are components"):
+ * a Kustomization module is built alone and merged in, so it cannot touch other modules'
+ * resources; a Component module transforms everything accumulated so far. Each resource keeps the
+ * module that added it, and the result is cut into one slice per module.
+ */
+export function renderModules(modules: readonly ModuleInput[]): RenderedModules {
+  const ra = new ResourceAccumulator();
+  for (const module of modules) {
+    const node = module.node;
+    if (!node) continue;
+    if (node.kind === 'Component') {
+      accumulateTarget(node, ra);
+    } else {
+      const own = accumulateTarget(node, new ResourceAccumulator());
+      for (const resource of own.resources) resource.owner = module.name;
+      ra.absorbAccumulator(own, node.file);
+    }
+    for (const resource of ra.resources) resource.owner ??= module.name;
+  }
+  const result = finishBuild(ra, { order: 'fifo' });
+  const slices = new Map<string, Resource[]>(modules.map((module) => [module.name, []]));
+  for (const resource of result.resources) slices.get(resource.owner ?? '')?.push(resource);
+  for (const [name, resources] of slices) slices.set(name, sortLegacy(resources));
+  return { slices, declaredVars: new Set(ra.vars.map((declared) => declared.name)), warnings: result.warnings };
+}

@@ -1,0 +1,115 @@
+import path from 'node:path';
+import { KaddonError } from '../core/errors.ts';
+import type { JsonObject } from '../core/json.ts';
+import {
+  globalValues,
+  isEnabledByValues,
+  moduleValues,
+  moduleValuesView,
+  valueAtPath,
+  type ConfigValues,
+  type StaticValues,
+} from '../core/values.ts';
+import type { YamlExpansion } from '../core/yaml.ts';
+import { isConditionTrue, type JqEngine } from '../loader/jq-engine.ts';
+import { loadKustomization } from '../loader/kustomization-loader.ts';
+import type { ModuleDefinition, ModulesTree } from '../loader/modules-tree.ts';
+import { renderModules, type ModuleInput, type RenderedModules } from '../pipeline/render-modules.ts';
+
+/** A `$(name)` left verbatim because no value and no kustomize var has that name. */
+export interface UnresolvedReference {
+  readonly module: string;
+  readonly name: string;
+  readonly file: string;
+  readonly line: number;
+}
+
+export interface RenderTreeInput {
+  readonly tree: ModulesTree;
+  /** Extra values in the layout of modules/values.yaml, merged over the tree's own. */
+  readonly extraValues?: JsonObject;
+  readonly config: ConfigValues;
+  /** Folders searched for `shared: NAME` components, in order. */
+  readonly sharedComponentRoots: readonly string[];
+  readonly jq: JqEngine;
+  /** Paths in messages are shown relative to this folder. */
+  readonly displayBase?: string;
+}
+
+export interface RenderTreeResult {
+  readonly enabledModules: readonly string[];
+  readonly rendered: RenderedModules;
+  readonly unresolved: readonly UnresolvedReference[];
+  readonly warnings: readonly string[];
+}
+
+/** A module kind `kaddon build` cannot render yet. */
+export class ModuleSourceError extends KaddonError {
+  readonly code = 'module-unsupported';
+  constructor(module: ModuleDefinition) {
+    super(
+      `module '${module.name}': ${module.dir} is a Helm chart (Chart.yaml or templates/), which the offline build does not render.`,
+      'Give the module a kustomization.yaml, or render it with helm template.',
+    );
+  }
+}
+
+/**
+ * Renders a modules tree from static values (DESIGN.md data flow): decide which modules are
+ * enabled, read each enabled module with its own values view, then compose them in order.
+ */
+export function renderTree(input: RenderTreeInput): RenderTreeResult {
+  const statics: StaticValues = {
+    ...input.tree.statics,
+    ...(input.extraValues ? { extra: input.extraValues } : {}),
+  };
+  const enabled = input.tree.modules.filter((module) =>
+    isEnabledByValues(module.name, statics, input.config),
+  );
+  const enabledNames = enabled.map((module) => module.name);
+  const global = globalValues(statics, input.config);
+  const unresolved: UnresolvedReference[] = [];
+  const warnings: string[] = [...input.tree.warnings];
+  const modules: ModuleInput[] = enabled.map((module) => {
+    const view = moduleValuesView(
+      module.name,
+      global,
+      moduleValues(module.name, statics, input.config),
+      enabledNames,
+    );
+    return { name: module.name, node: loadModule(module, view, input, unresolved, warnings) };
+  });
+  const rendered = renderModules(modules);
+  return {
+    enabledModules: enabledNames,
+    rendered,
+    unresolved: unresolved.filter((ref) => !rendered.declaredVars.has(ref.name)),
+    warnings: [...warnings, ...rendered.warnings],
+  };
+}
+
+function loadModule(
+  module: ModuleDefinition,
+  view: JsonObject,
+  input: RenderTreeInput,
+  unresolved: UnresolvedReference[],
+  warnings: string[],
+): ModuleInput['node'] {
+  if (module.source === 'none') return undefined;
+  if (module.source === 'chart') throw new ModuleSourceError(module);
+  const expansion: YamlExpansion = {
+    lookup: (name) => valueAtPath(view, name),
+    onUnresolved: (name, file, line) => unresolved.push({ module: module.name, name, file, line }),
+  };
+  const result = loadKustomization(module.dir, {
+    displayBase: input.displayBase ?? process.cwd(),
+    allowedRoots: [...input.tree.dirs, ...input.sharedComponentRoots].map((dir) => path.resolve(dir)),
+    expansion,
+    components: {
+      sharedRoots: input.sharedComponentRoots,
+      isEnabled: (when, file) => isConditionTrue(input.jq.evaluate(when, view, `${file}: components when`)),
+    },
+  });
+  warnings.push(...result.warnings);
+  return result.node;
+}
