@@ -1,19 +1,28 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  configSection,
+  describeOwner,
+  GLOBAL_OWNER,
   globalValues,
   isEnabledByValues,
   mergeValues,
+  moduleOwner,
   moduleValues,
+  ownerValuesKey,
   parseConfigValues,
   valueAtPath,
   ValuesError,
+  withConfigSection,
   type StaticValues,
 } from './values.ts';
 
 describe('values layers', () => {
   it('merges maps deeply and replaces lists and scalars', () => {
-    assert.deepEqual(mergeValues({ a: { b: 1, c: [1, 2] }, d: 1 }, { a: { c: [3] }, d: null }), { a: { b: 1, c: [3] }, d: null });
+    assert.deepEqual(mergeValues({ a: { b: 1, c: [1, 2] }, d: 1 }, { a: { c: [3] }, d: null }), {
+      a: { b: 1, c: [3] },
+      d: null,
+    });
   });
 
   // Seed 003 "Example": values.yaml files, then the ConfigMap.
@@ -38,14 +47,23 @@ describe('values layers', () => {
     };
     const empty = parseConfigValues({}, 'cm');
     assert.equal(isEnabledByValues('nginx-ingress', statics, empty), false);
-    assert.equal(isEnabledByValues('some-module', statics, parseConfigValues({ someModuleEnabled: 'true' }, 'cm')), true);
+    assert.equal(
+      isEnabledByValues('some-module', statics, parseConfigValues({ someModuleEnabled: 'true' }, 'cm')),
+      true,
+    );
     assert.equal(isEnabledByValues('unmentioned', statics, empty), false);
   });
 
   it('refuses config values that break the ConfigMap contract, naming the key', () => {
-    assert.throws(() => parseConfigValues({ some_module: 'a: 1' }, 'cm.yaml'), /bad module name 'some_module'/);
+    assert.throws(
+      () => parseConfigValues({ some_module: 'a: 1' }, 'cm.yaml'),
+      /bad module name 'some_module'/,
+    );
     assert.throws(() => parseConfigValues({ someModuleEnabled: 'yes' }, 'cm.yaml'), ValuesError);
-    assert.throws(() => parseConfigValues({ someModule: '"just a string"' }, 'cm.yaml'), /must be a map or a list/);
+    assert.throws(
+      () => parseConfigValues({ someModule: '"just a string"' }, 'cm.yaml'),
+      /must be a map or a list/,
+    );
   });
 
   it('reads dotted paths, list indexes included', () => {
@@ -53,5 +71,27 @@ describe('values layers', () => {
     assert.equal(valueAtPath(view, 'global.discovery.clusterDomain'), 'cluster.local');
     assert.equal(valueAtPath(view, 'app.hosts.1'), 'b');
     assert.equal(valueAtPath(view, 'app.missing'), undefined);
+  });
+
+  // Reference §5.5: Static, then DynamicallyEnabled (global hooks' patches), then KubeConfig.
+  it('puts flags set by global hooks between the values.yaml files and config values', () => {
+    const statics: StaticValues = { root: { echoServerEnabled: true }, modules: new Map() };
+    const dynamic = new Map([['echoServer', false]]);
+    assert.equal(isEnabledByValues('echo-server', statics, parseConfigValues({}, 'cm'), dynamic), false);
+    const config = parseConfigValues({ echoServerEnabled: 'true' }, 'cm');
+    assert.equal(isEnabledByValues('echo-server', statics, config, dynamic), true);
+    assert.equal(isEnabledByValues('echo-server', statics, parseConfigValues({}, 'cm'), new Map()), true);
+  });
+
+  it('names owners and reads and replaces their config sections', () => {
+    const echo = moduleOwner('echo-server');
+    assert.deepEqual([ownerValuesKey(GLOBAL_OWNER), ownerValuesKey(echo)], ['global', 'echoServer']);
+    assert.deepEqual([describeOwner(GLOBAL_OWNER), describeOwner(echo)], ['global', "module 'echo-server'"]);
+    const config = parseConfigValues({ global: 'a: 1', echoServer: 'b: 2' }, 'cm');
+    assert.deepEqual(configSection(config, echo), { b: 2 });
+    assert.deepEqual(configSection(parseConfigValues({}, 'cm'), echo), {});
+    const replaced = withConfigSection(withConfigSection(config, echo, { b: 3 }), GLOBAL_OWNER, { a: 2 });
+    assert.deepEqual([replaced.global, replaced.modules.get('echoServer')], [{ a: 2 }, { b: 3 }]);
+    assert.deepEqual(config.modules.get('echoServer'), { b: 2 }, 'the original is unchanged');
   });
 });

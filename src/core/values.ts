@@ -140,15 +140,23 @@ export interface StaticValues {
 /**
  * A module's merged enabled flag (seed 001 step 4): false, then `<key>Enabled` from the root
  * values.yaml, from the module's values.yaml, then from config values; the last one set wins.
+ * `dynamic` holds the flags global hooks set by values patches (by values key); as in
+ * addon-operator's extender order they sit between the files and config values.
  */
-export function isEnabledByValues(name: string, statics: StaticValues, config: ConfigValues): boolean {
-  const flag = `${moduleValuesKey(name)}Enabled`;
+export function isEnabledByValues(
+  name: string,
+  statics: StaticValues,
+  config: ConfigValues,
+  dynamic?: ReadonlyMap<string, boolean>,
+): boolean {
+  const key = moduleValuesKey(name);
+  const flag = `${key}Enabled`;
   let enabled = false;
   for (const source of [statics.root, statics.modules.get(name) ?? {}, statics.extra ?? {}]) {
     const value = source[flag];
     if (typeof value === 'boolean') enabled = value;
   }
-  return config.enabled.get(moduleValuesKey(name)) ?? enabled;
+  return config.enabled.get(key) ?? dynamic?.get(key) ?? enabled;
 }
 
 /** Global values: the root values.yaml's `global`, then config values' `global` (seed 003). */
@@ -192,4 +200,42 @@ export function valueAtPath(view: JsonValue, dottedPath: string): JsonValue | un
     else return undefined;
   }
   return node;
+}
+
+/** Whose values: the global section or one module's (seed 003 "Values storage"). */
+export type ValuesOwner = { readonly kind: 'global' } | { readonly kind: 'module'; readonly name: string };
+
+export const GLOBAL_OWNER: ValuesOwner = { kind: 'global' };
+
+export function moduleOwner(name: string): ValuesOwner {
+  return { kind: 'module', name };
+}
+
+/** The owner's top-level key in values documents: `global` or the module's camelCase key. */
+export function ownerValuesKey(owner: ValuesOwner): string {
+  return owner.kind === 'global' ? 'global' : moduleValuesKey(owner.name);
+}
+
+/** The subject of a message about the owner's values: `global` or `module 'echo-server'`. */
+export function describeOwner(owner: ValuesOwner): string {
+  return owner.kind === 'global' ? 'global' : `module '${owner.name}'`;
+}
+
+/** The owner's section of config values; an absent section is an empty map. */
+export function configSection(config: ConfigValues, owner: ValuesOwner): JsonValue {
+  const section = owner.kind === 'global' ? config.global : config.modules.get(ownerValuesKey(owner));
+  return section ?? {};
+}
+
+/** Config values with the owner's section replaced. */
+export function withConfigSection(
+  config: ConfigValues,
+  owner: ValuesOwner,
+  section: JsonValue,
+): ConfigValues {
+  if (owner.kind === 'global') {
+    if (!isJsonObject(section)) throw new TypeError('the global section of config values must be a map');
+    return { ...config, global: section };
+  }
+  return { ...config, modules: new Map(config.modules).set(ownerValuesKey(owner), section) };
 }

@@ -1,0 +1,95 @@
+import jsonpatch from 'fast-json-patch';
+import type { JsonObject } from './json.ts';
+import {
+  describeOperation,
+  pointerSegments,
+  ValuesPatchError,
+  type PatchSource,
+  type ValuesPatch,
+  type ValuesPatchOperation,
+} from './values-patch.ts';
+
+export interface ApplyPatchOptions {
+  readonly source: PatchSource;
+  /**
+   * Replaying stored patches over changed config values: a `remove` of a path that is gone is
+   * skipped, as addon-operator replays them (IgnoreNonExistentPaths). A hook's new patch is strict.
+   */
+  readonly ignoreMissingRemoves?: boolean;
+}
+
+/** Applies a patch to a copy of `doc`, all or nothing: on a failing operation it throws. */
+export function applyValuesPatch(
+  doc: JsonObject,
+  patch: ValuesPatch,
+  options: ApplyPatchOptions,
+): JsonObject {
+  let result = structuredClone(doc);
+  patch.forEach((operation, index) => {
+    try {
+      result = jsonpatch.applyOperation(
+        result,
+        structuredClone(operation) as jsonpatch.Operation,
+        true,
+        true,
+        true,
+        index,
+      ).newDocument;
+    } catch (error: unknown) {
+      const code = error instanceof jsonpatch.JsonPatchError ? error.name : undefined;
+      if (options.ignoreMissingRemoves && operation.op === 'remove' && code === 'OPERATION_PATH_UNRESOLVABLE')
+        return;
+      throw new ValuesPatchError(
+        'values-patch-failed',
+        options.source,
+        `${describeOperation(index, operation)} does not apply: ${failure(code, error)}`,
+        'Patch paths that exist (add creates one key, not its parents), or add the parent first.',
+        { cause: error },
+      );
+    }
+  });
+  return result;
+}
+
+const FAILURES: Readonly<Record<string, string>> = {
+  OPERATION_PATH_CANNOT_ADD: 'the parent of the path does not exist',
+  OPERATION_PATH_UNRESOLVABLE: 'the path does not exist',
+  OPERATION_FROM_UNRESOLVABLE: "the 'from' path does not exist",
+  OPERATION_VALUE_OUT_OF_BOUNDS: 'the list index is out of bounds',
+  TEST_OPERATION_FAILED: 'the value at the path differs from the tested value',
+  OPERATION_PATH_ILLEGAL_ARRAY_INDEX: 'the path is not a valid list index',
+};
+
+function failure(code: string | undefined, error: unknown): string {
+  if (code !== undefined && code in FAILURES) return FAILURES[code] ?? code;
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
+}
+
+/**
+ * Adds a hook's operations to the stored ones and drops what they make dead, so stored patches
+ * stay as small as the values they set (addon-operator compacts too). Replaying the result over
+ * the same values gives what replaying everything gives: an `add` or `remove` at a path of map
+ * keys only supersedes earlier add/remove/copy operations at or under that path, never across a
+ * move or copy (which read other paths), and never on list positions (which shift). `test`
+ * operations check the hook's own run and are not kept.
+ */
+export function compactValuesPatch(stored: ValuesPatch, added: ValuesPatch): ValuesPatch {
+  let out: ValuesPatchOperation[] = [...stored];
+  for (const operation of added) {
+    if (operation.op === 'test') continue;
+    if ((operation.op === 'add' || operation.op === 'remove') && isMapKeysPath(operation.path)) {
+      const barrier = out.findLastIndex((earlier) => earlier.op === 'move' || earlier.op === 'copy');
+      out = out.filter((earlier, i) => i <= barrier || !isAtOrUnder(earlier.path, operation.path));
+    }
+    out.push(operation);
+  }
+  return out;
+}
+
+function isMapKeysPath(path: string): boolean {
+  return pointerSegments(path).every((segment) => segment !== '-' && !/^\d+$/.test(segment));
+}
+
+function isAtOrUnder(path: string, parent: string): boolean {
+  return path === parent || path.startsWith(`${parent}/`);
+}

@@ -1,0 +1,52 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { JsonValue } from '../core/json.ts';
+import { GLOBAL_OWNER, moduleOwner, type ValuesOwner } from '../core/values.ts';
+import { ValuesSchemas, type ValuesSchemaFiles } from '../core/values-schema.ts';
+import { parseYamlDocument } from '../core/yaml.ts';
+import type { ModulesTree } from './modules-tree.ts';
+
+/** The schemas of global values and of every module of a tree. */
+export interface TreeSchemas {
+  readonly global: ValuesSchemas;
+  /** By module name; every module of the tree has an entry (maybe without schemas). */
+  readonly modules: ReadonlyMap<string, ValuesSchemas>;
+}
+
+/**
+ * Reads `openapi/config-values.yaml` and `openapi/values.yaml` from a folder (seed 003
+ * "Validation"). A missing or empty file means no schema of that kind; a file that does not
+ * parse fails with its path and line.
+ */
+export function readValuesSchemaFiles(openapiDir: string): ValuesSchemaFiles {
+  const configValues = readSchemaFile(path.join(openapiDir, 'config-values.yaml'));
+  const values = readSchemaFile(path.join(openapiDir, 'values.yaml'));
+  return { ...(configValues ? { configValues } : {}), ...(values ? { values } : {}) };
+}
+
+function readSchemaFile(file: string): { file: string; schema: JsonValue } | undefined {
+  if (!existsSync(file)) return undefined;
+  const schema = parseYamlDocument(readFileSync(file, 'utf8'), file);
+  return schema === undefined ? undefined : { file, schema };
+}
+
+/** Reads and compiles the schemas in `<dir>/openapi/`. */
+export function loadValuesSchemas(owner: ValuesOwner, dir: string): ValuesSchemas {
+  return new ValuesSchemas(owner, readValuesSchemaFiles(path.join(dir, 'openapi')));
+}
+
+/**
+ * Global schemas live in `$GLOBAL_HOOKS_DIR/openapi/` (as addon-operator reads them), module
+ * schemas in `<module dir>/openapi/`. Without a global hooks dir, global values have no schema.
+ */
+export function loadTreeSchemas(tree: ModulesTree, globalHooksDir: string | undefined): TreeSchemas {
+  return {
+    global:
+      globalHooksDir === undefined
+        ? new ValuesSchemas(GLOBAL_OWNER)
+        : loadValuesSchemas(GLOBAL_OWNER, globalHooksDir),
+    modules: new Map(
+      tree.modules.map((module) => [module.name, loadValuesSchemas(moduleOwner(module.name), module.dir)]),
+    ),
+  };
+}

@@ -1,0 +1,69 @@
+import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+import {
+  configSection,
+  EMPTY_CONFIG_VALUES,
+  globalValues,
+  mergeValues,
+  moduleValues,
+  ownerValuesKey,
+  type ConfigValues,
+  type StaticValues,
+  type ValuesOwner,
+} from '../core/values.ts';
+import { applyValuesPatch } from '../core/values-patch-apply.ts';
+import type { ValuesPatch } from '../core/values-patch.ts';
+import type { ValuesSchemas } from '../core/values-schema.ts';
+
+/** What one owner's values are built from. */
+export interface OwnerLayers {
+  readonly owner: ValuesOwner;
+  readonly statics: StaticValues;
+  readonly schemas: ValuesSchemas;
+}
+
+/** The owner's static values: its sections of the root and the module's values.yaml. */
+function staticSection(layers: OwnerLayers): JsonValue {
+  const { owner, statics } = layers;
+  return owner.kind === 'global'
+    ? globalValues(statics, EMPTY_CONFIG_VALUES)
+    : moduleValues(owner.name, statics, EMPTY_CONFIG_VALUES);
+}
+
+/**
+ * What the config values schema checks (seed 003 "Validation": "values merged from values.yaml,
+ * modules/values.yaml and the ConfigMap"): static values, the config schema's defaults, then
+ * config values.
+ */
+export function configLayer(layers: OwnerLayers, config: JsonValue): JsonValue {
+  const base = layers.schemas.withDefaults('config', staticSection(layers));
+  return mergeValues(base, config) ?? {};
+}
+
+/**
+ * The owner's merged values (seed 003 "Merged values"), layer by layer as addon-operator builds
+ * them: static values, config schema defaults, config values, values schema defaults, then the
+ * stored values patches replayed in order. Defaults only fill absent keys, so a value set in any
+ * file or in the ConfigMap wins over a default, and hooks can patch keys inside defaulted maps.
+ */
+export function mergedSection(layers: OwnerLayers, config: ConfigValues, patches: ValuesPatch): JsonValue {
+  const section = layers.schemas.withDefaults(
+    'values',
+    configLayer(layers, configSection(config, layers.owner)),
+  );
+  if (patches.length === 0) return section;
+  const key = ownerValuesKey(layers.owner);
+  const patched = applyValuesPatch({ [key]: section }, patches, {
+    source: { kind: 'values' },
+    ignoreMissingRemoves: true,
+  });
+  return patched[key] ?? {};
+}
+
+/** A section wrapped under its owner's key, as hooks and Helm see it. */
+export function wrapSection(owner: ValuesOwner, section: JsonValue): JsonObject {
+  return { [ownerValuesKey(owner)]: structuredClone(section) };
+}
+
+export function asMap(value: JsonValue | undefined): JsonObject {
+  return isJsonObject(value) ? value : {};
+}

@@ -1,0 +1,281 @@
+import { deepEqual, type JsonObject, type JsonValue } from '../core/json.ts';
+import { moduleValuesKey } from '../core/module-name.ts';
+import {
+  configSection,
+  GLOBAL_OWNER,
+  isEnabledByValues,
+  moduleOwner,
+  ownerValuesKey,
+  withConfigSection,
+  type ConfigValues,
+  type StaticValues,
+  type ValuesOwner,
+} from '../core/values.ts';
+import { applyValuesPatch, compactValuesPatch } from '../core/values-patch-apply.ts';
+import { scopeValuesPatch, type EnabledFlagPatch, type ValuesPatch } from '../core/values-patch.ts';
+import { ValuesSchemas } from '../core/values-schema.ts';
+import type { ConfigStore } from './config-store.ts';
+import { asMap, configLayer, mergedSection, wrapSection, type OwnerLayers } from './values-store-layers.ts';
+
+export interface ValuesStoreInit {
+  readonly statics: StaticValues;
+  /** Module names, in module order. */
+  readonly modules: readonly string[];
+  /** Schemas of global values and by module name; an owner without an entry has none. */
+  readonly schemas?: { readonly global: ValuesSchemas; readonly modules: ReadonlyMap<string, ValuesSchemas> };
+  readonly configStore: ConfigStore;
+}
+
+/** What a hook run or a config reload changed (seed 001 events 13, 14 and 16). */
+export interface ValuesChanges {
+  /** Global values changed: reload all modules. */
+  readonly global: boolean;
+  /** Modules whose values changed, in module order: run each again. */
+  readonly modules: readonly string[];
+  /** Modules whose enabled flag from values changed (config or a global hook): reload all modules. */
+  readonly enabled: readonly string[];
+}
+
+/** A hook's two patch files, parsed (see parseValuesPatch). */
+export interface HookPatches {
+  readonly configPatch?: ValuesPatch;
+  readonly valuesPatch?: ValuesPatch;
+}
+
+interface State {
+  readonly config: ConfigValues;
+  /** Stored values patches by owner values key. */
+  readonly patches: ReadonlyMap<string, ValuesPatch>;
+  /** `<module>Enabled` flags set by global hooks, by module values key. */
+  readonly dynamic: ReadonlyMap<string, boolean>;
+  /** Merged values by owner values key. */
+  readonly values: ReadonlyMap<string, JsonValue>;
+}
+
+/**
+ * The values storage of seed 003: static values, config values from a ConfigStore, schema
+ * defaults and the values patches hooks returned, merged per owner. Every change is computed
+ * into a new state and checked before it replaces the old one, so a failed hook run or a bad
+ * config leaves every layer exactly as it was.
+ */
+export class ValuesStore {
+  readonly #init: ValuesStoreInit;
+  readonly #layers: ReadonlyMap<string, OwnerLayers>;
+  #state: State;
+  #tail: Promise<unknown> = Promise.resolve();
+
+  private constructor(init: ValuesStoreInit, config: ConfigValues) {
+    this.#init = init;
+    const owners = [GLOBAL_OWNER, ...init.modules.map(moduleOwner)];
+    this.#layers = new Map(
+      owners.map((owner) => [
+        ownerValuesKey(owner),
+        { owner, statics: init.statics, schemas: this.#schemas(owner) },
+      ]),
+    );
+    const empty: State = { config, patches: new Map(), dynamic: new Map(), values: new Map() };
+    this.#state = this.#withConfig(empty, config);
+  }
+
+  /** Loads config values and checks them; fails as addon-operator stops on invalid config at startup. */
+  static async open(init: ValuesStoreInit): Promise<ValuesStore> {
+    return new ValuesStore(init, await init.configStore.load());
+  }
+
+  /** Merged global values. */
+  globalValues(): JsonObject {
+    return structuredClone(asMap(this.#state.values.get('global')));
+  }
+
+  /** A module's merged values. */
+  moduleValues(name: string): JsonValue {
+    return structuredClone(this.#section(moduleOwner(name)));
+  }
+
+  /**
+   * `$VALUES_PATH` (seed 003 "Using values in the hook"): `{global}` for a global hook;
+   * `{global, <moduleKey>}` for a module hook, an enabled script or `$(var)` expansion, with
+   * `global.enabledModules` when given (all enabled modules for hooks, the ones enabled before
+   * this module for its enabled script).
+   */
+  valuesView(owner: ValuesOwner, enabledModules?: readonly string[]): JsonObject {
+    const global = this.globalValues();
+    if (owner.kind === 'global') return { global };
+    if (enabledModules) global.enabledModules = [...enabledModules];
+    return { global, ...wrapSection(owner, this.#section(owner)) };
+  }
+
+  /** `$CONFIG_VALUES_PATH`: config values only, `{global}` or `{global, <moduleKey>}`. */
+  configView(owner: ValuesOwner): JsonObject {
+    const global = structuredClone(configSection(this.#state.config, GLOBAL_OWNER));
+    if (owner.kind === 'global') return { global };
+    return { global, ...wrapSection(owner, configSection(this.#state.config, owner)) };
+  }
+
+  /**
+   * The values a module's release is rendered with: `{global, <moduleKey>}` without
+   * enabledModules (seed 003 "Using values in Helm charts"), checked first against the global
+   * and the module's values schema with `x-required-for-helm` merged into `required`.
+   */
+  helmValues(name: string): JsonObject {
+    const view = this.valuesView(moduleOwner(name));
+    this.#schemas(GLOBAL_OWNER).validate('helm', view.global ?? {});
+    this.#schemas(moduleOwner(name)).validate('helm', view[moduleValuesKey(name)] ?? {});
+    return view;
+  }
+
+  /** The module's enabled flag from values.yaml files, global hooks and config values. */
+  isEnabledByValues(name: string): boolean {
+    return isEnabledByValues(name, this.#init.statics, this.#state.config, this.#state.dynamic);
+  }
+
+  /**
+   * Applies what a hook returned (seed 003 "Update values"): the config values patch is checked
+   * against the config values schema and persisted; the values patch is kept in memory; the
+   * merged values are checked against the values schema. Any failure throws and changes nothing.
+   */
+  applyHookPatches(owner: ValuesOwner, patches: HookPatches, hook: string): Promise<ValuesChanges> {
+    return this.#serialize(async () => {
+      const before = this.#state;
+      const key = ownerValuesKey(owner);
+      const dynamic = new Map(before.dynamic);
+      const config = this.#patchConfig(before.config, owner, patches.configPatch, hook, dynamic);
+      const { section, stored } = this.#patchValues(
+        before,
+        config,
+        owner,
+        patches.valuesPatch,
+        hook,
+        dynamic,
+      );
+      if (!deepEqual(section, before.values.get(key)))
+        this.#ownerLayers(owner).schemas.validate('values', section);
+      if (config !== before.config)
+        await this.#init.configStore.saveSection(key, configSection(config, owner));
+      this.#state = {
+        config,
+        dynamic,
+        patches: new Map(before.patches).set(key, stored),
+        values: new Map(before.values).set(key, section),
+      };
+      return this.#changes(before, this.#state);
+    });
+  }
+
+  /** Config values with the hook's config patch applied and checked; the same object if unchanged. */
+  #patchConfig(
+    config: ConfigValues,
+    owner: ValuesOwner,
+    patch: ValuesPatch | undefined,
+    hook: string,
+    dynamic: Map<string, boolean>,
+  ): ConfigValues {
+    if (!patch) return config;
+    const scoped = scopeValuesPatch(patch, owner, { hook, kind: 'config' });
+    setFlags(dynamic, scoped.enabled);
+    const key = ownerValuesKey(owner);
+    const section = configSection(config, owner);
+    const source = { hook, kind: 'config' } as const;
+    const next = applyValuesPatch({ [key]: section }, scoped.values, { source })[key] ?? {};
+    if (deepEqual(next, section)) return config;
+    const layers = this.#ownerLayers(owner);
+    layers.schemas.validate('config', configLayer(layers, next));
+    return withConfigSection(config, owner, next);
+  }
+
+  /** The owner's values over `config` with the hook's values patch applied, and the patches to keep. */
+  #patchValues(
+    before: State,
+    config: ConfigValues,
+    owner: ValuesOwner,
+    patch: ValuesPatch | undefined,
+    hook: string,
+    dynamic: Map<string, boolean>,
+  ): { section: JsonValue; stored: ValuesPatch } {
+    const key = ownerValuesKey(owner);
+    const stored = before.patches.get(key) ?? [];
+    const current =
+      config === before.config
+        ? this.#section(owner)
+        : mergedSection(this.#ownerLayers(owner), config, stored);
+    if (!patch) return { section: current, stored };
+    const scoped = scopeValuesPatch(patch, owner, { hook, kind: 'values' });
+    setFlags(dynamic, scoped.enabled);
+    const source = { hook, kind: 'values' } as const;
+    const section = applyValuesPatch({ [key]: current }, scoped.values, { source })[key] ?? {};
+    return { section, stored: compactValuesPatch(stored, scoped.values) };
+  }
+
+  /**
+   * Reads config values again (the ConfigMap or file changed: seed 001 event 16), checks them
+   * and recomputes every owner's values. On invalid config it throws and keeps the old values.
+   */
+  reloadConfig(): Promise<ValuesChanges> {
+    return this.#serialize(async () => {
+      const config = await this.#init.configStore.load();
+      const before = this.#state;
+      const after = this.#withConfig(before, config);
+      this.#state = after;
+      return this.#changes(before, after);
+    });
+  }
+
+  /**
+   * A state over new config values, with every owner recomputed. Config values of global and
+   * of each module enabled by values are checked; a disabled module's are not, as in
+   * addon-operator.
+   */
+  #withConfig(state: State, config: ConfigValues): State {
+    const values = new Map<string, JsonValue>();
+    for (const [key, layers] of this.#layers) {
+      const { owner } = layers;
+      if (owner.kind === 'global' || isEnabledByValues(owner.name, this.#init.statics, config, state.dynamic))
+        layers.schemas.validate('config', configLayer(layers, configSection(config, owner)));
+      values.set(key, mergedSection(layers, config, state.patches.get(key) ?? []));
+    }
+    return { ...state, config, values };
+  }
+
+  #changes(before: State, after: State): ValuesChanges {
+    const changed = (key: string): boolean => !deepEqual(before.values.get(key), after.values.get(key));
+    const enabled = (state: State, name: string): boolean =>
+      isEnabledByValues(name, this.#init.statics, state.config, state.dynamic);
+    return {
+      global: changed('global'),
+      modules: this.#init.modules.filter((name) => changed(moduleValuesKey(name))),
+      enabled: this.#init.modules.filter((name) => enabled(before, name) !== enabled(after, name)),
+    };
+  }
+
+  #section(owner: ValuesOwner): JsonValue {
+    const section = this.#state.values.get(ownerValuesKey(owner));
+    if (section === undefined)
+      throw new TypeError(`no values for ${ownerValuesKey(owner)}: not a module of this store`);
+    return section;
+  }
+
+  #ownerLayers(owner: ValuesOwner): OwnerLayers {
+    const layers = this.#layers.get(ownerValuesKey(owner));
+    if (!layers) throw new TypeError(`no values for ${ownerValuesKey(owner)}: not a module of this store`);
+    return layers;
+  }
+
+  #schemas(owner: ValuesOwner): ValuesSchemas {
+    const schemas =
+      owner.kind === 'global' ? this.#init.schemas?.global : this.#init.schemas?.modules.get(owner.name);
+    return schemas ?? new ValuesSchemas(owner);
+  }
+
+  #serialize<T>(task: () => Promise<T>): Promise<T> {
+    const result = this.#tail.then(task);
+    this.#tail = result.catch(() => undefined);
+    return result;
+  }
+}
+
+function setFlags(dynamic: Map<string, boolean>, flags: readonly EnabledFlagPatch[]): void {
+  for (const flag of flags) {
+    if (flag.enabled === undefined) dynamic.delete(flag.moduleKey);
+    else dynamic.set(flag.moduleKey, flag.enabled);
+  }
+}
