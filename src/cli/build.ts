@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -8,8 +9,12 @@ import type { Resource } from '../core/resource.ts';
 import { EMPTY_CONFIG_VALUES, parseConfigValues, ValuesError } from '../core/values.ts';
 import { parseYamlDocument, stringifyYaml } from '../core/yaml.ts';
 import { loadJqEngine } from '../loader/jq-engine.ts';
-import { loadModulesTree } from '../loader/modules-tree.ts';
-import { renderTree, type UnresolvedReference } from '../runtime/render-tree.ts';
+import { createHookRunDeps } from '../hooks/run-hook-deps.ts';
+import { selectHookEnv } from '../hooks/run-hook-env.ts';
+import { createLogger } from '../observability/logger.ts';
+import { buildTree, type BuildTreeOptions } from '../runtime/build-tree.ts';
+import { parseSnapshotObjects } from '../runtime/prepare-values.ts';
+import type { UnresolvedReference } from '../runtime/render-tree.ts';
 import type { CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -25,6 +30,12 @@ Options:
   --config-values FILE     config values (the ConfigMap's layout: global, <module>, <module>Enabled)
   --components-path DIRS   more folders of shared components (colon-separated;
                            also $KADDON_COMPONENTS_PATH)
+  --run-hooks              run the hooks that produce values first: global onStartup and
+                           beforeAll, enabled scripts, module onStartup and beforeHelm
+  --global-hooks-dir DIR   global hooks and global openapi/ (default $GLOBAL_HOOKS_DIR)
+  --snapshots FILE         objects for hooks' kubernetes bindings with --run-hooks:
+                           {<hook>: {<binding>: [objects]}} (default: empty snapshots)
+  --hook-timeout SECONDS   stop a hook that runs longer (default: no limit)
   --strict                 fail when a $(var) reference is left unresolved
   -o, --output yaml|json   output format (default yaml)
   -h, --help               show this help`;
@@ -58,6 +69,10 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
       'config-values': { type: 'string' },
       'components-path': { type: 'string' },
       strict: { type: 'boolean', default: false },
+      'run-hooks': { type: 'boolean', default: false },
+      'global-hooks-dir': { type: 'string' },
+      snapshots: { type: 'string' },
+      'hook-timeout': { type: 'string' },
       output: { type: 'string', short: 'o', default: 'yaml' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -71,16 +86,19 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
   }
   const dirs = splitPaths(positionals.length > 0 ? positionals.join(':') : (process.env.MODULES_DIR ?? ''));
   if (dirs.length === 0) throw new UsageError('name a modules directory or set MODULES_DIR', buildUsage);
-  const tree = loadModulesTree(dirs);
-  const result = renderTree({
-    tree,
+  const jq = await loadJqEngine();
+  const result = await buildTree({
+    dirs,
     ...(values.values ? { extraValues: readValues(values.values) } : {}),
     config: values['config-values']
       ? parseConfigValues(readYaml(values['config-values']), values['config-values'])
       : EMPTY_CONFIG_VALUES,
-    sharedComponentRoots: componentRoots(values['components-path'], tree.dirs),
-    jq: await loadJqEngine(),
+    globalHooksDir: values['global-hooks-dir'] ?? process.env.GLOBAL_HOOKS_DIR,
+    sharedComponentRoots: componentRoots(values['components-path'], dirs),
+    jq,
+    ...(values['run-hooks'] ? { hooks: hookOptions(values.snapshots, values['hook-timeout'], io) } : {}),
   });
+  const tree = result.tree;
   for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
   if (values.strict && result.unresolved.length > 0) throw new UnresolvedVarsError(result.unresolved);
   for (const ref of result.unresolved)
@@ -92,6 +110,36 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
     tree.modules.map((m) => m.name),
   );
   io.stdout(values.output === 'json' ? printJson(slices) : printYaml(slices));
+}
+
+function hookOptions(
+  snapshotsFile: string | undefined,
+  timeout: string | undefined,
+  io: CliIo,
+): BuildTreeOptions['hooks'] {
+  const seconds = timeout === undefined ? undefined : Number(timeout);
+  if (seconds !== undefined && !(seconds > 0))
+    throw new UsageError(`--hook-timeout must be a number of seconds, not '${timeout ?? ''}'`, buildUsage);
+  const logger = createLogger({
+    type: 'text',
+    level: 'info',
+    noTime: true,
+    sink: {
+      write: (text) => {
+        io.stderr(text);
+      },
+    },
+  });
+  return {
+    runDeps: createHookRunDeps({
+      logger,
+      baseEnv: selectHookEnv(process.env),
+      cwd: process.cwd(),
+      tmpRoot: tmpdir(),
+    }),
+    snapshots: snapshotsFile ? parseSnapshotObjects(readYaml(snapshotsFile), snapshotsFile) : {},
+    ...(seconds === undefined ? {} : { timeoutMs: seconds * 1000 }),
+  };
 }
 
 function selectSlices(

@@ -7,7 +7,12 @@ import type { BindingContext } from './binding-context.ts';
  * would notice a difference; this keeps even that away.
  */
 export function formatBindingContexts(contexts: readonly BindingContext[]): string {
-  return write(contexts, '').replace(/[<>&\u2028\u2029]/g, escapeChar);
+  return formatGoJson(contexts);
+}
+
+/** Any JSON value in the same Go form; values and config values files are written this way too. */
+export function formatGoJson(value: unknown): string {
+  return write(value, '').replace(/[<>&\u2028\u2029]/g, escapeChar);
 }
 
 function write(value: unknown, indent: string): string {

@@ -1,15 +1,7 @@
 import path from 'node:path';
 import { KaddonError } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
-import {
-  globalValues,
-  isEnabledByValues,
-  moduleValues,
-  moduleValuesView,
-  valueAtPath,
-  type ConfigValues,
-  type StaticValues,
-} from '../core/values.ts';
+import { valueAtPath } from '../core/values.ts';
 import type { YamlExpansion } from '../core/yaml.ts';
 import { isConditionTrue, type JqEngine } from '../loader/jq-engine.ts';
 import { loadKustomization } from '../loader/kustomization-loader.ts';
@@ -24,11 +16,16 @@ export interface UnresolvedReference {
   readonly line: number;
 }
 
+/** Which modules are enabled, in order, and the values view each module is rendered with. */
+export interface ModuleValuesSource {
+  readonly enabledModules: readonly string[];
+  /** `{global, <moduleKey>}` with `global.enabledModules` (DESIGN.md "$(var) expansion"). */
+  viewFor(name: string): JsonObject;
+}
+
 export interface RenderTreeInput {
   readonly tree: ModulesTree;
-  /** Extra values in the layout of modules/values.yaml, merged over the tree's own. */
-  readonly extraValues?: JsonObject;
-  readonly config: ConfigValues;
+  readonly values: ModuleValuesSource;
   /** Folders searched for `shared: NAME` components, in order. */
   readonly sharedComponentRoots: readonly string[];
   readonly jq: JqEngine;
@@ -55,33 +52,21 @@ export class ModuleSourceError extends KaddonError {
 }
 
 /**
- * Renders a modules tree from static values (DESIGN.md data flow): decide which modules are
- * enabled, read each enabled module with its own values view, then compose them in order.
+ * Renders the enabled modules of a tree (DESIGN.md data flow): each enabled module is read with
+ * its own values view, then the modules are composed in order.
  */
 export function renderTree(input: RenderTreeInput): RenderTreeResult {
-  const statics: StaticValues = {
-    ...input.tree.statics,
-    ...(input.extraValues ? { extra: input.extraValues } : {}),
-  };
-  const enabled = input.tree.modules.filter((module) =>
-    isEnabledByValues(module.name, statics, input.config),
-  );
-  const enabledNames = enabled.map((module) => module.name);
-  const global = globalValues(statics, input.config);
+  const enabledNames = input.values.enabledModules;
+  const enabled = input.tree.modules.filter((module) => enabledNames.includes(module.name));
   const unresolved: UnresolvedReference[] = [];
   const warnings: string[] = [...input.tree.warnings];
-  const modules: ModuleInput[] = enabled.map((module) => {
-    const view = moduleValuesView(
-      module.name,
-      global,
-      moduleValues(module.name, statics, input.config),
-      enabledNames,
-    );
-    return { name: module.name, node: loadModule(module, view, input, unresolved, warnings) };
-  });
+  const modules: ModuleInput[] = enabled.map((module) => ({
+    name: module.name,
+    node: loadModule(module, input.values.viewFor(module.name), input, unresolved, warnings),
+  }));
   const rendered = renderModules(modules);
   return {
-    enabledModules: enabledNames,
+    enabledModules: enabled.map((module) => module.name),
     rendered,
     unresolved: unresolved.filter((ref) => !rendered.declaredVars.has(ref.name)),
     warnings: [...warnings, ...rendered.warnings],

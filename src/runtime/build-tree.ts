@@ -1,0 +1,63 @@
+import type { JsonObject } from '../core/json.ts';
+import type { ConfigValues } from '../core/values.ts';
+import type { HookRunDeps } from '../hooks/run-hook-deps.ts';
+import type { JqEngine } from '../loader/jq-engine.ts';
+import { loadModulesTree, type ModulesTree } from '../loader/modules-tree.ts';
+import { loadTreeSchemas } from '../loader/values-schemas.ts';
+import { MemoryConfigStore } from './memory-config-store.ts';
+import { runValueHooks, staticValues, type SnapshotObjects } from './prepare-values.ts';
+import { renderTree, type RenderTreeResult } from './render-tree.ts';
+import { ValuesStore } from './values-store.ts';
+
+export interface BuildTreeOptions {
+  readonly dirs: readonly string[];
+  /** Extra values in the layout of modules/values.yaml (`build --values`). */
+  readonly extraValues?: JsonObject;
+  readonly config: ConfigValues;
+  /** $GLOBAL_HOOKS_DIR: global values schemas, and global hooks with runHooks. */
+  readonly globalHooksDir: string | undefined;
+  readonly sharedComponentRoots: readonly string[];
+  readonly jq: JqEngine;
+  /** Run the hooks that produce values before rendering (`build --run-hooks`). */
+  readonly hooks?: {
+    readonly runDeps: HookRunDeps;
+    readonly snapshots: SnapshotObjects;
+    readonly timeoutMs?: number;
+  };
+}
+
+export interface BuildTreeResult extends RenderTreeResult {
+  readonly tree: ModulesTree;
+}
+
+/**
+ * `kaddon build`: the values store over the tree's values files, config values, schema defaults
+ * and (with hooks) the hooks' patches; then the render of the enabled modules.
+ */
+export async function buildTree(options: BuildTreeOptions): Promise<BuildTreeResult> {
+  const tree = loadModulesTree(options.dirs);
+  const schemas = loadTreeSchemas(tree, options.globalHooksDir);
+  const store = await ValuesStore.open({
+    statics: { ...tree.statics, ...(options.extraValues ? { extra: options.extraValues } : {}) },
+    modules: tree.modules.map((module) => module.name),
+    schemas,
+    configStore: new MemoryConfigStore(options.config),
+  });
+  const prepared = options.hooks
+    ? await runValueHooks({
+        tree,
+        store,
+        globalHooksDir: options.globalHooksDir,
+        jq: options.jq,
+        ...options.hooks,
+      })
+    : { ...staticValues(tree, store), warnings: [] };
+  const { warnings, ...values } = prepared;
+  const result = renderTree({
+    tree,
+    values,
+    sharedComponentRoots: options.sharedComponentRoots,
+    jq: options.jq,
+  });
+  return { ...result, tree, warnings: [...warnings, ...result.warnings] };
+}

@@ -1,0 +1,123 @@
+import { KaddonError } from '../core/errors.ts';
+import type { JsonObject } from '../core/json.ts';
+import { parseValuesPatch } from '../core/values-patch.ts';
+import type { ValuesOwner } from '../core/values.ts';
+import {
+  lifecycleContext,
+  onStartupContext,
+  type BindingContext,
+  type Snapshots,
+} from '../hooks/binding-context.ts';
+import { formatBindingContexts, formatGoJson } from '../hooks/binding-context-json.ts';
+import type { HookDescriptor } from '../hooks/discover-hooks.ts';
+import type { HookConfig, OrderedBindingType } from '../hooks/hook-config.ts';
+import { parseHookConfig } from '../hooks/parse-hook-config.ts';
+import { runHookConfig } from '../hooks/run-hook-config.ts';
+import type { HookRunDeps } from '../hooks/run-hook-deps.ts';
+import type { HookError } from '../hooks/run-hook-error.ts';
+import { runHook } from '../hooks/run-hook.ts';
+import type { JqEngine } from '../loader/jq-engine.ts';
+import type { ValuesChanges, ValuesStore } from './values-store.ts';
+
+/** A discovered hook with the binding configuration it printed for `--config`. */
+export interface LoadedHook {
+  readonly descriptor: HookDescriptor;
+  readonly config: HookConfig;
+}
+
+/** A hook run that failed; the values it would have changed are left as they were. */
+export class HookRunFailedError extends KaddonError {
+  readonly code = 'hook-run-failed';
+  constructor(hook: string, binding: string, cause: HookError | KaddonError) {
+    super(`hook '${hook}': the ${binding} run failed: ${cause.message.replace(/\.$/, '')}.`, cause.hint, {
+      cause,
+    });
+  }
+}
+
+/** A run reported as not ok without a reason; kept apart so it is never mistaken for success. */
+class HookRunIncompleteError extends KaddonError {
+  readonly code = 'hook-run-incomplete';
+  constructor(hook: string) {
+    super(`hook '${hook}': the run did not complete.`, 'Look at the hook output in the log.');
+  }
+}
+
+/** Runs each hook with `--config` and parses what it prints (seed 000 "Hooks"). */
+export async function loadHooks(
+  descriptors: readonly HookDescriptor[],
+  runDeps: HookRunDeps,
+  jq: JqEngine,
+): Promise<{ hooks: LoadedHook[]; warnings: string[] }> {
+  const hooks: LoadedHook[] = [];
+  const warnings: string[] = [];
+  for (const descriptor of descriptors) {
+    const output = await runHookConfig({ name: descriptor.name, path: descriptor.path }, runDeps);
+    const parsed = parseHookConfig(output, descriptor, { jq });
+    hooks.push({ descriptor, config: parsed.config });
+    warnings.push(...parsed.warnings);
+  }
+  return { hooks, warnings };
+}
+
+/** The hooks that declare `binding`, by ORDER then name (seed 000 "Bindings": ORDER). */
+export function hooksWithBinding(hooks: readonly LoadedHook[], binding: OrderedBindingType): LoadedHook[] {
+  return hooks
+    .filter((hook) => hook.config.order[binding] !== undefined)
+    .sort(
+      (a, b) =>
+        (a.config.order[binding] ?? 0) - (b.config.order[binding] ?? 0) ||
+        (a.descriptor.name < b.descriptor.name ? -1 : a.descriptor.name > b.descriptor.name ? 1 : 0),
+    );
+}
+
+export interface LifecycleRun {
+  readonly store: ValuesStore;
+  readonly owner: ValuesOwner;
+  /** For module hooks: every enabled module, for `global.enabledModules`. */
+  readonly enabledModules?: readonly string[];
+  /** Snapshots of the hook's kubernetes bindings, by binding name. */
+  readonly snapshots: (hook: LoadedHook) => Snapshots;
+  readonly runDeps: HookRunDeps;
+  readonly timeoutMs?: number;
+}
+
+/**
+ * One run of a hook for a lifecycle binding (seed 001 steps 1, 3, 5, 6, 8): the binding context,
+ * values and config values files in, the patch files back into the values store. A failed run or
+ * a patch the store refuses throws and leaves the values as they were.
+ */
+export async function runLifecycleHook(
+  hook: LoadedHook,
+  binding: OrderedBindingType,
+  run: LifecycleRun,
+): Promise<ValuesChanges> {
+  const name = hook.descriptor.name;
+  const context: BindingContext =
+    binding === 'onStartup'
+      ? onStartupContext()
+      : lifecycleContext(hook.config, binding, run.snapshots(hook));
+  const values: JsonObject = run.store.valuesView(run.owner, run.enabledModules);
+  const result = await runHook(
+    {
+      name,
+      path: hook.descriptor.path,
+      bindingContextJson: formatBindingContexts([context]),
+      valuesJson: formatGoJson(values),
+      configValuesJson: formatGoJson(run.store.configView(run.owner)),
+      ...(run.timeoutMs === undefined ? {} : { timeoutMs: run.timeoutMs }),
+    },
+    run.runDeps,
+  );
+  if (!result.ok) {
+    throw new HookRunFailedError(name, binding, result.error ?? new HookRunIncompleteError(name));
+  }
+  try {
+    const configPatch = parseValuesPatch(result.configPatchText, { hook: name, kind: 'config' });
+    const valuesPatch = parseValuesPatch(result.valuesPatchText, { hook: name, kind: 'values' });
+    return await run.store.applyHookPatches(run.owner, { configPatch, valuesPatch }, name);
+  } catch (error: unknown) {
+    if (error instanceof KaddonError) throw new HookRunFailedError(name, binding, error);
+    throw error;
+  }
+}
