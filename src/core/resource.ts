@@ -1,5 +1,15 @@
 import { ensureMap, isJsonObject, type JsonObject } from './json.ts';
-import { idOf, isSameId, type ResId } from './res-id.ts';
+import { idKey, idOf, isSameId, type ResId } from './res-id.ts';
+
+/** An id with the raw fields it was read from; it holds while those fields are unchanged. */
+interface CachedId {
+  readonly apiVersion: unknown;
+  readonly kind: unknown;
+  readonly name: unknown;
+  readonly namespace: unknown;
+  readonly id: ResId;
+  key: string | undefined;
+}
 
 /** How a generated ConfigMap or Secret is absorbed into what is already accumulated (reference §5.3). */
 export type GeneratorBehavior = 'create' | 'merge' | 'replace';
@@ -22,13 +32,26 @@ export class Resource {
   /** The module that added the object; unset outside a modules tree. */
   owner: string | undefined;
 
+  /**
+   * Transformers edit `obj` in place through field specs and patches, so the cache is checked
+   * against the object's identity fields on every read instead of being invalidated by writers.
+   */
+  #cachedId: CachedId | undefined;
+
   constructor(obj: JsonObject, source: string) {
     this.obj = obj;
     this.source = source;
   }
 
+  /** The current id, read from the object; the same value while its identity fields are unchanged. */
   get id(): ResId {
-    return idOf(this.obj);
+    return this.#currentId().id;
+  }
+
+  /** `idKey(this.id)`: equal for exactly the resources whose current ids are the same. */
+  get idKey(): string {
+    const cached = this.#currentId();
+    return (cached.key ??= idKey(cached.id));
   }
 
   get kind(): string {
@@ -85,6 +108,24 @@ export class Resource {
   /** Records the current id as a previous one; call before an edit that may change the id. */
   rememberId(): void {
     this.previousIds.push(this.id);
+  }
+
+  #currentId(): CachedId {
+    const { apiVersion, kind, metadata } = this.obj;
+    const name = isJsonObject(metadata) ? metadata.name : undefined;
+    const namespace = isJsonObject(metadata) ? metadata.namespace : undefined;
+    const cached = this.#cachedId;
+    if (
+      cached !== undefined &&
+      cached.apiVersion === apiVersion &&
+      cached.kind === kind &&
+      cached.name === name &&
+      cached.namespace === namespace
+    ) {
+      return cached;
+    }
+    this.#cachedId = { apiVersion, kind, name, namespace, id: idOf(this.obj), key: undefined };
+    return this.#cachedId;
   }
 
   /** A copy that shares nothing mutable with this one. */

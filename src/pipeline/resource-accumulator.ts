@@ -1,10 +1,11 @@
 import { KustomizeError } from '../core/errors.ts';
-import { formatId, idKey, isSameId, type ResId } from '../core/res-id.ts';
+import { formatId, type ResId } from '../core/res-id.ts';
 import type { GeneratorBehavior, Resource } from '../core/resource.ts';
 import { mergeGenerated } from './generators/merge-generated.ts';
+import { ResourceIdIndex } from './resource-id-index.ts';
 import {
-  defaultTransformerConfig,
-  mergeTransformerConfigs,
+  absorbTransformerConfig,
+  builtinTransformerConfig,
   type TransformerConfig,
 } from './transformer-config.ts';
 
@@ -25,13 +26,30 @@ export interface DeclaredVar {
  * is built in a fresh one and then merged in.
  */
 export class ResourceAccumulator {
-  readonly resources: Resource[] = [];
-  config: TransformerConfig = defaultTransformerConfig();
+  readonly #resources: Resource[] = [];
+  /** Built at first use after the resources were last handed out; see `resources`. */
+  #index: ResourceIdIndex | undefined;
+  config: TransformerConfig = builtinTransformerConfig();
   readonly vars: DeclaredVar[] = [];
+
+  /**
+   * The resources in accumulation order. Whoever takes them may rename them in place (transformers
+   * do), so taking them drops the id index; it is rebuilt when next needed.
+   */
+  get resources(): readonly Resource[] {
+    this.#index = undefined;
+    return this.#resources;
+  }
+
+  #idIndex(): ResourceIdIndex {
+    this.#index ??= new ResourceIdIndex(this.#resources);
+    return this.#index;
+  }
 
   /** Adds a resource; its id must be new (`may not add resource with an already registered id`). */
   append(resource: Resource, file: string): void {
-    const clash = this.resources.find((existing) => isSameId(existing.id, resource.id));
+    const index = this.#idIndex();
+    const clash = index.withCurrentId(resource.id);
     if (clash) {
       throw new KustomizeError(
         'duplicate-id',
@@ -40,19 +58,20 @@ export class ResourceAccumulator {
         'Each object may be added once: remove one of them, or rename one (namePrefix, nameSuffix) in its own kustomization before combining.',
       );
     }
-    this.resources.push(resource);
+    this.#resources.push(resource);
+    index.add(resource);
   }
 
   /** Adds everything another accumulator built, with its configuration and vars. */
   absorbAccumulator(other: ResourceAccumulator, file: string): void {
     for (const resource of other.resources) this.append(resource, file);
-    this.config = mergeTransformerConfigs(this.config, other.config);
+    this.config = absorbTransformerConfig(this.config, other.config);
     for (const declared of other.vars) this.declareVar(declared);
   }
 
   /** Adds a generated object honouring its behavior (reference §5.3). */
   absorbGenerated(generated: Resource, behavior: GeneratorBehavior, file: string): void {
-    const matches = this.resources.filter((existing) => existing.hasAnyId(generated.id));
+    const matches = this.#idIndex().withAnyId(generated.id);
     const [match] = matches;
     if (matches.length > 1) {
       throw new KustomizeError(
@@ -87,13 +106,17 @@ export class ResourceAccumulator {
 
   /** Puts `next` where `previous` stands. */
   replace(previous: Resource, next: Resource): void {
-    const index = this.resources.indexOf(previous);
-    if (index >= 0) this.resources[index] = next;
+    const position = this.#resources.indexOf(previous);
+    if (position < 0) return;
+    this.#resources[position] = next;
+    if (this.#index?.replace(previous, next) === false) this.#index = undefined;
   }
 
   remove(resource: Resource): void {
-    const index = this.resources.indexOf(resource);
-    if (index >= 0) this.resources.splice(index, 1);
+    const position = this.#resources.indexOf(resource);
+    if (position < 0) return;
+    this.#resources.splice(position, 1);
+    this.#index = undefined;
   }
 
   declareVar(declared: DeclaredVar): void {
@@ -111,8 +134,8 @@ export class ResourceAccumulator {
   /** Checks no two resources share an id, after a transformer that may rename (namespace). */
   checkUniqueIds(file: string, transformer: string): void {
     const seen = new Map<string, Resource>();
-    for (const resource of this.resources) {
-      const key = idKey(resource.id);
+    for (const resource of this.#resources) {
+      const key = resource.idKey;
       const other = seen.get(key);
       if (other) {
         throw new KustomizeError(

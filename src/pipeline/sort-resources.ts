@@ -41,20 +41,36 @@ export function sortLegacy(resources: readonly Resource[], options: LegacySortOp
     const j = last.indexOf(kind);
     return j >= 0 ? 1 + j : 0;
   };
-  const keyed = resources.map((resource) => ({ resource, id: resource.id, rank: priority(resource.kind) }));
-  keyed.sort((a, b) => a.rank - b.rank || compareGvk(a.id, b.id) || compareNamespacedName(a.id, b.id));
+  const keyed = resources.map((resource) => sortKeyOf(resource, priority(resource.kind)));
+  keyed.sort(
+    (a, b) => a.rank - b.rank || compareGvk(a, b) || compareStrings(a.namespacedName, b.namespacedName),
+  );
   return keyed.map((entry) => entry.resource);
 }
 
-interface SortId {
-  readonly group: string;
-  readonly version: string;
+/** What the order compares, read once per resource rather than once per comparison. */
+interface SortKey {
+  readonly resource: Resource;
+  readonly rank: number;
   readonly kind: string;
-  readonly name: string;
-  readonly namespace: string;
+  readonly group: string;
+  readonly gvk: string;
+  readonly namespacedName: string;
 }
 
-function compareGvk(a: SortId, b: SortId): number {
+function sortKeyOf(resource: Resource, rank: number): SortKey {
+  const { group, version, kind, name, namespace } = resource.id;
+  return {
+    resource,
+    rank,
+    kind,
+    group,
+    gvk: `${group || '~G'}_${version || '~V'}_${kind}`,
+    namespacedName: `${namespace || '~X'}|${name}`,
+  };
+}
+
+function compareGvk(a: SortKey, b: SortKey): number {
   if (
     a.kind === 'Namespace' &&
     b.kind === 'Namespace' &&
@@ -64,15 +80,7 @@ function compareGvk(a: SortId, b: SortId): number {
     // The core Namespace sorts before a same-named kind of another group.
     return a.group === '' ? -1 : 1;
   }
-  return compareStrings(gvkString(a), gvkString(b));
-}
-
-function gvkString(id: SortId): string {
-  return `${id.group || '~G'}_${id.version || '~V'}_${id.kind}`;
-}
-
-function compareNamespacedName(a: SortId, b: SortId): number {
-  return compareStrings(`${a.namespace || '~X'}|${a.name}`, `${b.namespace || '~X'}|${b.name}`);
+  return compareStrings(a.gvk, b.gvk);
 }
 
 function compareStrings(a: string, b: string): number {

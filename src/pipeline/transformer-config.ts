@@ -65,6 +65,21 @@ function emptyTransformerConfig(): TransformerConfig {
 
 /** kustomize's builtin tables as a fresh configuration, merged the way kustomize merges them. */
 export function defaultTransformerConfig(): TransformerConfig {
+  return structuredClone(builtinTransformerConfig());
+}
+
+let builtinConfig: TransformerConfig | undefined;
+
+/**
+ * The builtin configuration every accumulator starts from, merged once and shared: frozen, since
+ * configurations are replaced by merging, never edited.
+ */
+export function builtinTransformerConfig(): TransformerConfig {
+  builtinConfig ??= deepFreeze(mergeBuiltinTables());
+  return builtinConfig;
+}
+
+function mergeBuiltinTables(): TransformerConfig {
   const tables: TransformerConfig = {
     namePrefix: [...builtin.NAME_PREFIX_FIELD_SPECS],
     nameSuffix: [...builtin.NAME_SUFFIX_FIELD_SPECS],
@@ -82,6 +97,23 @@ export function defaultTransformerConfig(): TransformerConfig {
     })),
   };
   return mergeTransformerConfigs(emptyTransformerConfig(), tables, 'builtin field specs');
+}
+
+/**
+ * `b` merged into `merged`, a configuration that is already the result of a merge (an
+ * accumulator's always is). Merging such a configuration into itself reproduces it, so a
+ * kustomization still on the shared builtin configuration adds nothing to another one on it.
+ */
+export function absorbTransformerConfig(merged: TransformerConfig, b: TransformerConfig): TransformerConfig {
+  return b === merged ? merged : mergeTransformerConfigs(merged, b);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    for (const item of Object.values(value)) deepFreeze(item);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /**

@@ -1,24 +1,26 @@
 import { KustomizeError } from '../../core/errors.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import type { FieldSpec } from '../../core/kustomization.ts';
-import {
-  describeId,
-  effectiveNamespace,
-  formatId,
-  isClusterScoped,
-  type Gvk,
-  type ResId,
-} from '../../core/res-id.ts';
+import { describeId, effectiveNamespace, formatId, isClusterScoped, type Gvk } from '../../core/res-id.ts';
 import type { Resource } from '../../core/resource.ts';
 import { isFieldSpecFor, visitFieldPath } from '../field-path.ts';
 import type { NameBackReference } from '../transformer-config.ts';
+import {
+  isInNamespace,
+  isReachable,
+  originalId,
+  ReferralIndex,
+  scopeOf,
+  type ReferrerScope,
+} from './referral-index.ts';
 
 /** One referrer field being fixed: where it is, what kind of object it names, who may be named. */
 interface Reference {
   readonly referrer: Resource;
   readonly spec: FieldSpec;
   readonly referral: NameBackReference;
-  readonly candidates: readonly Resource[];
+  readonly scope: ReferrerScope;
+  readonly index: ReferralIndex;
 }
 
 /**
@@ -31,19 +33,51 @@ export function fixNameReferences(
   resources: readonly Resource[],
   nameReference: readonly NameBackReference[],
 ): void {
+  const index = new ReferralIndex(resources);
+  const specsFor = specsByGvk(nameReference);
   for (const referrer of resources) {
-    const original = originalId(referrer);
-    let candidates: readonly Resource[] | undefined;
-    for (const referral of nameReference) {
-      for (const spec of referral.fieldSpecs) {
-        if (!isFieldSpecFor(spec, original)) continue;
-        candidates ??= reachableFrom(referrer, resources);
-        const reference: Reference = { referrer, spec, referral, candidates };
-        visitFieldPath(referrer.obj, spec.path, false, (value, set) => {
-          fixField(reference, value, set);
-        });
-      }
+    const idBefore = referrer.id;
+    fixReferrer(referrer, specsFor(originalId(referrer)), index);
+    // The same object while its identity fields are unchanged (Resource.id).
+    if (referrer.id !== idBefore) index.refresh();
+  }
+}
+
+/** specsSelecting, remembered per GVK: most referrers share theirs with many others. */
+function specsByGvk(nameReference: readonly NameBackReference[]): (gvk: Gvk) => readonly ReferenceSpec[] {
+  const remembered = new Map<string, readonly ReferenceSpec[]>();
+  return (gvk) => {
+    const key = `${gvk.group}\u0000${gvk.version}\u0000${gvk.kind}`;
+    let specs = remembered.get(key);
+    if (specs === undefined) {
+      specs = specsSelecting(gvk, nameReference);
+      remembered.set(key, specs);
     }
+    return specs;
+  };
+}
+
+/** A back-reference with one of its field specs. */
+interface ReferenceSpec {
+  readonly referral: NameBackReference;
+  readonly spec: FieldSpec;
+}
+
+/** The field specs that apply to referrers of one original GVK, in configuration order. */
+function specsSelecting(gvk: Gvk, nameReference: readonly NameBackReference[]): ReferenceSpec[] {
+  return nameReference.flatMap((referral) =>
+    referral.fieldSpecs.filter((spec) => isFieldSpecFor(spec, gvk)).map((spec) => ({ referral, spec })),
+  );
+}
+
+function fixReferrer(referrer: Resource, specs: readonly ReferenceSpec[], index: ReferralIndex): void {
+  let scope: ReferrerScope | undefined;
+  for (const { referral, spec } of specs) {
+    scope ??= scopeOf(referrer);
+    const reference: Reference = { referrer, spec, referral, scope, index };
+    visitFieldPath(referrer.obj, spec.path, false, (value, set) => {
+      fixField(reference, value, set);
+    });
   }
 }
 
@@ -63,7 +97,7 @@ function fixField(reference: Reference, value: JsonValue | undefined, set: (valu
     });
   } else {
     const oldName = String(value);
-    const target = selectReferral(reference, oldName, reference.candidates, haveSameNames);
+    const target = selectReferral(reference, oldName, () => true, haveSameNames);
     if (target && target.name !== oldName) set(target.name);
   }
 }
@@ -71,39 +105,41 @@ function fixField(reference: Reference, value: JsonValue | undefined, set: (valu
 function fixMap(reference: Reference, map: JsonObject): void {
   if (!('name' in map)) throw badField(reference, "holds a map without a 'name' field");
   const oldName = scalarText(map.name);
-  const pool =
-    'namespace' in map ? inNamespace(reference.candidates, scalarText(map.namespace)) : reference.candidates;
-  const target = selectReferral(reference, oldName, pool, haveSameNamesAndNamespaces);
+  const isInPool = 'namespace' in map ? inNamespace(reference, scalarText(map.namespace)) : () => true;
+  const target = selectReferral(reference, oldName, isInPool, haveSameNamesAndNamespaces);
   if (!target || (target.name === oldName && target.namespace === '')) return;
   map.name = target.name;
   // An empty namespace is a wildcard here, not `default`: leave the field as written.
   if (target.namespace !== '') map.namespace = target.namespace;
 }
 
-/** filterMapCandidatesByNamespace: by original namespace first, else by current namespace. */
-function inNamespace(candidates: readonly Resource[], namespace: string): readonly Resource[] {
-  const byOriginal = candidates.filter((r) => isInNamespace(originalId(r), namespace));
-  return byOriginal.length > 0 ? byOriginal : candidates.filter((r) => isInNamespace(r.id, namespace));
-}
-
-function isInNamespace(id: ResId, namespace: string): boolean {
-  return !isClusterScoped(id) && effectiveNamespace(id) === namespace;
+/**
+ * filterMapCandidatesByNamespace: by original namespace when any object the referrer reaches was
+ * originally in it, else by current namespace.
+ */
+function inNamespace(reference: Reference, namespace: string): (candidate: Resource) => boolean {
+  return reference.index.reachesOriginalNamespace(reference.scope, namespace)
+    ? (candidate) => isInNamespace(originalId(candidate), namespace)
+    : (candidate) => isInNamespace(candidate.id, namespace);
 }
 
 /** nameref.go selectReferral: narrow the candidates down to one, or to copies that agree. */
 function selectReferral(
   reference: Reference,
   oldName: string,
-  pool: readonly Resource[],
+  isInPool: (candidate: Resource) => boolean,
   areIdentical: (found: readonly Resource[]) => boolean,
 ): Resource | undefined {
-  let found = pool.filter(
-    (r) =>
-      r.previousIds.some((id) => id.name === oldName) &&
-      previousGvks(r).some((gvk) => isSelectedBy(gvk, reference.referral)) &&
-      matchesRoleRef(reference, r) &&
-      isInReferrerNamespace(reference.referrer, r),
-  );
+  let found = reference.index
+    .withPreviousName(oldName)
+    .filter(
+      (r) =>
+        isReachable(reference.scope, r) &&
+        isInPool(r) &&
+        previousGvks(r).some((gvk) => isSelectedBy(gvk, reference.referral)) &&
+        matchesRoleRef(reference, r) &&
+        isInReferrerNamespace(reference.referrer, r),
+    );
   if (found.length === 1) return found[0];
   found = found.filter((r) => haveSameAffixes(r, reference.referrer, true));
   if (found.length > 1) found = found.filter((r) => haveSameAffixes(r, reference.referrer, false));
@@ -134,11 +170,6 @@ function isSelectedBy(gvk: Gvk, selector: { group?: string; version?: string; ki
   );
 }
 
-function originalId(resource: Resource): ResId {
-  const [first] = resource.previousIds;
-  return first ? { ...first, group: resource.id.group, version: resource.id.version } : resource.id;
-}
-
 /** For a `roleRef/name` field, only objects whose kind and group the roleRef states. */
 function matchesRoleRef(reference: Reference, candidate: Resource): boolean {
   if (!reference.spec.path.endsWith('roleRef/name')) return true;
@@ -159,33 +190,6 @@ function isInReferrerNamespace(referrer: Resource, candidate: Resource): boolean
     candidate.kind === 'ServiceAccount' ||
     effectiveNamespace(referrer.id) === effectiveNamespace(candidate.id)
   );
-}
-
-/**
- * resWrangler.SubsetThatCouldBeReferencedByResource: what a referrer may name at all. A RoleBinding
- * also reaches into the namespaces of its ServiceAccount subjects.
- */
-function reachableFrom(referrer: Resource, resources: readonly Resource[]): readonly Resource[] {
-  if (isClusterScoped(referrer.id)) return resources;
-  const subjectNamespaces =
-    referrer.kind === 'RoleBinding' ? serviceAccountNamespaces(referrer.obj) : new Set<string>();
-  return resources.filter(
-    (r) =>
-      isClusterScoped(r.id) ||
-      effectiveNamespace(r.id) === effectiveNamespace(referrer.id) ||
-      subjectNamespaces.has(r.namespace),
-  );
-}
-
-function serviceAccountNamespaces(binding: JsonObject): Set<string> {
-  const subjects = Array.isArray(binding.subjects) ? binding.subjects : [];
-  const namespaces = new Set<string>();
-  for (const subject of subjects) {
-    if (isJsonObject(subject) && subject.kind === 'ServiceAccount' && typeof subject.namespace === 'string') {
-      namespaces.add(subject.namespace);
-    }
-  }
-  return namespaces;
 }
 
 /**
