@@ -50,7 +50,7 @@ const pureLayers = ['core', 'pipeline'].map((layer) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'bench/out/**', 'eslint.config.js', 'bin/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'bench/out/**', 'examples/**', 'components/**', 'eslint.config.js', 'bin/**'] },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {

@@ -1,7 +1,5 @@
 import { KaddonError } from './core/errors.ts';
 import type { CliIo } from './cli/cli-io.ts';
-import { runBuild } from './cli/build.ts';
-import { runKustomize } from './cli/kustomize.ts';
 import { UsageError } from './cli/usage-error.ts';
 
 const usage = `Usage: kaddon <command> [options]
@@ -14,10 +12,11 @@ Run \`kaddon <command> --help\` for a command's options.`;
 
 type Command = (args: readonly string[], io: CliIo) => void | Promise<void>;
 
+/** Each command is imported when it runs, so a command pays only for what it uses. */
 const commands = {
-  build: runBuild,
-  kustomize: runKustomize,
-} satisfies Record<string, Command>;
+  build: async () => (await import('./cli/build.ts')).runBuild,
+  kustomize: async () => (await import('./cli/kustomize.ts')).runKustomize,
+} satisfies Record<string, () => Promise<Command>>;
 
 /** Runs one command line; returns the exit code. The only place that decides it. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
@@ -26,9 +25,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.stdout(`${usage}\n`);
     return name === undefined ? 2 : 0;
   }
-  const command: Command | undefined = (commands as Record<string, Command>)[name];
+  const load: (() => Promise<Command>) | undefined = (commands as Record<string, () => Promise<Command>>)[name];
   try {
-    if (!command) throw new UsageError(`unknown command '${name}'`, usage);
+    if (!load) throw new UsageError(`unknown command '${name}'`, usage);
+    const command = await load();
     await command(args, io);
     return 0;
   } catch (error: unknown) {

@@ -30,3 +30,20 @@ describe('jq engine', () => {
     );
   });
 });
+
+describe('jq engine plain paths', () => {
+  it('answers plain paths exactly as jq does', async () => {
+    const jq = await loadJqEngine();
+    const input = { a: { b: { c: 1 }, list: [1], n: null, s: 'x' } };
+    for (const filter of ['.', '.a', '.a.b.c', '.a.missing', '.a.n.deeper', ' .a.b ']) {
+      const expected = jq.evaluate(`${filter} | .`, input, 'test');
+      assert.deepEqual(jq.evaluate(filter, input, 'test'), expected, filter);
+    }
+  });
+
+  it('leaves paths through lists and scalars to jq, which reports them', async () => {
+    const jq = await loadJqEngine();
+    assert.throws(() => jq.evaluate('.a.s.x', { a: { s: 'x' } }, 'test'), JqExpressionError);
+    assert.throws(() => jq.evaluate('.a.x', { a: [1] }, 'test'), JqExpressionError);
+  });
+});

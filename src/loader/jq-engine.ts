@@ -28,6 +28,8 @@ export async function loadJqEngine(): Promise<JqEngine> {
   const jq = await loading;
   return {
     evaluate(filter, input, where) {
+      const fast = evaluateSimplePath(filter, input);
+      if (fast !== undefined) return [fast];
       try {
         return jq.json<JsonValue>(input, filter);
       } catch (error: unknown) {
@@ -37,6 +39,27 @@ export async function loadJqEngine(): Promise<JqEngine> {
       }
     },
   };
+}
+
+const SIMPLE_PATH = /^\s*((?:\.[A-Za-z_][A-Za-z0-9_]*)+|\.)\s*$/;
+
+/**
+ * `.a.b.c` without jq: each wasm call costs about 2 ms whatever the filter (TOOLCHAIN.md), and
+ * most conditions and jqFilters are plain paths. Undefined where jq itself must decide (anything
+ * but a plain path, or a path through a list or a scalar, which jq reports as an error).
+ */
+function evaluateSimplePath(filter: string, input: JsonValue): JsonValue | undefined {
+  const match = SIMPLE_PATH.exec(filter);
+  const path = match?.[1];
+  if (path === undefined) return undefined;
+  let node: JsonValue = input;
+  for (const key of path.split('.').slice(1)) {
+    if (key === '') continue;
+    if (node === null) return null;
+    if (typeof node !== 'object' || Array.isArray(node)) return undefined;
+    node = node[key] ?? null;
+  }
+  return node;
 }
 
 /** A `when` condition holds when the expression yields anything but false or null (DESIGN.md). */
