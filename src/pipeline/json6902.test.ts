@@ -1,31 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, it } from 'node:test';
-import { parse as parseYaml, parseAllDocuments } from 'yaml';
-import { sharedDir } from '../../test/shared-dir.ts';
+import { parse as parseYaml } from 'yaml';
+import { caseObjects, caseText, objectNamed } from '../../test/conformance-case.ts';
 import { deepClone, getPath, isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import { applyJson6902, PatchError } from './json6902.ts';
-
-const casesDir = path.join(sharedDir(), 'conformance/kustomize/cases');
-
-function read(caseName: string, file: string): string {
-  return readFileSync(path.join(casesDir, caseName, file), 'utf8');
-}
-
-function objects(caseName: string, file: string): JsonObject[] {
-  return parseAllDocuments(read(caseName, file)).map((doc) => {
-    const value: unknown = doc.toJS();
-    assert.ok(isJsonObject(value), `${caseName}/${file} holds a non-object document`);
-    return value;
-  });
-}
-
-function named(docs: JsonObject[], kind: string, name: string): JsonObject {
-  const found = docs.find((doc) => doc.kind === kind && getPath(doc, ['metadata', 'name']) === name);
-  assert.ok(found, `no ${kind}/${name}`);
-  return found;
-}
 
 /** The operations of an inline `patch: |-` or patch file, as kustomize reads them (YAML list). */
 function operations(text: string): JsonValue[] {
@@ -36,7 +14,7 @@ function operations(text: string): JsonValue[] {
 
 /** The operations of the inline patch in a kustomization's `patches:` entry at `index`. */
 function inlinePatch(caseName: string, file: string, index: number): JsonValue[] {
-  const kustomization: unknown = parseYaml(read(caseName, file));
+  const kustomization: unknown = parseYaml(caseText(caseName, file));
   assert.ok(isJsonObject(kustomization) && Array.isArray(kustomization.patches));
   const entry = kustomization.patches[index];
   assert.ok(isJsonObject(entry) && typeof entry.patch === 'string');
@@ -63,14 +41,14 @@ const deployment: JsonObject = {
 describe('applyJson6902: recorded behaviour', () => {
   it('inserts at a list index, so components applied in turn prepend in reverse order [kep-01]', () => {
     const caseName = 'kep-01-community';
-    let result = named(objects(caseName, 'input/base/deployment.yaml'), 'Deployment', 'example');
+    let result = objectNamed(caseObjects(caseName, 'input/base/deployment.yaml'), 'Deployment', 'example');
     for (const component of ['external_db', 'recaptcha']) {
       result = applyJson6902(
         result,
-        operations(read(caseName, `input/components/${component}/deployment.yaml`)),
+        operations(caseText(caseName, `input/components/${component}/deployment.yaml`)),
       );
     }
-    const expected = named(objects(caseName, 'expected-fifo.yaml'), 'Deployment', 'example');
+    const expected = objectNamed(caseObjects(caseName, 'expected-fifo.yaml'), 'Deployment', 'example');
     const field = (obj: JsonObject, at: string[], key: string): JsonValue[] => {
       const list = getPath(obj, at);
       return Array.isArray(list) ? list.map((item) => (isJsonObject(item) ? (item[key] ?? null) : item)) : [];
@@ -94,32 +72,35 @@ describe('applyJson6902: recorded behaviour', () => {
 
   it("appends with the '-' index [comp-02]", () => {
     const caseName = 'comp-02-later-component-patches-resource-of-earlier-component';
-    const service = named(objects(caseName, 'input/svc/service.yaml'), 'Service', 'web');
+    const service = objectNamed(caseObjects(caseName, 'input/svc/service.yaml'), 'Service', 'web');
     const patch = inlinePatch(caseName, 'input/tls/kustomization.yaml', 0);
     assert.deepEqual(
       applyJson6902(service, patch),
-      named(objects(caseName, 'expected-fifo.yaml'), 'Service', 'web'),
+      objectNamed(caseObjects(caseName, 'expected-fifo.yaml'), 'Service', 'web'),
     );
   });
 
   it('adds a whole map under an existing parent [comp-09]', () => {
     const caseName = 'comp-09-component-includes-kustomization-resource';
-    const web = named(objects(caseName, 'input/base/deploy.yaml'), 'Deployment', 'web');
+    const web = objectNamed(caseObjects(caseName, 'input/base/deploy.yaml'), 'Deployment', 'web');
     const patch = inlinePatch(caseName, 'input/monitoring/kustomization.yaml', 0);
     assert.deepEqual(
       applyJson6902(web, patch),
-      named(objects(caseName, 'expected-fifo.yaml'), 'Deployment', 'web'),
+      objectNamed(caseObjects(caseName, 'expected-fifo.yaml'), 'Deployment', 'web'),
     );
   });
 
   it('adds an annotation to an object that has none, as kustomize build annotations make it exist [patch-01]', () => {
     const caseName = 'patch-01-target-selectors';
-    const usersApi = named(objects(caseName, 'input/resources.yaml'), 'Deployment', 'users-api');
+    const usersApi = objectNamed(caseObjects(caseName, 'input/resources.yaml'), 'Deployment', 'users-api');
     // The entries whose selectors pick users-api: name .*-api, kind+namespace, labelSelector.
     let result = usersApi;
     for (const index of [0, 1, 2])
       result = applyJson6902(result, inlinePatch(caseName, 'input/kustomization.yaml', index));
-    assert.deepEqual(result, named(objects(caseName, 'expected-fifo.yaml'), 'Deployment', 'users-api'));
+    assert.deepEqual(
+      result,
+      objectNamed(caseObjects(caseName, 'expected-fifo.yaml'), 'Deployment', 'users-api'),
+    );
   });
 
   it('leaves no empty annotations behind when nothing was added', () => {
@@ -129,9 +110,9 @@ describe('applyJson6902: recorded behaviour', () => {
 
   it('fails a test operation whose value differs, naming the path [err-16]', () => {
     const caseName = 'err-16-json6902-test-fails';
-    const target = named(objects(caseName, 'input/deploy.yaml'), 'Deployment', 'app');
+    const target = objectNamed(caseObjects(caseName, 'input/deploy.yaml'), 'Deployment', 'app');
     const patch = inlinePatch(caseName, 'input/kustomization.yaml', 0);
-    const expectedText = read(caseName, 'expected-error.txt').trim();
+    const expectedText = caseText(caseName, 'expected-error.txt').trim();
     assert.throws(() => applyJson6902(target, patch), failure(expectedText));
   });
 });

@@ -44,5 +44,9 @@ export function renderModules(modules: readonly ModuleInput[]): RenderedModules 
   const slices = new Map<string, Resource[]>(modules.map((module) => [module.name, []]));
   for (const resource of result.resources) slices.get(resource.owner ?? '')?.push(resource);
   for (const [name, resources] of slices) slices.set(name, sortLegacy(resources));
-  return { slices, declaredVars: new Set(ra.vars.map((declared) => declared.name)), warnings: result.warnings };
+  return {
+    slices,
+    declaredVars: new Set(ra.vars.map((declared) => declared.name)),
+    warnings: result.warnings,
+  };
 }

@@ -1,47 +1,16 @@
+import { KIND_ORDER_FIRST, KIND_ORDER_LAST, kindPriority } from '../core/kind-order.ts';
 import type { Resource } from '../core/resource.ts';
-
-/** kustomize's legacy output order (reference §11): kinds by priority, then GVK, then namespace and name. */
-const ORDER_FIRST = [
-  'Namespace',
-  'ResourceQuota',
-  'StorageClass',
-  'CustomResourceDefinition',
-  'ServiceAccount',
-  'PodSecurityPolicy',
-  'Role',
-  'ClusterRole',
-  'RoleBinding',
-  'ClusterRoleBinding',
-  'ConfigMap',
-  'Secret',
-  'Endpoints',
-  'Service',
-  'LimitRange',
-  'PriorityClass',
-  'PersistentVolume',
-  'PersistentVolumeClaim',
-  'Deployment',
-  'StatefulSet',
-  'CronJob',
-  'PodDisruptionBudget',
-];
-const ORDER_LAST = ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'];
 
 export interface LegacySortOptions {
   readonly orderFirst?: readonly string[];
   readonly orderLast?: readonly string[];
 }
 
+/** kustomize's legacy output order (reference §11): kinds by priority, then GVK, then namespace and name. */
 export function sortLegacy(resources: readonly Resource[], options: LegacySortOptions = {}): Resource[] {
-  const first = options.orderFirst ?? ORDER_FIRST;
-  const last = options.orderLast ?? ORDER_LAST;
-  const priority = (kind: string): number => {
-    const i = first.indexOf(kind);
-    if (i >= 0) return i - first.length;
-    const j = last.indexOf(kind);
-    return j >= 0 ? 1 + j : 0;
-  };
-  const keyed = resources.map((resource) => sortKeyOf(resource, priority(resource.kind)));
+  const first = options.orderFirst ?? KIND_ORDER_FIRST;
+  const last = options.orderLast ?? KIND_ORDER_LAST;
+  const keyed = resources.map((resource) => sortKeyOf(resource, kindPriority(resource.kind, first, last)));
   keyed.sort(
     (a, b) => a.rank - b.rank || compareGvk(a, b) || compareStrings(a.namespacedName, b.namespacedName),
   );

@@ -1,43 +1,24 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, it } from 'node:test';
-import { parseAllDocuments } from 'yaml';
-import { sharedDir } from '../../test/shared-dir.ts';
+import { caseObjects, objectNamed } from '../../test/conformance-case.ts';
 import { deepClone, getPath, isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import { PatchError } from './json6902.ts';
+import { parseYamlDocument } from '../core/yaml.ts';
 import { strategicMerge } from './strategic-merge.ts';
-
-const casesDir = path.join(sharedDir(), 'conformance/kustomize/cases');
-
-function documents(caseName: string, file: string): JsonObject[] {
-  const text = readFileSync(path.join(casesDir, caseName, file), 'utf8');
-  return parseAllDocuments(text).map((doc) => {
-    const value: unknown = doc.toJS();
-    assert.ok(isJsonObject(value), `${caseName}/${file} holds a non-object document`);
-    return value;
-  });
-}
-
-function named(docs: JsonObject[], kind: string, name: string): JsonObject {
-  const found = docs.find((doc) => doc.kind === kind && getPath(doc, ['metadata', 'name']) === name);
-  assert.ok(found, `no ${kind}/${name}`);
-  return found;
-}
 
 /** A conformance case: its input object, the patch document for it, and kustomize's recorded result. */
 function recorded(caseName: string, resources: string, patch: string, kind: string, name: string) {
   return {
     result: strategicMerge(
-      named(documents(caseName, `input/${resources}`), kind, name),
-      named(documents(caseName, `input/${patch}`), kind, name),
+      objectNamed(caseObjects(caseName, `input/${resources}`), kind, name),
+      objectNamed(caseObjects(caseName, `input/${patch}`), kind, name),
     ),
-    expected: named(documents(caseName, 'expected-fifo.yaml'), kind, name),
+    expected: objectNamed(caseObjects(caseName, 'expected-fifo.yaml'), kind, name),
   };
 }
 
 function parse(text: string): JsonObject {
-  const value: unknown = parseAllDocuments(text)[0]?.toJS();
+  const value: unknown = parseYamlDocument(text, 'test patch');
   assert.ok(isJsonObject(value));
   return value;
 }
@@ -156,14 +137,17 @@ describe('strategicMerge: directives [smp-02, comp-04]', () => {
 
   it('returns null for a whole-document $patch: delete', () => {
     const caseName = 'smp-02-directives';
-    const configMap = named(documents(caseName, 'input/resources.yaml'), 'ConfigMap', 'delete-me');
+    const configMap = objectNamed(caseObjects(caseName, 'input/resources.yaml'), 'ConfigMap', 'delete-me');
     assert.equal(
-      strategicMerge(configMap, named(documents(caseName, 'input/patch.yaml'), 'ConfigMap', 'delete-me')),
+      strategicMerge(
+        configMap,
+        objectNamed(caseObjects(caseName, 'input/patch.yaml'), 'ConfigMap', 'delete-me'),
+      ),
       null,
     );
-    assert.equal(documents(caseName, 'expected-fifo.yaml').length, 1);
-    const pod = named(
-      documents('comp-04-component-deletes-base-resource', 'input/base/debug-pod.yaml'),
+    assert.equal(caseObjects(caseName, 'expected-fifo.yaml').length, 1);
+    const pod = objectNamed(
+      caseObjects('comp-04-component-deletes-base-resource', 'input/base/debug-pod.yaml'),
       'Pod',
       'debug',
     );
@@ -172,7 +156,7 @@ describe('strategicMerge: directives [smp-02, comp-04]', () => {
   });
 
   it('rejects an unknown $patch value, naming it', () => {
-    const target = named(documents('smp-02-directives', 'input/resources.yaml'), 'Deployment', 'app');
+    const target = objectNamed(caseObjects('smp-02-directives', 'input/resources.yaml'), 'Deployment', 'app');
     const patch = parse(
       'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app\nspec:\n  $patch: retain\n',
     );

@@ -1,5 +1,6 @@
 import { KustomizeError } from '../core/errors.ts';
 import { isJsonObject } from '../core/json.ts';
+import { kindPriority } from '../core/kind-order.ts';
 import type { FieldSpec } from '../core/kustomization.ts';
 import * as builtin from './default-field-specs.ts';
 
@@ -193,40 +194,6 @@ interface GvkFields {
   readonly group?: string;
   readonly version?: string;
   readonly kind?: string;
-}
-
-/** kyaml resid/gvk.go `orderFirst` and `orderLast`: the kind priority of Gvk.IsLessThan. */
-const ORDER_FIRST = [
-  'Namespace',
-  'ResourceQuota',
-  'StorageClass',
-  'CustomResourceDefinition',
-  'ServiceAccount',
-  'PodSecurityPolicy',
-  'Role',
-  'ClusterRole',
-  'RoleBinding',
-  'ClusterRoleBinding',
-  'ConfigMap',
-  'Secret',
-  'Endpoints',
-  'Service',
-  'LimitRange',
-  'PriorityClass',
-  'PersistentVolume',
-  'PersistentVolumeClaim',
-  'Deployment',
-  'StatefulSet',
-  'CronJob',
-  'PodDisruptionBudget',
-];
-const ORDER_LAST = ['MutatingWebhookConfiguration', 'ValidatingWebhookConfiguration'];
-
-function kindPriority(kind: string): number {
-  const first = ORDER_FIRST.indexOf(kind);
-  if (first >= 0) return first - ORDER_FIRST.length;
-  const last = ORDER_LAST.indexOf(kind);
-  return last >= 0 ? last + 1 : 0;
 }
 
 /** Gvk.legacySortString, the tie-break of Gvk.IsLessThan. */

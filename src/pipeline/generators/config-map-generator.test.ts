@@ -1,58 +1,12 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { parse, parseAllDocuments } from 'yaml';
-import { sharedDir } from '../../../test/shared-dir.ts';
+import { caseNode, expectedObjectNamed, nodeOf } from '../../../test/conformance-case.ts';
 import { KustomizeError } from '../../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
-import type { GeneratorArgs, Kustomization, KustomizationNode } from '../../core/kustomization.ts';
+import type { GeneratorArgs, KustomizationNode } from '../../core/kustomization.ts';
 import { contentHash } from '../hash-suffix.ts';
 import { generateConfigMap } from './config-map-generator.ts';
-
-const casesDir = path.join(sharedDir(), 'conformance/kustomize/cases');
-
-/** A conformance case's kustomization directory as the loader hands it over: every file read. */
-function caseNode(caseName: string, entry = '.'): KustomizationNode {
-  const dir = path.join(casesDir, caseName, 'input', entry);
-  const files = new Map<string, Uint8Array>();
-  for (const rel of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
-    if (statSync(path.join(dir, rel)).isFile()) files.set(rel, readFileSync(path.join(dir, rel)));
-  }
-  const spec = parse(readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8')) as Kustomization;
-  return nodeOf(spec, files, dir);
-}
-
-function nodeOf(spec: Kustomization, files: Map<string, Uint8Array>, dir = 'app'): KustomizationNode {
-  const filePaths = new Map([...files.keys()].map((rel) => [rel, path.join(dir, rel)]));
-  const empty = { resources: [], components: [], generators: [], transformers: [], validators: [] };
-  return {
-    dir,
-    file: path.join(dir, 'kustomization.yaml'),
-    kind: 'Kustomization',
-    spec,
-    files,
-    filePaths,
-    ...empty,
-  };
-}
-
-/** The object kustomize output for `name` (with or without its hash suffix). */
-function expectedObject(caseName: string, name: string): JsonObject {
-  const text = readFileSync(path.join(casesDir, caseName, 'expected.yaml'), 'utf8');
-  const pattern = new RegExp(`^${name}(-[a-z0-9]{10})?$`);
-  const found = parseAllDocuments(text)
-    .map((doc) => doc.toJS() as unknown)
-    .find(
-      (obj) =>
-        isJsonObject(obj) &&
-        isJsonObject(obj.metadata) &&
-        typeof obj.metadata.name === 'string' &&
-        pattern.test(obj.metadata.name),
-    );
-  assert.ok(isJsonObject(found), `${caseName} has no object ${name}`);
-  return found;
-}
 
 function entry(node: KustomizationNode, name: string): GeneratorArgs {
   const args = node.spec.configMapGenerator?.find((candidate) => candidate.name === name);
@@ -99,15 +53,18 @@ describe('generateConfigMap', () => {
     const node = caseNode('gen-01-configmap-sources');
     assert.deepEqual(
       finished(node, 'all-sources'),
-      expectedObject('gen-01-configmap-sources', 'all-sources'),
+      expectedObjectNamed('gen-01-configmap-sources', 'all-sources'),
     );
-    assert.deepEqual(finished(node, 'html-chars'), expectedObject('gen-01-configmap-sources', 'html-chars'));
+    assert.deepEqual(
+      finished(node, 'html-chars'),
+      expectedObjectNamed('gen-01-configmap-sources', 'html-chars'),
+    );
   });
 
   it('merges generatorOptions into the entry options [gen-03]', () => {
     const node = caseNode('gen-03-generator-options');
     for (const name of ['global-opts', 'local-opts']) {
-      assert.deepEqual(finished(node, name), expectedObject('gen-03-generator-options', name));
+      assert.deepEqual(finished(node, name), expectedObjectNamed('gen-03-generator-options', name));
       assert.equal(
         generateConfigMap(entry(node, name), node.spec.generatorOptions, node).resource.needsHashSuffix,
         false,
@@ -117,12 +74,15 @@ describe('generateConfigMap', () => {
 
   it('puts non-UTF-8 file content under binaryData [gen-07]', () => {
     const node = caseNode('gen-07-binary-data');
-    assert.deepEqual(finished(node, 'bin'), expectedObject('gen-07-binary-data', 'bin'));
+    assert.deepEqual(finished(node, 'bin'), expectedObjectNamed('gen-07-binary-data', 'bin'));
   });
 
   it('does not validate keys [gen-09]', () => {
     const node = caseNode('gen-09-keys-are-not-validated');
-    assert.deepEqual(finished(node, 'odd-keys'), expectedObject('gen-09-keys-are-not-validated', 'odd-keys'));
+    assert.deepEqual(
+      finished(node, 'odd-keys'),
+      expectedObjectNamed('gen-09-keys-are-not-validated', 'odd-keys'),
+    );
   });
 
   // Recorded with kubectl kustomize (kustomize v5.5.0): BOM only stripped on line 1, CRLF

@@ -1,58 +1,11 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { describe, it } from 'node:test';
-import { parse, parseAllDocuments } from 'yaml';
-import { sharedDir } from '../../../test/shared-dir.ts';
+import { caseNode, expectedObjectNamed, nodeOf } from '../../../test/conformance-case.ts';
 import { KustomizeError } from '../../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
-import type { Kustomization, KustomizationNode, SecretArgs } from '../../core/kustomization.ts';
+import type { KustomizationNode, SecretArgs } from '../../core/kustomization.ts';
 import { contentHash } from '../hash-suffix.ts';
 import { generateSecret } from './secret-generator.ts';
-
-const casesDir = path.join(sharedDir(), 'conformance/kustomize/cases');
-
-/** A conformance case's kustomization directory as the loader hands it over: every file read. */
-function caseNode(caseName: string, entry = '.'): KustomizationNode {
-  const dir = path.join(casesDir, caseName, 'input', entry);
-  const files = new Map<string, Uint8Array>();
-  for (const rel of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
-    if (statSync(path.join(dir, rel)).isFile()) files.set(rel, readFileSync(path.join(dir, rel)));
-  }
-  const spec = parse(readFileSync(path.join(dir, 'kustomization.yaml'), 'utf8')) as Kustomization;
-  return nodeOf(spec, files, dir);
-}
-
-function nodeOf(spec: Kustomization, files = new Map<string, Uint8Array>(), dir = 'app'): KustomizationNode {
-  const filePaths = new Map([...files.keys()].map((rel) => [rel, path.join(dir, rel)]));
-  const empty = { resources: [], components: [], generators: [], transformers: [], validators: [] };
-  return {
-    dir,
-    file: path.join(dir, 'kustomization.yaml'),
-    kind: 'Kustomization',
-    spec,
-    files,
-    filePaths,
-    ...empty,
-  };
-}
-
-/** The object kustomize output for `name` (with or without its hash suffix). */
-function expectedObject(caseName: string, name: string): JsonObject {
-  const text = readFileSync(path.join(casesDir, caseName, 'expected.yaml'), 'utf8');
-  const pattern = new RegExp(`^${name}(-[a-z0-9]{10})?$`);
-  const found = parseAllDocuments(text)
-    .map((doc) => doc.toJS() as unknown)
-    .find(
-      (obj) =>
-        isJsonObject(obj) &&
-        isJsonObject(obj.metadata) &&
-        typeof obj.metadata.name === 'string' &&
-        pattern.test(obj.metadata.name),
-    );
-  assert.ok(isJsonObject(found), `${caseName} has no object ${name}`);
-  return found;
-}
 
 /** The object as it leaves the build: the name with its content hash when one is wanted. */
 function finished(node: KustomizationNode, name: string): JsonObject {
@@ -74,21 +27,21 @@ describe('generateSecret', () => {
   it('base64-encodes file content [kep-01, kep-02]', () => {
     assert.deepEqual(
       finished(caseNode('kep-01-community', 'components/external_db'), 'dbpass'),
-      expectedObject('kep-01-community', 'dbpass'),
+      expectedObjectNamed('kep-01-community', 'dbpass'),
     );
     assert.deepEqual(
       finished(caseNode('kep-01-community', 'components/recaptcha'), 'recaptcha'),
-      expectedObject('kep-01-community', 'recaptcha'),
+      expectedObjectNamed('kep-01-community', 'recaptcha'),
     );
     assert.deepEqual(
       finished(caseNode('kep-02-enterprise', 'components/ldap'), 'ldappass'),
-      expectedObject('kep-02-enterprise', 'ldappass'),
+      expectedObjectNamed('kep-02-enterprise', 'ldappass'),
     );
   });
 
   it('applies generatorOptions, immutable and the Opaque default [gen-03]', () => {
     const node = caseNode('gen-03-generator-options');
-    assert.deepEqual(finished(node, 'sec'), expectedObject('gen-03-generator-options', 'sec'));
+    assert.deepEqual(finished(node, 'sec'), expectedObjectNamed('gen-03-generator-options', 'sec'));
   });
 
   // Recorded with kubectl kustomize (kustomize v5.5.0): base64 text of 70 characters or more is

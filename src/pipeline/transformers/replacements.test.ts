@@ -1,32 +1,19 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { sharedDir } from '../../../test/shared-dir.ts';
+import {
+  casesDir,
+  expectedObjects,
+  readKustomization,
+  readResources,
+} from '../../../test/conformance-case.ts';
 import { KustomizeError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
-import type { Kustomization, Replacement } from '../../core/kustomization.ts';
+import type { Replacement } from '../../core/kustomization.ts';
 import { Resource } from '../../core/resource.ts';
-import { parseYamlDocument, parseYamlDocuments } from '../../core/yaml.ts';
+import { parseYamlDocuments } from '../../core/yaml.ts';
 import { applyReplacements, splitReplacementPath } from './replacements.ts';
-
-const casesDir = path.join(sharedDir(), 'conformance/kustomize/cases');
-
-function readResources(file: string): Resource[] {
-  return parseYamlDocuments(readFileSync(file, 'utf8'), file).map(
-    (doc) => new Resource(doc.value as JsonObject, file),
-  );
-}
-
-function readKustomization(file: string): Kustomization {
-  return parseYamlDocument(readFileSync(file, 'utf8'), file) as Kustomization;
-}
-
-function expectedObjects(caseName: string): JsonObject[] {
-  const file = path.join(casesDir, caseName, 'expected.yaml');
-  return parseYamlDocuments(readFileSync(file, 'utf8'), file).map((doc) => doc.value as JsonObject);
-}
 
 /** Resources from YAML text, for the rule tests. */
 function resourcesOf(text: string): Resource[] {

@@ -2,15 +2,17 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { sharedDir } from '../../../test/shared-dir.ts';
+import {
+  casesDir,
+  expectedObjects,
+  readKustomization,
+  readResources,
+} from '../../../test/conformance-case.ts';
 import { KustomizeError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
-import type { FieldSpec, Kustomization } from '../../core/kustomization.ts';
+import type { FieldSpec } from '../../core/kustomization.ts';
 import { Resource } from '../../core/resource.ts';
-import { parseYamlDocument, parseYamlDocuments } from '../../core/yaml.ts';
 import { transformReplicas } from './replicas.ts';
-
-const casesDir = path.join(sharedDir(), 'conformance/kustomize/cases');
 
 /** The replicas table in kustomize's order, which its error message lists. */
 const REPLICA_SPECS: FieldSpec[] = ['Deployment', 'StatefulSet', 'ReplicaSet', 'ReplicationController'].map(
@@ -20,21 +22,6 @@ const REPLICA_SPECS: FieldSpec[] = ['Deployment', 'StatefulSet', 'ReplicaSet', '
     create: true,
   }),
 );
-
-function readResources(file: string): Resource[] {
-  return parseYamlDocuments(readFileSync(file, 'utf8'), file).map(
-    (doc) => new Resource(doc.value as JsonObject, file),
-  );
-}
-
-function readKustomization(file: string): Kustomization {
-  return parseYamlDocument(readFileSync(file, 'utf8'), file) as Kustomization;
-}
-
-function expectedObjects(caseName: string): JsonObject[] {
-  const file = path.join(casesDir, caseName, 'expected.yaml');
-  return parseYamlDocuments(readFileSync(file, 'utf8'), file).map((doc) => doc.value as JsonObject);
-}
 
 describe('transformReplicas on ct-01-basic-component', () => {
   const dir = path.join(casesDir, 'ct-01-basic-component/input');
