@@ -1,0 +1,90 @@
+import { Cron } from 'croner';
+import type { CrontabSchedule } from '../hooks/parse-crontab.ts';
+
+/**
+ * Time as the schedule manager sees it, injected so that tests drive ticks with a fake clock
+ * (STYLE.md "Time ... injected"). croner only computes occurrences here; its own timers cannot
+ * be driven by such a clock.
+ */
+export interface ScheduleClock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Calls `fire` once after `delayMs`; the returned function cancels it. */
+  setTimer(fire: () => void, delayMs: number): () => void;
+}
+
+export const systemScheduleClock: ScheduleClock = {
+  now: () => Date.now(),
+  setTimer: (fire, delayMs) => {
+    const timer = setTimeout(fire, delayMs);
+    return () => {
+      clearTimeout(timer);
+    };
+  },
+};
+
+/** Node fires longer timeouts at once (about 24.8 days): longer waits are armed in steps. */
+export const MAX_TIMER_DELAY_MS = 2_147_483_647;
+
+/** The next occurrence strictly after `afterMs`, or undefined when the schedule never fires again. */
+export type NextOccurrence = (afterMs: number) => number | undefined;
+
+export function nextOccurrenceOf(schedule: CrontabSchedule): NextOccurrence {
+  // cron.v2's ConstantDelaySchedule: the delay counts from the start of the current second.
+  if (schedule.kind === 'every') return (afterMs) => Math.floor(afterMs / 1000) * 1000 + schedule.everyMs;
+  const cron = new Cron(toCronerPattern(schedule.pattern), {
+    paused: true,
+    ...timeZoneOption(schedule.timeZone),
+  });
+  return (afterMs) => cron.nextRun(new Date(afterMs))?.getTime();
+}
+
+/**
+ * Calls `fire` at every occurrence of `schedule` from now on, until the returned function is
+ * called. A timer that wakes late (a suspended process, a clock jump) fires once and skips the
+ * occurrences it missed, as cron.v2 does; one that wakes early waits for the rest.
+ */
+export function startScheduleTimer(
+  schedule: CrontabSchedule,
+  clock: ScheduleClock,
+  fire: () => void,
+): () => void {
+  const next = nextOccurrenceOf(schedule);
+  let cancel: (() => void) | undefined;
+  const arm = (due: number | undefined): void => {
+    if (due === undefined) {
+      cancel = undefined;
+      return;
+    }
+    const delay = Math.min(Math.max(due - clock.now(), 0), MAX_TIMER_DELAY_MS);
+    cancel = clock.setTimer(() => {
+      wake(due);
+    }, delay);
+  };
+  const wake = (due: number): void => {
+    const now = clock.now();
+    if (now < due) {
+      arm(due);
+      return;
+    }
+    // Armed before firing, so that a consumer stopping the schedule inside `fire` cancels it.
+    arm(next(Math.max(now, due)));
+    fire();
+  };
+  arm(next(clock.now()));
+  return () => {
+    cancel?.();
+    cancel = undefined;
+  };
+}
+
+/** croner replaces `?` by the current time; cron.v2 reads it as `*`. */
+function toCronerPattern(pattern: string): string {
+  return pattern.replaceAll('?', '*');
+}
+
+/** Go's LoadLocation: "" is UTC, "Local" (or no TZ= prefix) is the host's zone. */
+function timeZoneOption(timeZone: string | undefined): { timezone?: string } {
+  if (timeZone === undefined || timeZone === 'Local') return {};
+  return { timezone: timeZone === '' ? 'UTC' : timeZone };
+}
