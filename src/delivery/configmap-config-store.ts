@@ -1,0 +1,158 @@
+import { KaddonError } from '../core/errors.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+import { EMPTY_CONFIG_VALUES, parseConfigValues, type ConfigValues } from '../core/values.ts';
+import { stringifyYaml } from '../core/yaml.ts';
+import type { Logger } from '../observability/logger.ts';
+import { KubeApiError, type KubeClient } from './kube-client.ts';
+import { backoffDelay, SYSTEM_CLOCK, type Backoff, type ConfigMapClock } from './configmap-clock.ts';
+import { ConfigMapWatch, type ConfigMapWatchOptions, type OnConfigChange } from './configmap-watch.ts';
+
+/** ADDON_OPERATOR_CONFIG_MAP's default (seed 003 "ConfigMap/addon-operator"). */
+export const DEFAULT_CONFIG_MAP_NAME = 'addon-operator';
+
+/** The part of KubeClient the store uses; tests wrap it to inject a concurrent writer. */
+export type ConfigMapApi = Pick<KubeClient, 'request' | 'watch'>;
+
+export interface ConfigMapStoreOptions {
+  /** Where the watch reports invalid config and lost connections. */
+  readonly logger: Logger;
+  readonly clock?: ConfigMapClock;
+  /** Writes after a 409 Conflict before saveSection gives up; default 8. */
+  readonly conflictRetries?: number;
+  /** The watch's reconnect backoff; default 500 ms doubling to 30 s, with jitter. */
+  readonly backoff?: Backoff;
+}
+
+/** Re-reads after a conflict are quick: the other writer is usually done already. */
+const CONFLICT_BACKOFF: Backoff = { initialMs: 20, maxMs: 500 };
+
+/** The config ConfigMap could not be written. */
+export class ConfigMapError extends KaddonError {
+  readonly code = 'configmap-failed';
+  constructor(configMap: string, problem: string, hint: string, options?: { cause?: unknown }) {
+    super(`ConfigMap '${configMap}': ${problem}.`, hint, options);
+  }
+}
+
+/**
+ * Config values in ConfigMap/addon-operator (seed 003, reference §5.4). Unlike addon-operator,
+ * a save re-reads and re-applies its one key on 409 Conflict, so an edit someone else made
+ * between our read and our write is kept, and a read error is reported, not ignored.
+ */
+export class ConfigMapConfigStore {
+  readonly namespace: string;
+  readonly name: string;
+  readonly #api: ConfigMapApi;
+  readonly #options: ConfigMapStoreOptions;
+  #invalidConfigCount = 0;
+
+  constructor(api: ConfigMapApi, namespace: string, name: string, options: ConfigMapStoreOptions) {
+    this.#api = api;
+    this.namespace = namespace;
+    this.name = name;
+    this.#options = options;
+  }
+
+  /** `namespace/name`, as messages name the ConfigMap. */
+  get id(): string {
+    return `${this.namespace}/${this.name}`;
+  }
+
+  /** Changes the watch refused as invalid: exported as config_values_errors_total. */
+  get invalidConfigCount(): number {
+    return this.#invalidConfigCount;
+  }
+
+  /** The ConfigMap collection path; the watch lists it with a field selector on the name. */
+  get collectionPath(): string {
+    return `/api/v1/namespaces/${encodeURIComponent(this.namespace)}/configmaps`;
+  }
+
+  async load(): Promise<ConfigValues> {
+    const configMap = await this.#get();
+    return configMap ? this.parse(configMap) : EMPTY_CONFIG_VALUES;
+  }
+
+  /** A ConfigMap object's data as config values; throws ValuesError naming the ConfigMap and key. */
+  parse(configMap: JsonObject | undefined): ConfigValues {
+    return parseConfigValues(configMap?.data ?? null, `ConfigMap ${this.id}`);
+  }
+
+  /** Writes one key as a YAML string (as FileConfigStore does), keeping every other key. */
+  async saveSection(key: string, section: JsonValue): Promise<void> {
+    const text = stringifyYaml(section);
+    const retries = this.#options.conflictRetries ?? 8;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.#writeKey(key, text);
+        return;
+      } catch (error: unknown) {
+        if (!(error instanceof KubeApiError && error.status === 409)) throw error;
+        if (attempt >= retries)
+          throw new ConfigMapError(
+            this.id,
+            `section '${key}' not saved: still conflicting after ${retries + 1} writes`,
+            'Something rewrites the ConfigMap continuously; find the writer and stop it.',
+            { cause: error },
+          );
+        const clock = this.#options.clock ?? SYSTEM_CLOCK;
+        await clock.sleep(backoffDelay(attempt + 1, CONFLICT_BACKOFF, clock));
+      }
+    }
+  }
+
+  /**
+   * Follows the ConfigMap (list, then watch) until stopped; see ConfigMapWatch for what is
+   * reported and how it recovers from a lost connection.
+   */
+  watch(onChange: OnConfigChange, options: ConfigMapWatchOptions = {}): ConfigMapWatch {
+    return new ConfigMapWatch(
+      {
+        api: this.#api,
+        collectionPath: this.collectionPath,
+        name: this.name,
+        id: this.id,
+        parse: (configMap) => this.parse(configMap),
+        countInvalid: () => {
+          this.#invalidConfigCount++;
+        },
+        ...this.#options,
+      },
+      onChange,
+      options,
+    );
+  }
+
+  /** One read-modify-write: GET, set the key, PUT with the read resourceVersion (or POST). */
+  async #writeKey(key: string, text: string): Promise<void> {
+    const current = await this.#get();
+    if (!current) {
+      await this.#api.request('POST', this.collectionPath, {
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: this.#metadata(), data: { [key]: text } },
+      });
+      return;
+    }
+    const data = isJsonObject(current.data) ? current.data : {};
+    if (data[key] === text) return;
+    await this.#api.request('PUT', this.#objectPath(), {
+      body: { ...current, data: { ...data, [key]: text } },
+    });
+  }
+
+  async #get(): Promise<JsonObject | undefined> {
+    try {
+      return await this.#api.request('GET', this.#objectPath());
+    } catch (error: unknown) {
+      if (error instanceof KubeApiError && error.status === 404) return undefined;
+      throw error;
+    }
+  }
+
+  #objectPath(): string {
+    return `${this.collectionPath}/${encodeURIComponent(this.name)}`;
+  }
+
+  #metadata(): JsonObject {
+    return { name: this.name, namespace: this.namespace };
+  }
+}
