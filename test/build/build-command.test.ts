@@ -46,7 +46,14 @@ describe('kaddon build on the example platform', () => {
     assert.equal(run.code, 0, run.stderr);
     const docs = documents(run.stdout);
     const order = [...new Set(docs.map((d) => d.module))];
-    assert.deepEqual(order, ['echo-server', 'redis', 'prometheus', 'nightly-report', 'greeter', 'platform-policy']);
+    assert.deepEqual(order, [
+      'echo-server',
+      'redis',
+      'prometheus',
+      'nightly-report',
+      'greeter',
+      'platform-policy',
+    ]);
     assert.match(find(docs, 'Deployment', 'echo-server').source, /010-echo-server\/deployment\.yaml/);
     assert.equal(
       docs.some((d) => d.module === 'debug-tools'),
