@@ -121,10 +121,10 @@ cp "$BINDING_CONTEXT_PATH" ${out}/$(printf %03d "$n").json
       const contexts = received() as [Record<string, unknown>][];
       assert.deepEqual(contexts[0], [{ binding: 'settings', type: 'Synchronization', objects: [] }]);
       const summary = contexts.slice(1).map(([context]) => ({
-        type: context?.type,
-        watchEvent: context?.watchEvent,
-        filterResult: context?.filterResult,
-        name: (context?.object as { metadata?: { name?: string } } | undefined)?.metadata?.name,
+        type: context.type,
+        watchEvent: context.watchEvent,
+        filterResult: context.filterResult,
+        name: (context.object as { metadata?: { name?: string } } | undefined)?.metadata?.name,
       }));
       assert.deepEqual(summary, [
         { type: 'Event', watchEvent: 'Added', filterResult: { level: 'info' }, name: 'app' },
@@ -132,7 +132,7 @@ cp "$BINDING_CONTEXT_PATH" ${out}/$(printf %03d "$n").json
         { type: 'Event', watchEvent: 'Deleted', filterResult: { level: 'debug' }, name: 'app' },
       ]);
     } finally {
-      monitors.stop();
+      await monitors.stop();
       await queue;
     }
   });
