@@ -1,0 +1,191 @@
+import { KaddonError } from '../core/errors.ts';
+import { LOG_LEVELS, LOG_TYPES, type LogLevel, type LogType } from '../observability/logger.ts';
+
+/** Everything `kaddon operator` is configured with, typed and checked once (STYLE.md). */
+export interface OperatorConfig {
+  readonly modulesDirs: readonly string[];
+  readonly globalHooksDir: string;
+  readonly unnumberedModulesOrder: number;
+  readonly namespace: string;
+  readonly configMapName: string;
+  readonly tmpDir: string;
+  readonly listenAddress: string;
+  readonly listenPort: number;
+  readonly metricsPrefix: string;
+  readonly debugUnixSocket: string;
+  readonly logType: LogType;
+  readonly logLevel: LogLevel;
+  readonly logNoTime: boolean;
+  readonly helmIgnoreRelease: string;
+  readonly helmTimeoutSeconds: number;
+  readonly helmHistoryMax: number;
+  readonly crdExtraLabels: Readonly<Record<string, string>>;
+  readonly crdFilterPrefixes: readonly string[];
+  readonly queueActionsMetrics: boolean;
+  readonly keepTempFiles: boolean;
+  readonly kubeconfig: string | undefined;
+}
+
+/** A setting with a value that cannot be used, naming the variable or flag to fix. */
+export class OperatorConfigError extends KaddonError {
+  readonly code = 'config-invalid';
+  constructor(setting: string, problem: string, hint: string) {
+    super(`setting '${setting}': ${problem}.`, hint);
+  }
+}
+
+type Source = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Reads each setting from the first of its names that is set: command-line flags, then the
+ * environment under the seeds' names (seed 000 "Environment variables") and addon-operator's
+ * current ADDON_OPERATOR_* names, then the default.
+ */
+export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorConfig {
+  const get = (flag: string, ...names: string[]): { name: string; value: string } | undefined => {
+    if (flags[flag] !== undefined) return { name: `--${flag}`, value: flags[flag] };
+    for (const name of names) {
+      const value = env[name];
+      if (value !== undefined && value !== '') return { name, value };
+    }
+    return undefined;
+  };
+  const text = (flag: string, fallback: string, ...names: string[]): string =>
+    get(flag, ...names)?.value ?? fallback;
+  const int = (flag: string, fallback: number, ...names: string[]): number => {
+    const found = get(flag, ...names);
+    if (!found) return fallback;
+    const value = Number(found.value);
+    if (!Number.isInteger(value) || value < 0)
+      throw new OperatorConfigError(
+        found.name,
+        `'${found.value}' is not a whole number`,
+        `Set ${found.name} to a number such as ${fallback}.`,
+      );
+    return value;
+  };
+  const bool = (flag: string, fallback: boolean, ...names: string[]): boolean => {
+    const found = get(flag, ...names);
+    if (!found) return fallback;
+    if (/^(true|yes|1)$/i.test(found.value)) return true;
+    if (/^(false|no|0)$/i.test(found.value)) return false;
+    throw new OperatorConfigError(
+      found.name,
+      `'${found.value}' is not true or false`,
+      `Set ${found.name} to true or false.`,
+    );
+  };
+  const choice = <T extends string>(
+    allowed: readonly T[],
+    flag: string,
+    fallback: T,
+    ...names: string[]
+  ): T => {
+    const found = get(flag, ...names);
+    if (!found) return fallback;
+    const value = found.value.toLowerCase();
+    if (!(allowed as readonly string[]).includes(value))
+      throw new OperatorConfigError(
+        found.name,
+        `'${found.value}' is not one of ${allowed.join(', ')}`,
+        `Set ${found.name} to one of ${allowed.join(', ')}.`,
+      );
+    return value as T;
+  };
+  const namespace = text('namespace', '', 'ADDON_OPERATOR_NAMESPACE', 'SHELL_OPERATOR_NAMESPACE');
+  if (!namespace)
+    throw new OperatorConfigError(
+      'ADDON_OPERATOR_NAMESPACE',
+      'is not set',
+      'Set it to the namespace kaddon runs in (fieldRef metadata.namespace).',
+    );
+  return {
+    modulesDirs: splitPaths(text('modules-dir', 'modules', 'MODULES_DIR', 'ADDON_OPERATOR_MODULES_DIR')),
+    globalHooksDir: text(
+      'global-hooks-dir',
+      'global-hooks',
+      'GLOBAL_HOOKS_DIR',
+      'ADDON_OPERATOR_GLOBAL_HOOKS_DIR',
+    ),
+    unnumberedModulesOrder: int(
+      'unnumbered-modules-order',
+      1,
+      'UNNUMBERED_MODULE_ORDER',
+      'UNNUMBERED_MODULES_ORDER',
+      'ADDON_OPERATOR_UNNUMBERED_MODULES_ORDER',
+    ),
+    namespace,
+    configMapName: text('config-map', 'addon-operator', 'ADDON_OPERATOR_CONFIG_MAP'),
+    tmpDir: text('tmp-dir', '/tmp/addon-operator', 'ADDON_OPERATOR_TMP_DIR', 'SHELL_OPERATOR_TMP_DIR'),
+    listenAddress: text('listen-address', '0.0.0.0', 'ADDON_OPERATOR_LISTEN_ADDRESS'),
+    listenPort: port(get('listen-port', 'ADDON_OPERATOR_LISTEN_PORT')),
+    metricsPrefix: text(
+      'prometheus-metrics-prefix',
+      'addon_operator_',
+      'ADDON_OPERATOR_PROMETHEUS_METRICS_PREFIX',
+    ),
+    debugUnixSocket: text('debug-unix-socket', '/var/run/addon-operator/debug.socket', 'DEBUG_UNIX_SOCKET'),
+    logType: choice(LOG_TYPES, 'log-type', 'text', 'LOG_TYPE'),
+    logLevel: choice(LOG_LEVELS, 'log-level', 'info', 'LOG_LEVEL'),
+    logNoTime: bool('log-no-time', false, 'LOG_NO_TIME'),
+    helmIgnoreRelease: text('helm-ignore-release', '', 'HELM_IGNORE_RELEASE'),
+    helmTimeoutSeconds: durationSeconds(get('helm-timeout', 'HELM_TIMEOUT'), 20 * 60),
+    helmHistoryMax: int('helm-history-max', 10, 'HELM_HISTORY_MAX'),
+    crdExtraLabels: labels(get('crd-extra-labels', 'ADDON_OPERATOR_CRD_EXTRA_LABELS')),
+    crdFilterPrefixes: text('crd-filters', 'doc-,_', 'ADDON_OPERATOR_CRD_FILTER_PREFIXES')
+      .split(',')
+      .filter(Boolean),
+    queueActionsMetrics: env.QUEUE_ACTIONS_METRICS !== 'no',
+    keepTempFiles: bool('debug-keep-tmp-files', false, 'DEBUG_KEEP_TMP_FILES'),
+    kubeconfig: get('kube-config', 'KUBE_CONFIG', 'KUBECONFIG')?.value,
+  };
+}
+
+function splitPaths(value: string): string[] {
+  return value.split(':').filter((part) => part !== '');
+}
+
+function port(found: { name: string; value: string } | undefined): number {
+  if (!found) return 9650;
+  const value = Number(found.value);
+  if (!Number.isInteger(value) || value < 1 || value > 65535)
+    throw new OperatorConfigError(
+      found.name,
+      `'${found.value}' is not a port`,
+      'Use a port number from 1 to 65535.',
+    );
+  return value;
+}
+
+/** A Go duration (`20m`, `90s`, `1h30m`) or a number of seconds. */
+function durationSeconds(found: { name: string; value: string } | undefined, fallback: number): number {
+  if (!found) return fallback;
+  if (/^\d+$/.test(found.value)) return Number(found.value);
+  const parts = [...found.value.matchAll(/(\d+(?:\.\d+)?)(h|m|s)/g)];
+  const consumed = parts.map((part) => part[0]).join('');
+  if (parts.length === 0 || consumed !== found.value)
+    throw new OperatorConfigError(
+      found.name,
+      `'${found.value}' is not a duration`,
+      'Write it like 20m, 90s or 1h30m.',
+    );
+  const unit = { h: 3600, m: 60, s: 1 } as const;
+  return parts.reduce((sum, part) => sum + Number(part[1]) * unit[part[2] as keyof typeof unit], 0);
+}
+
+/** `heritage=addon-operator,team=x`; `heritage=addon-operator` is always there, as in addon-operator. */
+function labels(found: { name: string; value: string } | undefined): Record<string, string> {
+  const out: Record<string, string> = { heritage: 'addon-operator' };
+  for (const pair of (found?.value ?? '').split(',').filter(Boolean)) {
+    const [key, value, extra] = pair.split('=');
+    if (!key || value === undefined || extra !== undefined) {
+      throw new OperatorConfigError(
+        found?.name ?? 'ADDON_OPERATOR_CRD_EXTRA_LABELS',
+        `'${pair}' is not key=value`,
+        'Write labels as key=value pairs separated by commas.',
+      );
+    }
+    out[key.trim()] = value.trim();
+  }
+  return out;
+}
