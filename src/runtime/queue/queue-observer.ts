@@ -1,0 +1,16 @@
+import type { AnyTask } from './task.ts';
+
+/**
+ * What the queues report to the metrics layer (seed 000 "Metrics": tasks_queue_length,
+ * task_wait_in_queue_seconds_total, *_allowed_errors_total). Every callback is optional.
+ */
+export interface QueueObserver {
+  /** After every change of a queue's length. */
+  onQueueLength?(queue: string, length: number): void;
+  /** When a handler first starts on a task: how long it waited since it was created. */
+  onTaskWait?(task: AnyTask, waitMs: number): void;
+  /** A task failed and will be retried after `delayMs`. */
+  onTaskFailed?(task: AnyTask, error: unknown, delayMs: number): void;
+  /** A task with allowFailure failed: it is counted here and dropped. */
+  onAllowedFailure?(task: AnyTask, error: unknown): void;
+}

@@ -1,0 +1,54 @@
+import type { AnyTask } from './task.ts';
+
+/**
+ * How logs and the queue dump name a task (reference §3.1):
+ * `<TaskType>:<queue>:<what it is about>[:failures N[:<last error>]]`, e.g.
+ * `ModuleRun:main:sysctl-tuner:doStartup:OperatorStartup`.
+ */
+export function describeTask(task: AnyTask, failures = 0, lastError?: unknown): string {
+  const parts: string[] = [task.type, task.queue, ...aboutTask(task)];
+  if (failures > 0) parts.push(`failures ${failures}`);
+  if (failures > 0 && lastError !== undefined) parts.push(errorMessage(lastError));
+  return parts.join(':');
+}
+
+/** The message of an error, or the thrown value as text. */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function aboutTask(task: AnyTask): string[] {
+  const { module, hook, event } = task.metadata;
+  switch (task.type) {
+    case 'GlobalHookRun':
+    case 'ModuleHookRun':
+      return present([task.metadata.bindingType, hookName(module, hook), bindingsOf(task), event]);
+    case 'ModuleRun':
+      return present([module, task.payload.doModuleStartup ? 'doStartup' : undefined, event]);
+    case 'ConvergeModules':
+      return [task.payload.event];
+    case 'ParallelModuleRun':
+      return present([task.payload.modules.join(','), event]);
+    case 'ModulePurge':
+      return present([task.payload.release, event]);
+    default:
+      return present([module, hook, event]);
+  }
+}
+
+/** `<sorted binding names>[ in N contexts]`, as addon-operator's hook task metadata reads. */
+function bindingsOf(task: AnyTask & { type: 'GlobalHookRun' | 'ModuleHookRun' }): string | undefined {
+  const names = [...new Set(task.metadata.bindings ?? [])].sort();
+  if (names.length === 0) return undefined;
+  const contexts = task.payload.bindingContexts.length;
+  return contexts > 1 ? `${names.join(',')} in ${contexts} contexts` : names.join(',');
+}
+
+function hookName(module: string | undefined, hook: string | undefined): string | undefined {
+  if (hook === undefined) return undefined;
+  return module === undefined ? hook : `${module}/${hook}`;
+}
+
+function present(parts: readonly (string | undefined)[]): string[] {
+  return parts.filter((part): part is string => part !== undefined && part !== '');
+}

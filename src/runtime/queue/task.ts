@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import type { BindingContext } from '../../hooks/binding-context.ts';
+import type { BindingType, ConfigVersion } from '../../hooks/hook-config.ts';
+
+/**
+ * What a task of each type carries (reference §3.2). The keys are the task types: a closed set of
+ * string literals, so a handler registry keyed by them is checked by the compiler.
+ */
+export interface TaskPayloads {
+  /** A global hook with the binding contexts of one or more events (combined when piled up). */
+  readonly GlobalHookRun: HookRunPayload;
+  readonly ModuleHookRun: HookRunPayload;
+  readonly GlobalHookEnableScheduleBindings: EmptyPayload;
+  readonly GlobalHookEnableKubernetesBindings: EmptyPayload;
+  /** Repeats until every waited Synchronization task in other queues is done. */
+  readonly GlobalHookWaitKubernetesSynchronization: EmptyPayload;
+  /** 'Reload all modules' (seed 001 steps 3 to 8). */
+  readonly ConvergeModules: { readonly event: ConvergeEvent };
+  readonly ModuleEnsureCRDs: EmptyPayload;
+  readonly ModuleRun: ModuleRunPayload;
+  /** Modules of one order that run side by side, each as a ModuleRun in a parallel queue. */
+  readonly ParallelModuleRun: { readonly modules: readonly string[] };
+  readonly ModuleDelete: EmptyPayload;
+  /** A release with no module directory (seed 001 step 7). */
+  readonly ModulePurge: { readonly release: string };
+  readonly DiscoverHelmReleases: EmptyPayload;
+  readonly ApplyKubeConfigValues: EmptyPayload;
+}
+
+export type TaskType = keyof TaskPayloads;
+
+export type EmptyPayload = Readonly<Record<string, never>>;
+
+/** Why a converge was queued; also the `activation` label of convergence metrics. */
+export type ConvergeEvent = 'OperatorStartup' | 'GlobalValuesChanged' | 'ReloadAllModules';
+
+export interface HookRunPayload {
+  readonly bindingContexts: readonly BindingContext[];
+  /** Only v1 hooks get the contexts of piled-up tasks combined (reference §2.8). */
+  readonly hookVersion: ConfigVersion;
+  /** Present on a kubernetes Synchronization task. */
+  readonly synchronization?: {
+    readonly waitForSynchronization: boolean;
+    readonly executeOnSynchronization: boolean;
+  };
+}
+
+export interface ModuleRunPayload {
+  /** Run onStartup hooks and enable kubernetes bindings first: the module was just enabled. */
+  readonly doModuleStartup: boolean;
+  /** Queued by a converge (counts as a converge task) rather than by a values change. */
+  readonly isReloadAll: boolean;
+}
+
+/** Who a task is about, for descriptions, logs, metrics labels and queue searches. */
+export interface TaskMetadata {
+  readonly module?: string;
+  readonly hook?: string;
+  readonly bindingType?: BindingType;
+  /** The binding names of the task's contexts. */
+  readonly bindings?: readonly string[];
+  /** A failure is counted and the task dropped instead of retried (seed 000 "Task queues"). */
+  readonly allowFailure?: boolean;
+  /** What caused the task, e.g. `OperatorStartup` or `KubeConfig-Changed-Modules`. */
+  readonly event?: string;
+}
+
+export interface Task<T extends TaskType = TaskType> {
+  readonly id: string;
+  readonly type: T;
+  readonly queue: string;
+  readonly payload: TaskPayloads[T];
+  readonly metadata: TaskMetadata;
+  /** How many times a handler has started on this task. */
+  readonly attempts: number;
+  /** Milliseconds since the epoch, from the queue clock. */
+  readonly createdAt: number;
+}
+
+/** Any task, narrowed by `type`. */
+export type AnyTask = { readonly [T in TaskType]: Task<T> }[TaskType];
+
+export type HookRunTask = Task<'GlobalHookRun'> | Task<'ModuleHookRun'>;
+
+export interface TaskInit<T extends TaskType> {
+  readonly queue: string;
+  readonly payload: TaskPayloads[T];
+  readonly metadata?: TaskMetadata;
+}
+
+export function createTask<T extends TaskType>(type: T, init: TaskInit<T>, createdAt: number): Task<T> {
+  return {
+    id: randomUUID(),
+    type,
+    queue: init.queue,
+    payload: init.payload,
+    metadata: init.metadata ?? {},
+    attempts: 0,
+    createdAt,
+  };
+}
+
+export function isHookRunTask(task: AnyTask): task is HookRunTask {
+  return task.type === 'GlobalHookRun' || task.type === 'ModuleHookRun';
+}
+
+export function isTaskOfType<T extends TaskType>(task: AnyTask, type: T): task is AnyTask & Task<T> {
+  return task.type === type;
+}

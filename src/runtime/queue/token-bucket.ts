@@ -1,0 +1,40 @@
+import type { HookSettings } from '../../hooks/hook-config.ts';
+
+/**
+ * A hook's execution rate (seed 000 "Execution rate", reference §2.5): a bucket of
+ * `executionBurst` tokens, refilled by one token every `executionMinIntervalMs`. Each run takes a
+ * token; while the bucket is empty the hook's next task waits, and events pile up behind it to be
+ * combined into one run.
+ */
+export class TokenBucket {
+  readonly #intervalMs: number;
+  readonly #burst: number;
+  #tokens: number;
+  #updatedAt: number;
+
+  constructor(settings: HookSettings, now: number) {
+    this.#intervalMs = settings.executionMinIntervalMs;
+    this.#burst = Math.max(settings.executionBurst, 1);
+    this.#tokens = this.#burst;
+    this.#updatedAt = now;
+  }
+
+  /** How long until a token is available; 0 when one is. */
+  delayMs(now: number): number {
+    const tokens = this.#tokensAt(now);
+    if (tokens >= 1 || this.#intervalMs <= 0) return 0;
+    return Math.ceil((1 - tokens) * this.#intervalMs);
+  }
+
+  /** Takes a token; call only when delayMs(now) is 0. */
+  take(now: number): void {
+    this.#tokens = this.#tokensAt(now) - 1;
+    this.#updatedAt = now;
+  }
+
+  #tokensAt(now: number): number {
+    if (this.#intervalMs <= 0) return this.#burst;
+    const refilled = Math.max(now - this.#updatedAt, 0) / this.#intervalMs;
+    return Math.min(this.#tokens + refilled, this.#burst);
+  }
+}
