@@ -1,0 +1,174 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { MetricOperation } from '../hooks/hook-metrics.ts';
+
+/** The hook whose run wrote the operations: its name becomes the `hook` label, its module `module`. */
+export interface MetricsSource {
+  readonly hook: string;
+  readonly module?: string | undefined;
+}
+
+/** An operation that was not applied (or applied differently), for the hook's log. */
+export interface HookMetricsConflict {
+  readonly name: string;
+  readonly reason: string;
+}
+
+export interface HookMetricsStoreOptions {
+  /** Names a hook may not export, such as the built-in metrics served on the same endpoint. */
+  readonly isReserved?: (name: string) => boolean;
+}
+
+export interface HookMetricsStore {
+  /** The custom metrics of all hooks, in a registry of their own. */
+  readonly registry: Registry;
+  /** Applies one hook run's operations as one batch (seed 000 "Custom metrics", "Grouped metrics"). */
+  apply(source: MetricsSource, operations: readonly MetricOperation[]): HookMetricsConflict[];
+}
+
+type Family =
+  | { readonly type: 'counter'; readonly metric: Counter }
+  | { readonly type: 'gauge'; readonly metric: Gauge }
+  | { readonly type: 'histogram'; readonly metric: Histogram; readonly buckets: readonly number[] };
+
+interface FamilyState {
+  readonly family: Family;
+  readonly labelNames: ReadonlySet<string>;
+  /** Series by label key, with the group that last wrote each (undefined: never expired). */
+  readonly series: Map<string, { labels: Record<string, string>; group: string | undefined }>;
+}
+
+const TYPE_OF = { add: 'counter', set: 'gauge', observe: 'histogram' } as const;
+
+/**
+ * Custom metrics from hooks. Types follow the action (add → counter, set → gauge, observe →
+ * histogram); the metric name is used as-is and HELP repeats it. Grouped series written in a run
+ * keep accumulating; the series of a group the run wrote to but did not write again disappear, for
+ * every hook using that group; `expire` removes a whole group; series without a group stay until
+ * restart (seed 000 "Grouped metrics" example).
+ */
+export function createHookMetricsStore(options: HookMetricsStoreOptions = {}): HookMetricsStore {
+  const registry = new Registry();
+  const families = new Map<string, FamilyState>();
+  const isReserved = options.isReserved ?? (() => false);
+
+  const expire = (group: string, keep: ReadonlySet<string>): void => {
+    for (const [name, state] of families) {
+      for (const [key, series] of state.series) {
+        if (series.group !== group || keep.has(`${name}\n${key}`)) continue;
+        state.family.metric.remove(series.labels);
+        state.series.delete(key);
+      }
+      if (state.series.size === 0) {
+        registry.removeSingleMetric(name);
+        families.delete(name);
+      }
+    }
+  };
+
+  const apply = (source: MetricsSource, operations: readonly MetricOperation[]): HookMetricsConflict[] => {
+    const conflicts: HookMetricsConflict[] = [];
+    const written = new Set<string>();
+    const groups = new Set<string>();
+    for (const operation of operations) {
+      if (operation.action === 'expire') {
+        expire(operation.group, new Set());
+        groups.delete(operation.group);
+        continue;
+      }
+      const labels = seriesLabels(source, operation.labels);
+      const state = families.get(operation.name) ?? register(operation, labels);
+      const problem = state === undefined ? undefined : conflictOf(state, operation, labels);
+      if (state === undefined || problem !== undefined) {
+        conflicts.push({ name: operation.name, reason: problem ?? reservedReason(operation.name) });
+        continue;
+      }
+      const note = bucketsNote(state.family, operation);
+      if (note !== undefined) conflicts.push({ name: operation.name, reason: note });
+      record(state.family, operation, labels);
+      const key = labelKey(labels);
+      state.series.set(key, { labels, group: operation.group });
+      written.add(`${operation.name}\n${key}`);
+      if (operation.group !== undefined) groups.add(operation.group);
+    }
+    for (const group of groups) expire(group, written);
+    return conflicts;
+  };
+
+  const register = (
+    operation: Exclude<MetricOperation, { action: 'expire' }>,
+    labels: Record<string, string>,
+  ): FamilyState | undefined => {
+    if (isReserved(operation.name)) return undefined;
+    const labelNames = [
+      'hook',
+      'module',
+      ...Object.keys(labels).filter((n) => n !== 'hook' && n !== 'module'),
+    ];
+    const config = { name: operation.name, help: operation.name, labelNames, registers: [registry] };
+    const family = createFamily(operation, config);
+    const state: FamilyState = { family, labelNames: new Set(labelNames), series: new Map() };
+    families.set(operation.name, state);
+    return state;
+  };
+
+  return { registry, apply };
+}
+
+function createFamily(
+  operation: Exclude<MetricOperation, { action: 'expire' }>,
+  config: { name: string; help: string; labelNames: string[]; registers: Registry[] },
+): Family {
+  if (operation.action !== 'observe')
+    return operation.action === 'add'
+      ? { type: 'counter', metric: new Counter(config) }
+      : { type: 'gauge', metric: new Gauge(config) };
+  const buckets = operation.buckets;
+  return { type: 'histogram', metric: new Histogram({ ...config, buckets: [...buckets] }), buckets };
+}
+
+/** The operator's labels win over a hook's own `hook` or `module` label. */
+function seriesLabels(source: MetricsSource, own: Readonly<Record<string, string>>): Record<string, string> {
+  const labels: Record<string, string> = { hook: source.hook };
+  if (source.module !== undefined) labels.module = source.module;
+  for (const [name, value] of Object.entries(own)) if (!(name in labels)) labels[name] = value;
+  return labels;
+}
+
+function conflictOf(
+  state: FamilyState,
+  operation: Exclude<MetricOperation, { action: 'expire' }>,
+  labels: Record<string, string>,
+): string | undefined {
+  const wanted = TYPE_OF[operation.action];
+  if (state.family.type !== wanted)
+    return `action '${operation.action}' needs a ${wanted} but the metric is a ${state.family.type}: use one action per metric name`;
+  const extra = Object.keys(labels).filter((name) => !state.labelNames.has(name));
+  if (extra.length > 0)
+    return `label ${extra.map((n) => `'${n}'`).join(', ')} not in the metric's labels (${[...state.labelNames].join(', ')}): keep one set of label names per metric`;
+  return undefined;
+}
+
+function reservedReason(name: string): string {
+  return `'${name}' is a built-in metric: choose another name`;
+}
+
+function bucketsNote(family: Family, operation: MetricOperation): string | undefined {
+  if (family.type !== 'histogram' || operation.action !== 'observe') return undefined;
+  const same =
+    family.buckets.length === operation.buckets.length &&
+    family.buckets.every((bound, index) => bound === operation.buckets[index]);
+  return same
+    ? undefined
+    : `buckets differ from the first observation's [${family.buckets.join(', ')}], which are kept`;
+}
+
+function record(family: Family, operation: MetricOperation, labels: Record<string, string>): void {
+  if (operation.action === 'expire') return;
+  if (family.type === 'counter') family.metric.inc(labels, operation.value);
+  else if (family.type === 'gauge') family.metric.set(labels, operation.value);
+  else family.metric.observe(labels, operation.value);
+}
+
+function labelKey(labels: Record<string, string>): string {
+  return JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}

@@ -1,0 +1,103 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from './logger.ts';
+
+/** A registry's exposition: prom-client's Registry fits. */
+export interface MetricsSource {
+  readonly contentType: string;
+  metrics(): Promise<string>;
+}
+
+export interface HttpServerOptions {
+  /** ADDON_OPERATOR_LISTEN_ADDRESS. */
+  readonly address: string;
+  /** ADDON_OPERATOR_LISTEN_PORT; 0 picks a free port. */
+  readonly port: number;
+  /**
+   * Registries served together on /metrics: the built-in metrics, then the hooks' custom metrics
+   * (seed 000 "Custom metrics": Prometheus scrapes them from the same target).
+   */
+  readonly sources: readonly MetricsSource[];
+  readonly logger?: Logger | undefined;
+}
+
+export interface OperatorHttpServer {
+  /** Listens; resolves with the address and port actually bound. */
+  start(): Promise<{ address: string; port: number }>;
+  stop(): Promise<void>;
+  /** /readyz answers 200 from now on: called once the first convergence is done. */
+  setReady(): void;
+}
+
+const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
+
+/** /metrics, /healthz (alive while the process runs), /readyz (after the first convergence). */
+export function createHttpServer(options: HttpServerOptions): OperatorHttpServer {
+  let ready = false;
+  let server: Server | undefined;
+
+  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    if (request.method !== 'GET' && request.method !== 'HEAD') reply(response, 405, 'method not allowed\n');
+    else if (path === '/healthz') reply(response, 200, 'ok\n');
+    else if (path === '/readyz')
+      reply(response, ready ? 200 : 503, ready ? 'ok\n' : 'not ready: the first convergence is not done\n');
+    else if (path === '/metrics') reply(response, 200, await exposition(options.sources), PROMETHEUS_TEXT);
+    else reply(response, 404, 'not found\n');
+  };
+
+  return {
+    start: () =>
+      new Promise((resolve, reject) => {
+        const listening = createServer((request, response) => {
+          handle(request, response).catch((error: unknown) => {
+            options.logger?.error('metrics request failed', { error: String(error) });
+            reply(response, 500, 'internal error\n');
+          });
+        });
+        listening.once('error', reject);
+        listening.listen(options.port, options.address, () => {
+          listening.off('error', reject);
+          server = listening;
+          const bound = listening.address() as AddressInfo;
+          resolve({ address: bound.address, port: bound.port });
+        });
+      }),
+    stop: () =>
+      new Promise((resolve, reject) => {
+        const running = server;
+        server = undefined;
+        if (running === undefined) {
+          resolve();
+          return;
+        }
+        running.close((error) => {
+          if (error) reject(error);
+          else resolve();
+        });
+        running.closeAllConnections();
+      }),
+    setReady: () => {
+      ready = true;
+    },
+  };
+}
+
+async function exposition(sources: readonly MetricsSource[]): Promise<string> {
+  const texts = await Promise.all(sources.map((source) => source.metrics()));
+  return texts.filter((text) => text.trim() !== '').join('\n');
+}
+
+function reply(
+  response: ServerResponse,
+  status: number,
+  body: string,
+  contentType = 'text/plain; charset=utf-8',
+): void {
+  if (response.headersSent) {
+    response.end();
+    return;
+  }
+  response.writeHead(status, { 'content-type': contentType });
+  response.end(body);
+}

@@ -1,0 +1,257 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { BUCKETS_1MS_TO_10S, METRIC_CATALOG, type MetricKey } from './metrics-catalog.ts';
+
+export type HookRunOutcome = 'success' | 'error' | 'allowed-error';
+
+/** Labels of one hook run; `module` absent means a global hook. */
+export interface HookRunLabels {
+  readonly hook: string;
+  readonly binding: string;
+  readonly activation: string;
+  readonly queue: string;
+  readonly module?: string | undefined;
+}
+
+/** What one hook run measured; the rusage fields are absent when the process never started. */
+export interface HookRunSample {
+  readonly seconds: number;
+  readonly outcome: HookRunOutcome;
+  readonly userCpu?: number | undefined;
+  readonly sysCpu?: number | undefined;
+  readonly maxRssBytes?: number | undefined;
+}
+
+/** Labels of a binding's Kubernetes work; `module` absent means a global hook. */
+export interface BindingLabels {
+  readonly hook: string;
+  readonly binding: string;
+  readonly queue: string;
+  readonly module?: string | undefined;
+}
+
+export interface TaskLabels {
+  readonly queue: string;
+  readonly module?: string | undefined;
+  readonly hook?: string | undefined;
+  readonly binding?: string | undefined;
+}
+
+/** Runs `tick` every `ms` until the returned function is called. */
+export type ScheduleEvery = (ms: number, tick: () => void) => () => void;
+
+export const LIVE_TICK_MS = 10_000;
+
+export interface OperatorMetricsOptions {
+  /** ADDON_OPERATOR_PROMETHEUS_METRICS_PREFIX. */
+  readonly prefix: string;
+  /** QUEUE_ACTIONS_METRICS is not `no`: register tasks_queue_action_duration_seconds. */
+  readonly queueActionsMetrics: boolean;
+}
+
+/** The verbs the operator records with; callers never touch prom-client. */
+export interface OperatorMetrics {
+  readonly registry: Registry;
+  /** Whether `name` is a built-in metric's full name, so a hook cannot export it too. */
+  isBuiltIn(name: string): boolean;
+  bindingCount(hook: { hook: string; module?: string | undefined }, bindings: number): void;
+  hookRun(labels: HookRunLabels, sample: HookRunSample): void;
+  moduleDiscoverError(): void;
+  moduleRunError(module: string): void;
+  moduleDeleteError(module: string): void;
+  moduleRun(module: string, seconds: number): void;
+  moduleHelm(module: string, activation: string, seconds: number): void;
+  helmOperation(labels: { module: string; activation: string; operation: string }, seconds: number): void;
+  convergence(activation: string, seconds: number): void;
+  queueLength(queue: string, length: number): void;
+  taskWaited(labels: TaskLabels, seconds: number): void;
+  /** A no-op when queue action metrics are disabled. */
+  queueAction(queue: string, action: string, seconds: number): void;
+  liveTick(): void;
+  /** Ticks live_ticks every 10 s through `every`; returns the function that stops it. */
+  startLiveTicks(every?: ScheduleEvery): () => void;
+  jqFilter(labels: BindingLabels & { kind: string }, seconds: number): void;
+  kubeEvent(labels: BindingLabels & { kind: string }, seconds: number): void;
+  snapshot(labels: BindingLabels, size: { objects: number; bytes: number }): void;
+  kubeRequestResult(labels: { code: string; method: string; host: string }): void;
+  kubeRequestLatency(labels: { verb: string; url: string }, seconds: number): void;
+  configValuesError(): void;
+  moduleRender(module: string, seconds: number): void;
+  unresolvedVarReferences(module: string, count: number): void;
+}
+
+type Catalog = typeof METRIC_CATALOG;
+type LabelOf<K extends MetricKey> = Catalog[K]['labels'][number];
+type Instrument<K extends MetricKey> = Catalog[K]['type'] extends 'counter'
+  ? Counter<LabelOf<K>>
+  : Catalog[K]['type'] extends 'gauge'
+    ? Gauge<LabelOf<K>>
+    : Histogram<LabelOf<K>>;
+type Instruments = { readonly [K in MetricKey]: Instrument<K> };
+
+export const everyWithNodeTimer: ScheduleEvery = (ms, tick) => {
+  const timer = setInterval(tick, ms);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+  };
+};
+
+/** Registers every built-in metric in a registry of kaddon's own (TOOLCHAIN.md: not the global one). */
+export function createOperatorMetrics(options: OperatorMetricsOptions): OperatorMetrics {
+  const registry = new Registry();
+  const keys = (Object.keys(METRIC_CATALOG) as MetricKey[]).filter(
+    (key) => options.queueActionsMetrics || key !== 'tasksQueueActionSeconds',
+  );
+  const made = Object.fromEntries(keys.map((key) => [key, instrument(key, options.prefix, registry)]));
+  const m = made as unknown as Instruments;
+  const names = new Set(keys.map((key) => options.prefix + METRIC_CATALOG[key].name));
+  return {
+    registry,
+    isBuiltIn: (name) => names.has(name),
+    bindingCount({ hook, module }, bindings) {
+      m.bindingCount.set({ module: module ?? '', hook }, bindings);
+    },
+    hookRun(labels, sample) {
+      recordHookRun(m, labels, sample);
+    },
+    moduleDiscoverError() {
+      m.moduleDiscoverErrors.inc();
+    },
+    moduleRunError(module) {
+      m.moduleRunErrors.inc({ module });
+    },
+    moduleDeleteError(module) {
+      m.moduleDeleteErrors.inc({ module });
+    },
+    moduleRun(module, seconds) {
+      m.moduleRunSeconds.observe({ module }, seconds);
+    },
+    moduleHelm(module, activation, seconds) {
+      m.moduleHelmSeconds.observe({ module, activation }, seconds);
+    },
+    helmOperation({ module, activation, operation }, seconds) {
+      m.helmOperationSeconds.observe({ module, activation, operation }, seconds);
+    },
+    convergence(activation, seconds) {
+      m.convergenceSeconds.inc({ activation }, seconds);
+      m.convergenceTotal.inc({ activation });
+    },
+    queueLength(queue, length) {
+      m.tasksQueueLength.set({ queue }, length);
+    },
+    taskWaited(labels, seconds) {
+      m.taskWaitInQueueSeconds.inc(taskLabels(labels), seconds);
+    },
+    queueAction(queue, action, seconds) {
+      if (options.queueActionsMetrics)
+        m.tasksQueueActionSeconds.observe({ queue_name: queue, queue_action: action }, seconds);
+    },
+    liveTick() {
+      m.liveTicks.inc();
+    },
+    startLiveTicks(every = everyWithNodeTimer) {
+      return every(LIVE_TICK_MS, () => {
+        m.liveTicks.inc();
+      });
+    },
+    jqFilter(labels, seconds) {
+      m.kubeJqFilterSeconds.observe(kubeLabels(labels), seconds);
+    },
+    kubeEvent(labels, seconds) {
+      m.kubeEventSeconds.observe(kubeLabels(labels), seconds);
+    },
+    snapshot(labels, size) {
+      m.kubeSnapshotObjects.set(bindingLabels(labels), size.objects);
+      m.kubeSnapshotBytes.set(bindingLabels(labels), size.bytes);
+    },
+    kubeRequestResult({ code, method, host }) {
+      m.kubeClientRequestResults.inc({ code, method, host });
+    },
+    kubeRequestLatency({ verb, url }, seconds) {
+      m.kubeClientRequestLatency.observe({ verb, url }, seconds);
+    },
+    configValuesError() {
+      m.configValuesErrors.inc();
+    },
+    moduleRender(module, seconds) {
+      m.moduleRenderSeconds.observe({ module }, seconds);
+    },
+    unresolvedVarReferences(module, count) {
+      m.moduleUnresolvedVars.set({ module }, count);
+    },
+  };
+}
+
+function instrument(key: MetricKey, prefix: string, registry: Registry): Counter | Gauge | Histogram {
+  const { name, type, labels, help } = METRIC_CATALOG[key];
+  const config = { name: prefix + name, help, labelNames: labels, registers: [registry] };
+  if (type === 'counter') return new Counter(config);
+  if (type === 'gauge') return new Gauge(config);
+  return new Histogram({ ...config, buckets: BUCKETS_1MS_TO_10S });
+}
+
+function recordHookRun(m: Instruments, labels: HookRunLabels, sample: HookRunSample): void {
+  const { hook, binding, activation, queue, module } = labels;
+  const run =
+    module === undefined
+      ? { labels: { hook, binding, activation, queue }, ...globalHookInstruments(m) }
+      : { labels: { module, hook, binding, activation, queue }, ...moduleHookInstruments(m) };
+  run.seconds.observe(run.labels, sample.seconds);
+  run[sample.outcome].inc(run.labels);
+  if (sample.userCpu !== undefined) run.userCpu.observe(run.labels, sample.userCpu);
+  if (sample.sysCpu !== undefined) run.sysCpu.observe(run.labels, sample.sysCpu);
+  if (sample.maxRssBytes !== undefined) run.maxRss.set(run.labels, sample.maxRssBytes);
+}
+
+type HookLabel = LabelOf<'moduleHookRunSeconds'>;
+
+interface HookRunInstruments extends Record<HookRunOutcome, Counter<HookLabel>> {
+  readonly seconds: Histogram<HookLabel>;
+  readonly userCpu: Histogram<HookLabel>;
+  readonly sysCpu: Histogram<HookLabel>;
+  readonly maxRss: Gauge<HookLabel>;
+}
+
+// Global hooks have no module label: recordHookRun passes their instruments labels without one.
+function globalHookInstruments(m: Instruments): HookRunInstruments {
+  return {
+    seconds: m.globalHookRunSeconds,
+    success: m.globalHookRunSuccess,
+    error: m.globalHookRunErrors,
+    'allowed-error': m.globalHookRunAllowedErrors,
+    userCpu: m.globalHookRunUserCpu,
+    sysCpu: m.globalHookRunSysCpu,
+    maxRss: m.globalHookRunMaxRss,
+  };
+}
+
+function moduleHookInstruments(m: Instruments): HookRunInstruments {
+  return {
+    seconds: m.moduleHookRunSeconds,
+    success: m.moduleHookRunSuccess,
+    error: m.moduleHookRunErrors,
+    'allowed-error': m.moduleHookRunAllowedErrors,
+    userCpu: m.moduleHookRunUserCpu,
+    sysCpu: m.moduleHookRunSysCpu,
+    maxRss: m.moduleHookRunMaxRss,
+  };
+}
+
+function bindingLabels(labels: BindingLabels): Record<'module' | 'hook' | 'binding' | 'queue', string> {
+  return { module: labels.module ?? '', hook: labels.hook, binding: labels.binding, queue: labels.queue };
+}
+
+function kubeLabels(
+  labels: BindingLabels & { kind: string },
+): Record<'module' | 'hook' | 'binding' | 'queue' | 'kind', string> {
+  return { ...bindingLabels(labels), kind: labels.kind };
+}
+
+function taskLabels(labels: TaskLabels): Record<'module' | 'hook' | 'binding' | 'queue', string> {
+  return {
+    module: labels.module ?? '',
+    hook: labels.hook ?? '',
+    binding: labels.binding ?? '',
+    queue: labels.queue,
+  };
+}
