@@ -1,0 +1,108 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { ReleaseStatus } from './helm-client.ts';
+import {
+  isStuckState,
+  recoverStuckRelease,
+  type ReleaseHelm,
+  type ReleaseRecovery,
+} from './recover-release.ts';
+import { RELEASE_CHART_FORMAT, writeReleaseChart } from './release-chart.ts';
+
+/**
+ * The release values key that holds the checksum, as addon-operator kept `_addonOperatorModuleChecksum`
+ * in release values (reference §6.3). The release chart reads no values, so the key is kaddon's.
+ */
+export const CHECKSUM_VALUES_KEY = '_kaddonModuleChecksum';
+
+export interface DeliverModuleInput {
+  /** The module name: the release name and the chart name. */
+  readonly module: string;
+  /** ADDON_OPERATOR_NAMESPACE: where the release is stored. */
+  readonly namespace: string;
+  /** The module's slice as YAML text, as `kaddon build --module` prints it. */
+  readonly manifest: string;
+  /** Anything else that decides what helm would do, e.g. the helm-relevant values' checksum. */
+  readonly checksumInputs?: readonly string[];
+  /** The resource monitor found objects of the release missing (auto-heal, seed 000). */
+  readonly resourcesMissing?: boolean;
+}
+
+export interface DeliverDeps {
+  readonly helm: ReleaseHelm;
+  /** HELM_TIMEOUT in seconds. */
+  readonly timeoutSeconds: number;
+  readonly tmpRoot?: string;
+}
+
+/** Why helm upgrade ran. */
+export type UpgradeReason = 'absent' | 'checksum-changed' | 'not-deployed' | 'resources-missing';
+
+export type DeliverResult =
+  | { readonly outcome: 'unchanged'; readonly revision: number; readonly checksum: string }
+  | {
+      readonly outcome: 'installed' | 'upgraded' | 'recovered';
+      readonly reason: UpgradeReason;
+      readonly revision: number;
+      readonly checksum: string;
+      /** Set when outcome is 'recovered': what cleared the stuck release before the upgrade. */
+      readonly recovery?: ReleaseRecovery;
+    };
+
+/** sha256 over everything that decides the release's content (seed 000 "Releases deduplication"). */
+export function releaseChecksum(manifest: string, inputs: readonly string[] = []): string {
+  return createHash('sha256')
+    .update(JSON.stringify([RELEASE_CHART_FORMAT, manifest, ...inputs]))
+    .digest('hex');
+}
+
+/**
+ * Delivers a module's slice as its release: recovers a release left stuck by a crash, then runs
+ * `helm upgrade --install` only when the release is absent or not deployed, its checksum differs,
+ * or resources are missing; otherwise helm writes nothing and `helm history` stays as it was.
+ */
+export async function deliverModule(input: DeliverModuleInput, deps: DeliverDeps): Promise<DeliverResult> {
+  const { module, namespace } = input;
+  const checksum = releaseChecksum(input.manifest, input.checksumInputs);
+  let current = await deps.helm.status(module, namespace);
+  let recovery: ReleaseRecovery | undefined;
+  if (current && isStuckState(current.status)) {
+    recovery = await recoverStuckRelease(deps.helm, module, namespace, deps.timeoutSeconds);
+    current = await deps.helm.status(module, namespace);
+  }
+  const reason = await upgradeReason(current, checksum, input, deps);
+  if (reason === undefined && current) return { outcome: 'unchanged', revision: current.revision, checksum };
+  await upgradeRelease(input, checksum, deps);
+  const revision = (await deps.helm.status(module, namespace))?.revision ?? 0;
+  const outcome = recovery ? 'recovered' : current ? 'upgraded' : 'installed';
+  return { outcome, reason: reason ?? 'absent', revision, checksum, ...(recovery ? { recovery } : {}) };
+}
+
+/** addon-operator's shouldRunHelmUpgrade (reference §6.3 step 5), with a missing checksum as changed. */
+async function upgradeReason(
+  current: ReleaseStatus | undefined,
+  checksum: string,
+  input: DeliverModuleInput,
+  deps: DeliverDeps,
+): Promise<UpgradeReason | undefined> {
+  if (!current) return 'absent';
+  if (current.status !== 'deployed') return 'not-deployed';
+  if (input.resourcesMissing === true) return 'resources-missing';
+  const values = await deps.helm.getValues(input.module, input.namespace);
+  return values[CHECKSUM_VALUES_KEY] === checksum ? undefined : 'checksum-changed';
+}
+
+async function upgradeRelease(input: DeliverModuleInput, checksum: string, deps: DeliverDeps): Promise<void> {
+  const dir = await mkdtemp(path.join(deps.tmpRoot ?? os.tmpdir(), `kaddon-release-${input.module}-`));
+  try {
+    await writeReleaseChart(dir, input.module, input.manifest);
+    await deps.helm.upgradeInstall(input.module, input.namespace, dir, {
+      values: { [CHECKSUM_VALUES_KEY]: checksum },
+      timeoutSeconds: deps.timeoutSeconds,
+    });
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,216 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { execa } from 'execa';
+import { isJsonObject, scalarText, type JsonObject } from '../../core/json.ts';
+import { HelmError } from './helm-error.ts';
+
+/** Release states as helm stores them (helm's release/status.go). */
+export type ReleaseState =
+  | 'unknown'
+  | 'deployed'
+  | 'uninstalled'
+  | 'superseded'
+  | 'failed'
+  | 'uninstalling'
+  | 'pending-install'
+  | 'pending-upgrade'
+  | 'pending-rollback';
+
+export interface ReleaseStatus {
+  readonly status: ReleaseState;
+  readonly revision: number;
+}
+
+export interface ReleaseRevision extends ReleaseStatus {
+  readonly description: string;
+}
+
+export interface UpgradeInstallOptions {
+  /** Written to a private temp file, passed with `--values`, removed afterwards. */
+  readonly values: JsonObject;
+  /** helm's `--timeout` for each Kubernetes operation (HELM_TIMEOUT). */
+  readonly timeoutSeconds: number;
+  /** Wait until the resources are ready (`--wait=watcher`); helm 4 waits for hooks only by default. */
+  readonly wait?: boolean;
+}
+
+export interface HelmClientOptions {
+  /** The helm binary. */
+  readonly helmPath: string;
+  /** Passed as KUBECONFIG; without it helm uses the in-cluster service account. */
+  readonly kubeconfigPath?: string;
+  /** HELM_HISTORY_MAX; default 10 as in addon-operator. */
+  readonly historyMax?: number;
+  /** Where values files are written; default the OS temp dir. */
+  readonly tmpRoot?: string;
+  /** More environment for helm, e.g. HELM_DRIVER. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/** Every state, so `helm list` (which shows deployed and failed only by default) hides none. */
+const ALL_STATES = ['--deployed', '--failed', '--pending', '--superseded', '--uninstalling', '--uninstalled'];
+/** Read-only helm commands finish in well under a second; this only ends a hung process. */
+const QUERY_TIMEOUT_MS = 120_000;
+/** The process gets this long beyond helm's own --timeout before it is killed. */
+const PROCESS_GRACE_MS = 60_000;
+
+/** The helm binary, run without a shell, one command per call. */
+export class HelmClient {
+  readonly #options: HelmClientOptions;
+
+  constructor(options: HelmClientOptions) {
+    this.#options = options;
+  }
+
+  async upgradeInstall(
+    release: string,
+    namespace: string,
+    chartDir: string,
+    options: UpgradeInstallOptions,
+  ): Promise<void> {
+    await this.#withValuesFile(release, options.values, async (valuesFile) => {
+      const args = ['upgrade', '--install', release, chartDir, '--namespace', namespace];
+      args.push('--values', valuesFile, '--timeout', `${options.timeoutSeconds}s`);
+      args.push('--history-max', String(this.#options.historyMax ?? 10));
+      // SkipCRDs and TakeOwnership as addon-operator (§6.3): CRDs go through applyCrds.
+      args.push('--skip-crds', '--take-ownership');
+      if (options.wait === true) args.push('--wait=watcher');
+      await this.#run(release, args, options.timeoutSeconds * 1000 + PROCESS_GRACE_MS);
+    });
+  }
+
+  /** The newest revision's state, or undefined when there is no release of that name. */
+  async status(release: string, namespace: string): Promise<ReleaseStatus | undefined> {
+    const filter = `^${release.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`;
+    const rows = await this.#listRows(release, namespace, ['--filter', filter]);
+    const row = rows.find((entry) => entry.name === release);
+    return row && { status: row.status, revision: row.revision };
+  }
+
+  /** Oldest revision first; empty when there is no release. */
+  async history(release: string, namespace: string): Promise<ReleaseRevision[]> {
+    if (!(await this.status(release, namespace))) return [];
+    const args = ['history', release, '--namespace', namespace, '--max', '256', '-o', 'json'];
+    const parsed = await this.#runJson(release, args);
+    const rows = Array.isArray(parsed) ? parsed.filter(isJsonObject) : [];
+    return rows.map((row) => ({
+      revision: Number(row.revision),
+      status: scalarText(row.status) as ReleaseState,
+      description: typeof row.description === 'string' ? row.description : '',
+    }));
+  }
+
+  /** The manifest helm stored for the newest (or the given) revision, as `helm get manifest` prints it. */
+  async getManifest(release: string, namespace: string, revision?: number): Promise<string> {
+    const args = ['get', 'manifest', release, '--namespace', namespace];
+    if (revision !== undefined) args.push('--revision', String(revision));
+    return this.#run(release, args);
+  }
+
+  /** The user-supplied values of the newest revision. */
+  async getValues(release: string, namespace: string): Promise<JsonObject> {
+    const parsed = await this.#runJson(release, [
+      'get',
+      'values',
+      release,
+      '--namespace',
+      namespace,
+      '-o',
+      'json',
+    ]);
+    return isJsonObject(parsed) ? parsed : {};
+  }
+
+  /** Removes the release and its history; an absent release is fine. */
+  async uninstall(release: string, namespace: string, timeoutSeconds = 300): Promise<void> {
+    const args = ['uninstall', release, '--namespace', namespace, '--ignore-not-found'];
+    args.push('--timeout', `${timeoutSeconds}s`);
+    await this.#run(release, args, timeoutSeconds * 1000 + PROCESS_GRACE_MS);
+  }
+
+  /** Names of the releases in the namespace, in every state, sorted. */
+  async list(namespace: string): Promise<string[]> {
+    const rows = await this.#listRows('*', namespace, []);
+    return rows
+      .map((row) => row.name)
+      .filter((name) => name !== '')
+      .sort();
+  }
+
+  async rollback(release: string, namespace: string, revision: number, timeoutSeconds = 300): Promise<void> {
+    const args = ['rollback', release, String(revision), '--namespace', namespace];
+    args.push('--timeout', `${timeoutSeconds}s`, '--history-max', String(this.#options.historyMax ?? 10));
+    await this.#run(release, args, timeoutSeconds * 1000 + PROCESS_GRACE_MS);
+  }
+
+  /** `helm template`: the chart rendered offline with the values, hooks included, CRDs not. */
+  async template(release: string, namespace: string, chartDir: string, values: JsonObject): Promise<string> {
+    return this.#withValuesFile(release, values, (valuesFile) =>
+      this.#run(release, ['template', release, chartDir, '--namespace', namespace, '--values', valuesFile]),
+    );
+  }
+
+  async #listRows(
+    subject: string,
+    namespace: string,
+    extra: readonly string[],
+  ): Promise<{ name: string; status: ReleaseState; revision: number }[]> {
+    const args = ['list', '--namespace', namespace, ...ALL_STATES, '--max', '0', '-o', 'json', ...extra];
+    const parsed = await this.#runJson(subject, args);
+    const rows = Array.isArray(parsed) ? parsed.filter(isJsonObject) : [];
+    return rows.map((row) => ({
+      name: typeof row.name === 'string' ? row.name : '',
+      status: scalarText(row.status) as ReleaseState,
+      revision: Number(row.revision),
+    }));
+  }
+
+  async #withValuesFile<T>(
+    release: string,
+    values: JsonObject,
+    use: (file: string) => Promise<T>,
+  ): Promise<T> {
+    // mkdtemp makes the directory 0700: values may hold secrets.
+    const dir = await mkdtemp(path.join(this.#options.tmpRoot ?? os.tmpdir(), `kaddon-values-${release}-`));
+    try {
+      const file = path.join(dir, 'values.json');
+      await writeFile(file, JSON.stringify(values), { mode: 0o600 });
+      return await use(file);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async #runJson(release: string, args: readonly string[]): Promise<unknown> {
+    const stdout = await this.#run(release, args);
+    try {
+      return JSON.parse(stdout) as unknown;
+    } catch (error: unknown) {
+      throw new HelmError(release, args.join(' '), 'printed output that is not JSON', stdout.slice(0, 400), {
+        cause: error,
+      });
+    }
+  }
+
+  async #run(release: string, args: readonly string[], timeoutMs = QUERY_TIMEOUT_MS): Promise<string> {
+    const env: Record<string, string> = { ...this.#options.env, HELM_NO_PLUGINS: '1' };
+    if (this.#options.kubeconfigPath !== undefined) env.KUBECONFIG = this.#options.kubeconfigPath;
+    const result = await execa(this.#options.helmPath, args, {
+      env,
+      stdin: 'ignore',
+      reject: false,
+      timeout: timeoutMs,
+      stripFinalNewline: false,
+    });
+    if (result.failed) {
+      const problem = result.timedOut
+        ? `did not finish within ${timeoutMs} ms`
+        : result.exitCode === undefined
+          ? `could not run (${result.shortMessage})`
+          : `exited with code ${result.exitCode}`;
+      throw new HelmError(release, args.join(' '), problem, result.stderr, { cause: result });
+    }
+    return result.stdout;
+  }
+}

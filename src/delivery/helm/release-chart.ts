@@ -1,0 +1,30 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/** Part of every release checksum, so a change of this layout upgrades every release once. */
+export const RELEASE_CHART_FORMAT = 'kaddon-release-chart/1';
+
+/** Where the slice lies in the chart; helm reads it as a file, never as a template. */
+const MANIFEST_FILE = 'files/manifest.yaml';
+
+/**
+ * Writes a chart whose only template prints the module's rendered slice unchanged: the slice is
+ * a chart file, read with `.Files.Get`, so Go template text in resources (`{{ .Values.x }}` in a
+ * ConfigMap, `{{` in a script) reaches the cluster as written. What helm still does to it: it
+ * splits the text into documents, sorts them into its install order by kind and prints each after
+ * `---\n# Source: <module>/templates/manifest.yaml\n` (checked with helm 4.1.4; see
+ * test/kubernetes/helm-delivery.test.ts). Chart name = module name; version 0.0.1 as seed 000
+ * recommends.
+ */
+export async function writeReleaseChart(
+  dir: string,
+  moduleName: string,
+  manifestYaml: string,
+): Promise<void> {
+  await mkdir(path.join(dir, 'templates'), { recursive: true });
+  await mkdir(path.join(dir, 'files'), { recursive: true });
+  const chart = `apiVersion: v2\nname: ${moduleName}\nversion: 0.0.1\ndescription: kaddon release of module ${moduleName}\n`;
+  await writeFile(path.join(dir, 'Chart.yaml'), chart);
+  await writeFile(path.join(dir, 'templates', 'manifest.yaml'), `{{ .Files.Get "${MANIFEST_FILE}" }}`);
+  await writeFile(path.join(dir, MANIFEST_FILE), manifestYaml);
+}
