@@ -1,6 +1,9 @@
 import { KaddonError } from '../core/errors.ts';
 import { LOG_LEVELS, LOG_TYPES, type LogLevel, type LogType } from '../observability/logger.ts';
 
+/** Where the debug socket listens unless DEBUG_UNIX_SOCKET says otherwise (seed 000 "Debug"). */
+export const DEFAULT_DEBUG_UNIX_SOCKET = '/var/run/addon-operator/debug.socket';
+
 /** Everything `kaddon operator` is configured with, typed and checked once (STYLE.md). */
 export interface OperatorConfig {
   readonly modulesDirs: readonly string[];
@@ -124,7 +127,7 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
       'addon_operator_',
       'ADDON_OPERATOR_PROMETHEUS_METRICS_PREFIX',
     ),
-    debugUnixSocket: text('debug-unix-socket', '/var/run/addon-operator/debug.socket', 'DEBUG_UNIX_SOCKET'),
+    debugUnixSocket: text('debug-unix-socket', DEFAULT_DEBUG_UNIX_SOCKET, 'DEBUG_UNIX_SOCKET'),
     logType: choice(LOG_TYPES, 'log-type', 'text', 'LOG_TYPE'),
     logLevel: choice(LOG_LEVELS, 'log-level', 'info', 'LOG_LEVEL'),
     logNoTime: bool('log-no-time', false, 'LOG_NO_TIME'),

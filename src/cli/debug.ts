@@ -1,0 +1,192 @@
+import { parseArgs } from 'node:util';
+import { DEBUG_FORMATS, isDebugFormat } from '../observability/debug-format.ts';
+import type { CliIo } from './cli-io.ts';
+import { requestDebug } from './debug-client.ts';
+import { UsageError } from './usage-error.ts';
+
+/** As OperatorConfig.debugUnixSocket defaults (reference §7.1). */
+import { DEFAULT_DEBUG_UNIX_SOCKET } from '../config/operator-config.ts';
+
+type DebugGroup = 'queue' | 'global' | 'module' | 'hook';
+
+/** One debug subcommand of seed 000 "Debug" (and reference §7.4), with the route it asks. */
+interface DebugSubcommand {
+  readonly name: string;
+  readonly argument?: 'NAME' | '[NAME]';
+  /** A boolean flag passed on as a query parameter. */
+  readonly flag?: {
+    readonly option: string;
+    readonly short: string;
+    readonly query: string;
+    readonly help: string;
+  };
+  readonly summary: string;
+  readonly route: (name: string | undefined) => string;
+}
+
+const showEmpty = { option: 'show-empty', short: 'e', query: 'showEmpty', help: 'list empty queues too' };
+const withGlobal = {
+  option: 'global',
+  short: 'g',
+  query: 'global',
+  help: 'add the global section, as hooks see it',
+};
+const segment = (name: string | undefined): string => encodeURIComponent(name ?? '');
+
+const groups = {
+  queue: [
+    { name: 'list', flag: showEmpty, summary: 'Dump tasks in all queues.', route: () => '/queue/list' },
+    { name: 'main', summary: 'Dump tasks in the main queue.', route: () => '/queue/main' },
+  ],
+  global: [
+    { name: 'list', summary: 'List global hooks, in order.', route: () => '/global/list' },
+    { name: 'values', summary: 'Dump current global values.', route: () => '/global/values' },
+    {
+      name: 'patches',
+      summary: 'Dump the JSON patch kept for global values.',
+      route: () => '/global/patches',
+    },
+    { name: 'config', summary: 'Dump global config values.', route: () => '/global/config' },
+    { name: 'snapshots', summary: 'Dump snapshots of global hooks.', route: () => '/global/snapshots' },
+  ],
+  module: [
+    { name: 'list', summary: 'List modules and their enabled status.', route: () => '/module/list' },
+    {
+      name: 'values',
+      argument: 'NAME',
+      flag: withGlobal,
+      summary: 'Dump module values by name.',
+      route: (n) => `/module/${segment(n)}/values`,
+    },
+    {
+      name: 'patches',
+      argument: 'NAME',
+      summary: 'Dump the JSON patch kept for module values.',
+      route: (n) => `/module/${segment(n)}/patches`,
+    },
+    {
+      name: 'config',
+      argument: 'NAME',
+      flag: withGlobal,
+      summary: 'Dump module config values by name.',
+      route: (n) => `/module/${segment(n)}/config`,
+    },
+    {
+      name: 'resource-monitor',
+      argument: '[NAME]',
+      summary: 'Dump the resources monitored for each enabled module, or one.',
+      route: (n) => (n === undefined ? '/module/resource-monitor' : `/module/${segment(n)}/resource-monitor`),
+    },
+    {
+      name: 'render',
+      argument: 'NAME',
+      summary: 'Print the manifests the module would deliver now.',
+      route: (n) => `/module/${segment(n)}/render`,
+    },
+    {
+      name: 'snapshots',
+      argument: 'NAME',
+      summary: "Dump snapshots of the module's hooks.",
+      route: (n) => `/module/${segment(n)}/snapshots`,
+    },
+  ],
+  hook: [
+    {
+      name: 'snapshots',
+      argument: '[NAME]',
+      summary: 'Dump snapshots per hook and binding, of every hook or one.',
+      route: (n) => (n === undefined ? '/hook/snapshots' : `/hook/${segment(n)}/snapshots`),
+    },
+  ],
+} satisfies Record<DebugGroup, readonly DebugSubcommand[]>;
+
+export const runQueue = (args: readonly string[], io: CliIo): Promise<void> => runDebug('queue', args, io);
+export const runGlobal = (args: readonly string[], io: CliIo): Promise<void> => runDebug('global', args, io);
+export const runModule = (args: readonly string[], io: CliIo): Promise<void> => runDebug('module', args, io);
+export const runHook = (args: readonly string[], io: CliIo): Promise<void> => runDebug('hook', args, io);
+
+/** `kaddon <group> <subcommand>`: asks the running operator over its debug socket and prints the answer. */
+async function runDebug(group: DebugGroup, args: readonly string[], io: CliIo): Promise<void> {
+  const usage = groupUsage(group);
+  const [name, ...rest] = args;
+  if (name === undefined) throw new UsageError(`${group} needs a subcommand`, usage);
+  if (name === '--help' || name === '-h') {
+    io.stdout(`${usage}\n`);
+    return;
+  }
+  const subcommand: DebugSubcommand | undefined = groups[group].find((s) => s.name === name);
+  if (!subcommand) throw new UsageError(`unknown ${group} subcommand '${name}'`, usage);
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      output: { type: 'string', short: 'o', default: 'text' },
+      'debug-unix-socket': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+      ...(subcommand.flag
+        ? { [subcommand.flag.option]: { type: 'boolean', short: subcommand.flag.short } }
+        : {}),
+    },
+  });
+  if (values.help === true) {
+    io.stdout(`${usage}\n`);
+    return;
+  }
+  const path = requestPath(group, subcommand, positionals, values, usage);
+  const socket = socketPath(values['debug-unix-socket']);
+  io.stdout(await requestDebug(socket, path));
+}
+
+function requestPath(
+  group: DebugGroup,
+  subcommand: DebugSubcommand,
+  positionals: readonly string[],
+  values: Readonly<Record<string, string | boolean | undefined>>,
+  usage: string,
+): string {
+  const output = values.output;
+  if (typeof output !== 'string' || !isDebugFormat(output)) {
+    throw new UsageError(
+      `--output must be one of ${DEBUG_FORMATS.join(', ')}, not '${String(output)}'`,
+      usage,
+    );
+  }
+  const max = subcommand.argument === undefined ? 0 : 1;
+  const min = subcommand.argument === 'NAME' ? 1 : 0;
+  if (positionals.length < min)
+    throw new UsageError(`${group} ${subcommand.name} needs a module name`, usage);
+  if (positionals.length > max)
+    throw new UsageError(
+      `${group} ${subcommand.name} takes ${max === 0 ? 'no arguments' : 'one name'}`,
+      usage,
+    );
+  const query = new URLSearchParams({ format: output });
+  if (subcommand.flag && values[subcommand.flag.option] === true) query.set(subcommand.flag.query, 'true');
+  return `${subcommand.route(positionals[0])}?${query.toString()}`;
+}
+
+/** --debug-unix-socket, else DEBUG_UNIX_SOCKET, else the operator's default. */
+function socketPath(flag: string | undefined): string {
+  const env = process.env.DEBUG_UNIX_SOCKET;
+  return flag ?? (env === undefined || env === '' ? DEFAULT_DEBUG_UNIX_SOCKET : env);
+}
+
+function groupUsage(group: DebugGroup): string {
+  const lines = groups[group].map((s: DebugSubcommand) => {
+    const head = `  ${[s.name, s.argument].filter(Boolean).join(' ')}`;
+    const flag = s.flag ? ` -${s.flag.short}/--${s.flag.option}: ${s.flag.help}.` : '';
+    return `${head.padEnd(28)}${s.summary}${flag}`;
+  });
+  return `Usage: kaddon ${group} <subcommand> [options]
+
+Asks the kaddon running on this host (over its debug unix socket) and prints the answer.
+
+Subcommands:
+${lines.join('\n')}
+
+Options:
+  -o, --output text|yaml|json   output format (default text)
+  --debug-unix-socket PATH      the debug socket (default $DEBUG_UNIX_SOCKET, else
+                                ${DEFAULT_DEBUG_UNIX_SOCKET})
+  -h, --help                    show this help`;
+}

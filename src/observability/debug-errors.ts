@@ -1,0 +1,29 @@
+import { KaddonError } from '../core/errors.ts';
+
+export type DebugRouteErrorCode = 'debug-not-found' | 'debug-bad-request';
+
+/** A debug request the server cannot answer: an unknown route, module or hook, or a bad parameter. */
+export class DebugRouteError extends KaddonError {
+  readonly code: DebugRouteErrorCode;
+  readonly status: 404 | 400;
+
+  constructor(code: DebugRouteErrorCode, message: string, hint: string) {
+    super(message, hint);
+    this.code = code;
+    this.status = code === 'debug-not-found' ? 404 : 400;
+  }
+}
+
+export type DebugSocketErrorCode = 'debug-socket-in-use' | 'debug-socket-not-a-socket';
+
+/** The debug socket path cannot be served: another kaddon answers on it, or it is another file. */
+export class DebugSocketError extends KaddonError {
+  readonly code: DebugSocketErrorCode;
+  readonly path: string;
+
+  constructor(code: DebugSocketErrorCode, path: string, problem: string, hint: string, cause?: unknown) {
+    super(`debug socket '${path}': ${problem}.`, hint, { cause });
+    this.code = code;
+    this.path = path;
+  }
+}

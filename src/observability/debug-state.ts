@@ -1,0 +1,59 @@
+import type { JsonObject, JsonValue } from '../core/json.ts';
+import type { ValuesPatch } from '../core/values-patch.ts';
+import type { Snapshots } from '../hooks/binding-context.ts';
+
+/**
+ * What the debug server reads (reference §7.2), declared here where it is consumed; the operator
+ * implements it. Every `name` given to a module method is one `modules()` lists: the server
+ * answers 404 for any other before it asks.
+ */
+export interface DebugState {
+  /** `queue list` (reference §3.7): the dump and its text form, from dumpQueues/formatQueueDump. */
+  queueList(showEmpty: boolean): DebugDocument;
+  /** The `main` queue alone, in the same two forms. */
+  queueMain(): DebugDocument;
+  /** Global hook names, in order (`global list`). */
+  globalHooks(): readonly string[];
+  /** Merged global values, without the `global:` key. */
+  globalValues(): JsonObject;
+  /** Global config values, without the `global:` key. */
+  globalConfig(): JsonObject;
+  /** The global values patch kept in memory from hook runs, compacted. */
+  globalPatches(): ValuesPatch;
+  /** Every module found, enabled or not, in module order. */
+  modules(): readonly DebugModule[];
+  /** A module's merged values, without its values key. */
+  moduleValues(name: string): JsonValue;
+  /** A module's config values, without its values key. */
+  moduleConfig(name: string): JsonValue;
+  /** The module's values patch kept in memory from hook runs, compacted. */
+  modulePatches(name: string): ValuesPatch;
+  /** Resource ids (`ns/Kind/name`, sorted) by the enabled module whose release is monitored. */
+  resourceMonitors(): ReadonlyMap<string, readonly string[]>;
+  /** The module's objects as the operator would deliver them now, with the current values. */
+  renderedManifests(name: string): Promise<readonly JsonObject[]>;
+  /** The snapshot of each kubernetes binding of every hook that has one. */
+  hookSnapshots(): readonly HookSnapshots[];
+}
+
+/** A state with a text form of its own; `data` is JSON-serializable. */
+export interface DebugDocument {
+  readonly data: unknown;
+  readonly text: string;
+}
+
+export interface DebugModule {
+  readonly name: string;
+  readonly enabled: boolean;
+  /** Where the module stands, in the operator's words (e.g. `Ready`, `Failed: helm upgrade`). */
+  readonly state: string;
+}
+
+export interface HookSnapshots {
+  /** The hook's name as metrics and logs carry it. */
+  readonly hook: string;
+  /** Absent for a global hook. */
+  readonly module?: string;
+  /** By binding name, sorted by namespace and name. */
+  readonly bindings: Snapshots;
+}
