@@ -7,6 +7,13 @@ const usage = `Usage: kaddon <command> [options]
 Commands:
   build [MODULES_DIR...]   render the enabled modules of a modules tree, offline
   kustomize [DIR]          build a kustomization directory, like \`kubectl kustomize DIR\`
+  sync                     sync the modules tree from Git once, validate it, and exit
+  queue list|main          dump the task queues of the kaddon running here (debug socket)
+  global list|values|patches|config|snapshots
+                           dump global hooks, values, patches, config or snapshots
+  module list|values|patches|config|resource-monitor|render|snapshots [NAME]
+                           dump modules, a module's state, or its manifests as delivered now
+  hook snapshots [NAME]    dump the snapshots of each hook, per binding
 
 Run \`kaddon <command> --help\` for a command's options.`;
 
@@ -16,6 +23,11 @@ type Command = (args: readonly string[], io: CliIo) => void | Promise<void>;
 const commands = {
   build: async () => (await import('./cli/build.ts')).runBuild,
   kustomize: async () => (await import('./cli/kustomize.ts')).runKustomize,
+  sync: async () => (await import('./cli/sync.ts')).runSync,
+  queue: async () => (await import('./cli/debug.ts')).runQueue,
+  global: async () => (await import('./cli/debug.ts')).runGlobal,
+  module: async () => (await import('./cli/debug.ts')).runModule,
+  hook: async () => (await import('./cli/debug.ts')).runHook,
 } satisfies Record<string, () => Promise<Command>>;
 
 /** Runs one command line; returns the exit code. The only place that decides it. */

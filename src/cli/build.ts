@@ -1,7 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { KaddonError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
@@ -16,13 +14,19 @@ import { buildTree, type BuildTreeOptions } from '../runtime/build-tree.ts';
 import { parseSnapshotObjects } from '../runtime/prepare-values.ts';
 import type { UnresolvedReference } from '../runtime/render-tree.ts';
 import type { CliIo } from './cli-io.ts';
+import { componentRoots, splitPaths } from './component-roots.ts';
+import { checkoutGitSource } from './build-git-source.ts';
+import { gitSourceOptions, gitSourceUsage, globalHooksDirOf } from './git-source.ts';
 import { UsageError } from './usage-error.ts';
 
 export const buildUsage = `Usage: kaddon build [MODULES_DIR...] [options]
+       kaddon build --git-url URL [--git-ref REF] [--git-subpath DIR] [options]
 
 Renders every enabled module of a modules tree offline and prints the manifests as a
 YAML stream, each document marked with its module and source file. MODULES_DIR
-defaults to $MODULES_DIR (colon-separated).
+defaults to $MODULES_DIR (colon-separated). With --git-url the tree is the revision
+of a Git repository (checked out under --git-cache-dir, symlinks leaving it refused);
+components/ and global-hooks/ beside --git-subpath are used unless flags say otherwise.
 
 Options:
   --module NAME            print only this module's slice
@@ -38,10 +42,9 @@ Options:
   --hook-timeout SECONDS   stop a hook that runs longer (default: no limit)
   --strict                 fail when a $(var) reference is left unresolved
   -o, --output yaml|json   output format (default yaml)
-  -h, --help               show this help`;
+  -h, --help               show this help
 
-/** The components that ship with kaddon, beside src/ (or dist/) in the package. */
-const builtinComponents = fileURLToPath(new URL('../../components', import.meta.url));
+${gitSourceUsage}`;
 
 /** `$(var)` references left unresolved under --strict. */
 export class UnresolvedVarsError extends KaddonError {
@@ -75,6 +78,7 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
       'hook-timeout': { type: 'string' },
       output: { type: 'string', short: 'o', default: 'yaml' },
       help: { type: 'boolean', short: 'h' },
+      ...gitSourceOptions,
     },
   });
   if (values.help) {
@@ -84,7 +88,10 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
   if (values.output !== 'yaml' && values.output !== 'json') {
     throw new UsageError(`--output must be yaml or json, not '${values.output}'`, buildUsage);
   }
-  const dirs = splitPaths(positionals.length > 0 ? positionals.join(':') : (process.env.MODULES_DIR ?? ''));
+  const git = values['git-url'] === undefined ? undefined : await checkoutGitSource(values, positionals, io);
+  const dirs = git
+    ? [git.modulesDir]
+    : splitPaths(positionals.length > 0 ? positionals.join(':') : (process.env.MODULES_DIR ?? ''));
   if (dirs.length === 0) throw new UsageError('name a modules directory or set MODULES_DIR', buildUsage);
   const jq = await loadJqEngine();
   const result = await buildTree({
@@ -93,7 +100,8 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
     config: values['config-values']
       ? parseConfigValues(readYaml(values['config-values']), values['config-values'])
       : EMPTY_CONFIG_VALUES,
-    globalHooksDir: values['global-hooks-dir'] ?? process.env.GLOBAL_HOOKS_DIR,
+    globalHooksDir:
+      values['global-hooks-dir'] ?? (git ? globalHooksDirOf(git) : process.env.GLOBAL_HOOKS_DIR),
     sharedComponentRoots: componentRoots(values['components-path'], dirs),
     jq,
     ...(values['run-hooks'] ? { hooks: hookOptions(values.snapshots, values['hook-timeout'], io) } : {}),
@@ -167,21 +175,6 @@ function printYaml(slices: readonly [string, readonly Resource[]][]): string {
 function printJson(slices: readonly [string, readonly Resource[]][]): string {
   const items = slices.flatMap(([, resources]) => resources.map((resource) => resource.obj));
   return `${JSON.stringify({ apiVersion: 'v1', kind: 'List', items }, null, 2)}\n`;
-}
-
-/** Shared component folders: the flag, $KADDON_COMPONENTS_PATH, `components/` beside each modules dir, then kaddon's own. */
-function componentRoots(flag: string | undefined, modulesDirs: readonly string[]): string[] {
-  const candidates = [
-    ...splitPaths(flag ?? ''),
-    ...splitPaths(process.env.KADDON_COMPONENTS_PATH ?? ''),
-    ...modulesDirs.map((dir) => path.join(dir, '..', 'components')),
-    builtinComponents,
-  ];
-  return [...new Set(candidates.map((dir) => path.resolve(dir)))].filter((dir) => existsSync(dir));
-}
-
-function splitPaths(value: string): string[] {
-  return value.split(':').filter((part) => part !== '');
 }
 
 function readYaml(file: string): ReturnType<typeof parseYamlDocument> {

@@ -77,6 +77,11 @@ export const METRIC_CATALOG = {
   // kaddon's own: the kustomize-style build of a module.
   moduleRenderSeconds: spec('module_render_seconds', 'histogram', ['module'], 'Time to render the manifests of a module.'),
   moduleUnresolvedVars: spec('module_unresolved_var_references', 'gauge', ['module'], 'Unresolved $(var) references left in the last render of a module.'),
+
+  // kaddon's own: the modules tree synced from Git.
+  gitRevisionInfo: spec('git_revision_info', 'gauge', ['revision'], 'The modules repository revision in use: 1 for that revision.'),
+  gitLastSyncTime: spec('git_last_successful_sync_timestamp_seconds', 'gauge', [], 'Unix time of the last sync that left the remote revision in use.'),
+  gitSyncErrors: spec('git_sync_errors_total', 'counter', [], 'Syncs of the modules repository that failed or refused a revision.'),
 } as const satisfies Record<string, MetricSpec>;
 
 export type MetricKey = keyof typeof METRIC_CATALOG;

@@ -77,6 +77,10 @@ export interface OperatorMetrics {
   configValuesError(): void;
   moduleRender(module: string, seconds: number): void;
   unresolvedVarReferences(module: string, count: number): void;
+  /** The modules repository revision in use; the previous one's series is dropped. */
+  gitRevision(sha: string): void;
+  gitSyncSucceeded(unixSeconds: number): void;
+  gitSyncError(): void;
 }
 
 type Catalog = typeof METRIC_CATALOG;
@@ -178,6 +182,16 @@ export function createOperatorMetrics(options: OperatorMetricsOptions): Operator
     },
     unresolvedVarReferences(module, count) {
       m.moduleUnresolvedVars.set({ module }, count);
+    },
+    gitRevision(sha) {
+      m.gitRevisionInfo.reset();
+      m.gitRevisionInfo.set({ revision: sha }, 1);
+    },
+    gitSyncSucceeded(unixSeconds) {
+      m.gitLastSyncTime.set(unixSeconds);
+    },
+    gitSyncError() {
+      m.gitSyncErrors.inc();
     },
   };
 }

@@ -1,0 +1,127 @@
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { parseGoDuration } from '../hooks/go-duration.ts';
+import { GitSourceError } from './git-source-error.ts';
+import { redactUrlUserInfo } from './redact-secrets.ts';
+
+/** How git authenticates; files are read at each use, so a rotated secret is picked up. */
+export interface GitCredentials {
+  /** HTTPS basic auth user (with passwordFile), or the user sent with a token (default `x-access-token`). */
+  readonly username: string | undefined;
+  readonly passwordFile: string | undefined;
+  readonly tokenFile: string | undefined;
+  readonly sshKeyFile: string | undefined;
+  readonly knownHostsFile: string | undefined;
+}
+
+export interface GitSourceConfig {
+  readonly url: string;
+  /** A branch, a tag or a commit; undefined is the remote's default branch. */
+  readonly ref: string | undefined;
+  /** The modules tree inside the repository; '' is the repository root. */
+  readonly subpath: string;
+  readonly pollIntervalMs: number;
+  /** The mirror, the revisions and the `current` link live here. */
+  readonly cacheDir: string;
+  readonly credentials: GitCredentials;
+}
+
+type Source = Readonly<Record<string, string | undefined>>;
+
+/** Each setting: its flag (without --) and its environment variable. */
+export const GIT_SOURCE_SETTINGS = {
+  url: ['git-url', 'MODULES_GIT_URL'],
+  ref: ['git-ref', 'MODULES_GIT_REF'],
+  subpath: ['git-subpath', 'MODULES_GIT_SUBPATH'],
+  pollInterval: ['git-poll-interval', 'MODULES_GIT_POLL_INTERVAL'],
+  cacheDir: ['git-cache-dir', 'MODULES_GIT_CACHE_DIR'],
+  username: ['git-username', 'MODULES_GIT_USERNAME'],
+  passwordFile: ['git-password-file', 'MODULES_GIT_PASSWORD_FILE'],
+  tokenFile: ['git-token-file', 'MODULES_GIT_TOKEN_FILE'],
+  sshKeyFile: ['git-ssh-key-file', 'MODULES_GIT_SSH_KEY_FILE'],
+  knownHostsFile: ['git-known-hosts-file', 'MODULES_GIT_KNOWN_HOSTS_FILE'],
+} as const satisfies Record<string, readonly [string, string]>;
+
+type Setting = keyof typeof GIT_SOURCE_SETTINGS;
+
+export const DEFAULT_POLL_INTERVAL_MS = 60_000;
+
+/** Whether a Git source is configured at all (the flag or MODULES_GIT_URL). */
+export function hasGitSource(env: Source, flags: Source): boolean {
+  return (flags['git-url'] ?? env.MODULES_GIT_URL ?? '') !== '';
+}
+
+/** Flags first, then the environment; checked once, errors name the flag and the variable. */
+export function loadGitSourceConfig(env: Source, flags: Source = {}): GitSourceConfig {
+  const get = (setting: Setting): string | undefined => {
+    const [flag, variable] = GIT_SOURCE_SETTINGS[setting];
+    const value = flags[flag] ?? env[variable];
+    return value === '' ? undefined : value;
+  };
+  const url = get('url');
+  if (url === undefined)
+    throw configError('url', 'is not set', 'Set it to the URL of the modules repository.');
+  const credentials: GitCredentials = {
+    username: get('username'),
+    passwordFile: existingFile('passwordFile', get('passwordFile')),
+    tokenFile: existingFile('tokenFile', get('tokenFile')),
+    sshKeyFile: existingFile('sshKeyFile', get('sshKeyFile')),
+    knownHostsFile: existingFile('knownHostsFile', get('knownHostsFile')),
+  };
+  if (credentials.passwordFile !== undefined && credentials.tokenFile !== undefined)
+    throw configError(
+      'tokenFile',
+      'is set together with a password file',
+      'Use a token or a password, not both.',
+    );
+  if (credentials.passwordFile !== undefined && credentials.username === undefined)
+    throw configError('username', 'is not set, but a password file is', 'Set the user name for basic auth.');
+  return {
+    url,
+    ref: get('ref'),
+    subpath: checkSubpath(get('subpath') ?? ''),
+    pollIntervalMs: pollInterval(get('pollInterval')),
+    cacheDir: path.resolve(get('cacheDir') ?? path.join(tmpdir(), 'kaddon-modules-git')),
+    credentials,
+  };
+}
+
+function checkSubpath(subpath: string): string {
+  const normal = path.posix.normalize(subpath.replace(/^\.\/+/, '')).replace(/\/+$/, '');
+  if (path.posix.isAbsolute(normal) || normal === '..' || normal.startsWith('../'))
+    throw configError(
+      'subpath',
+      `'${subpath}' leaves the repository`,
+      'Name a folder inside the repository, e.g. modules.',
+    );
+  return normal === '.' ? '' : normal;
+}
+
+function pollInterval(text: string | undefined): number {
+  if (text === undefined) return DEFAULT_POLL_INTERVAL_MS;
+  const ms = parseGoDuration(text);
+  if (ms === undefined || ms <= 0)
+    throw configError('pollInterval', `'${text}' is not a positive duration`, 'Write it like 30s, 5m or 1h.');
+  return ms;
+}
+
+function existingFile(setting: Setting, file: string | undefined): string | undefined {
+  if (file !== undefined && !existsSync(file))
+    throw configError(
+      setting,
+      `the file '${file}' does not exist`,
+      'Mount the secret there or correct the path.',
+    );
+  return file === undefined ? undefined : path.resolve(file);
+}
+
+function configError(setting: Setting, problem: string, hint: string): GitSourceError {
+  const [flag, variable] = GIT_SOURCE_SETTINGS[setting];
+  return new GitSourceError(
+    'config-invalid',
+    `setting '--${flag}' / '${variable}'`,
+    redactUrlUserInfo(problem),
+    hint,
+  );
+}
