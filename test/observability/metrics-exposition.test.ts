@@ -63,6 +63,9 @@ function recordEverything(metrics: OperatorMetrics): void {
   metrics.configValuesError();
   metrics.moduleRender('echo', 0.09);
   metrics.unresolvedVarReferences('echo', 1);
+  metrics.gitRevision('0123456789abcdef0123456789abcdef01234567');
+  metrics.gitSyncSucceeded(1_700_000_000);
+  metrics.gitSyncError();
 }
 
 describe('/metrics exposition', () => {
