@@ -1,6 +1,7 @@
 import { GitModulesSource, type GitRevision } from '../sources/git-modules-source.ts';
 import type { CliIo } from './cli-io.ts';
-import { gitSourceConfig, stderrLogger } from './git-source.ts';
+import { stderrLogger } from './cli-io.ts';
+import { gitSourceConfig } from './git-source.ts';
 import { UsageError } from './usage-error.ts';
 
 /**

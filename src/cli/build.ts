@@ -9,11 +9,11 @@ import { parseYamlDocument, stringifyYaml } from '../core/yaml.ts';
 import { loadJqEngine } from '../loader/jq-engine.ts';
 import { createHookRunDeps } from '../hooks/run-hook-deps.ts';
 import { selectHookEnv } from '../hooks/run-hook-env.ts';
-import { createLogger } from '../observability/logger.ts';
+
 import { buildTree, type BuildTreeOptions } from '../runtime/build-tree.ts';
 import { parseSnapshotObjects } from '../runtime/prepare-values.ts';
 import type { UnresolvedReference } from '../runtime/render-tree.ts';
-import type { CliIo } from './cli-io.ts';
+import { stderrLogger, type CliIo } from './cli-io.ts';
 import { componentRoots, splitPaths } from './component-roots.ts';
 import { checkoutGitSource } from './build-git-source.ts';
 import { gitSourceOptions, gitSourceUsage, globalHooksDirOf } from './git-source.ts';
@@ -128,16 +128,7 @@ function hookOptions(
   const seconds = timeout === undefined ? undefined : Number(timeout);
   if (seconds !== undefined && !(seconds > 0))
     throw new UsageError(`--hook-timeout must be a number of seconds, not '${timeout ?? ''}'`, buildUsage);
-  const logger = createLogger({
-    type: 'text',
-    level: 'info',
-    noTime: true,
-    sink: {
-      write: (text) => {
-        io.stderr(text);
-      },
-    },
-  });
+  const logger = stderrLogger(io);
   return {
     runDeps: createHookRunDeps({
       logger,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { EMPTY_CONFIG_VALUES } from '../core/values.ts';
 import type { JqEngine } from '../loader/jq-engine.ts';
-import { createLogger, type Logger } from '../observability/logger.ts';
+import type { Logger } from '../observability/logger.ts';
 import { buildTree } from '../runtime/build-tree.ts';
 import { GitModulesSource, type GitRevision, type ValidateRevision } from '../sources/git-modules-source.ts';
 import {
@@ -10,7 +10,6 @@ import {
   loadGitSourceConfig,
   type GitSourceConfig,
 } from '../sources/git-source-config.ts';
-import type { CliIo } from './cli-io.ts';
 import { componentRoots } from './component-roots.ts';
 
 /** parseArgs options for the Git source flags, shared by `sync` and `build`. */
@@ -41,20 +40,6 @@ export function gitSourceConfig(flags: Readonly<Record<string, unknown>>): GitSo
     Object.entries(flags).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
   );
   return loadGitSourceConfig(process.env, strings);
-}
-
-/** A logger that writes text lines to the command's stderr. */
-export function stderrLogger(io: CliIo): Logger {
-  return createLogger({
-    type: 'text',
-    level: 'info',
-    noTime: true,
-    sink: {
-      write: (text) => {
-        io.stderr(text);
-      },
-    },
-  });
 }
 
 /** The folders beside the modules tree a revision carries: global hooks and shared components. */

@@ -1,13 +1,12 @@
 import { parseArgs } from 'node:util';
 import { KaddonError } from '../core/errors.ts';
 import { loadJqEngine } from '../loader/jq-engine.ts';
-import type { CliIo } from './cli-io.ts';
+import { stderrLogger, type CliIo } from './cli-io.ts';
 import {
   gitSourceConfig,
   gitSourceOptions,
   gitSourceUsage,
   openGitSource,
-  stderrLogger,
   validateByBuild,
 } from './git-source.ts';
 
