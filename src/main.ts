@@ -7,6 +7,7 @@ const usage = `Usage: kaddon <command> [options]
 Commands:
   build [MODULES_DIR...]   render the enabled modules of a modules tree, offline
   kustomize [DIR]          build a kustomization directory, like \`kubectl kustomize DIR\`
+  operator                 run the operator: converge the modules into the cluster, follow changes
   sync                     sync the modules tree from Git once, validate it, and exit
   queue list|main          dump the task queues of the kaddon running here (debug socket)
   global list|values|patches|config|snapshots
@@ -24,6 +25,7 @@ const commands = {
   build: async () => (await import('./cli/build.ts')).runBuild,
   kustomize: async () => (await import('./cli/kustomize.ts')).runKustomize,
   sync: async () => (await import('./cli/sync.ts')).runSync,
+  operator: async () => (await import('./cli/operator.ts')).runOperator,
   queue: async () => (await import('./cli/debug.ts')).runQueue,
   global: async () => (await import('./cli/debug.ts')).runGlobal,
   module: async () => (await import('./cli/debug.ts')).runModule,

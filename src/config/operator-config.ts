@@ -22,6 +22,8 @@ export interface OperatorConfig {
   readonly helmIgnoreRelease: string;
   readonly helmTimeoutSeconds: number;
   readonly helmHistoryMax: number;
+  /** The helm binary: --helm-path, KADDON_HELM_PATH, or `helm` on PATH. */
+  readonly helmPath: string;
   readonly crdExtraLabels: Readonly<Record<string, string>>;
   readonly crdFilterPrefixes: readonly string[];
   readonly queueActionsMetrics: boolean;
@@ -134,6 +136,7 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
     helmIgnoreRelease: text('helm-ignore-release', '', 'HELM_IGNORE_RELEASE'),
     helmTimeoutSeconds: durationSeconds(get('helm-timeout', 'HELM_TIMEOUT'), 20 * 60),
     helmHistoryMax: int('helm-history-max', 10, 'HELM_HISTORY_MAX'),
+    helmPath: text('helm-path', 'helm', 'KADDON_HELM_PATH'),
     crdExtraLabels: labels(get('crd-extra-labels', 'ADDON_OPERATOR_CRD_EXTRA_LABELS')),
     crdFilterPrefixes: text('crd-filters', 'doc-,_', 'ADDON_OPERATOR_CRD_FILTER_PREFIXES')
       .split(',')

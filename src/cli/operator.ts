@@ -1,0 +1,132 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { loadOperatorConfig } from '../config/operator-config.ts';
+import { ConfigMapConfigStore } from '../delivery/configmap-config-store.ts';
+import { HelmClient } from '../delivery/helm/helm-client.ts';
+import { KubeClient } from '../delivery/kube-client.ts';
+import { loadKubeConnection } from '../delivery/kube-connection.ts';
+import { createHookRunDeps } from '../hooks/run-hook-deps.ts';
+import { selectHookEnv } from '../hooks/run-hook-env.ts';
+import { loadJqEngine } from '../loader/jq-engine.ts';
+import { loadModulesTree } from '../loader/modules-tree.ts';
+import { loadTreeSchemas } from '../loader/values-schemas.ts';
+import { createHttpServer } from '../observability/http-server.ts';
+import { createLogger } from '../observability/logger.ts';
+import { HookRegistry } from '../runtime/operator/hook-registry.ts';
+import { initialOperatorState } from '../runtime/operator/operator-context.ts';
+import { Operator } from '../runtime/operator/operator.ts';
+import { ValuesStore } from '../runtime/values-store.ts';
+import type { CliIo } from './cli-io.ts';
+import { componentRoots } from './component-roots.ts';
+
+export const operatorUsage = `Usage: kaddon operator [--helm-path PATH]
+
+Runs the operator: converges the modules of MODULES_DIR into the cluster as Helm releases
+in ADDON_OPERATOR_NAMESPACE, and follows the ConfigMap. Settings come from the environment
+(seed 000 "Environment variables"); the helm binary from --helm-path or KADDON_HELM_PATH.`;
+
+/** `kaddon operator`: wiring only; the lifecycle is Operator. Resolves after SIGTERM/SIGINT. */
+export async function runOperator(args: readonly string[], io: CliIo): Promise<void> {
+  const { values } = parseArgs({
+    args: [...args],
+    options: { 'helm-path': { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    io.stdout(`${operatorUsage}\n`);
+    return;
+  }
+  const startedAt = performance.now();
+  const config = loadOperatorConfig(process.env, { 'helm-path': values['helm-path'] });
+  const logger = createLogger({
+    type: config.logType,
+    level: config.logLevel,
+    noTime: config.logNoTime,
+    sink: {
+      write: (text) => {
+        io.stderr(text);
+      },
+    },
+  });
+  const kube = new KubeClient(loadKubeConnection(process.env, config.kubeconfig));
+  const jq = await loadJqEngine();
+  const tree = loadModulesTree(config.modulesDirs);
+  const globalHooksDir = existsSync(config.globalHooksDir) ? config.globalHooksDir : undefined;
+  mkdirSync(config.tmpDir, { recursive: true });
+  const configMap = new ConfigMapConfigStore(kube, config.namespace, config.configMapName, { logger });
+  const initialConfig = await configMap.load();
+  const store = await ValuesStore.open({
+    statics: tree.statics,
+    modules: tree.modules.map((module) => module.name),
+    schemas: loadTreeSchemas(tree, globalHooksDir),
+    configStore: configMap,
+  });
+  const runDeps = createHookRunDeps({
+    logger,
+    baseEnv: selectHookEnv(process.env),
+    cwd: process.cwd(),
+    tmpRoot: config.tmpDir,
+  });
+  const http = createHttpServer({
+    address: config.listenAddress,
+    port: config.listenPort,
+    sources: [],
+    logger,
+  });
+  const bound = await http.start();
+  logger.info('listening', { address: bound.address, port: bound.port });
+  const operator = new Operator(
+    {
+      tree,
+      store,
+      configStore: configMap,
+      hooks: new HookRegistry({ tree, runDeps, jq, logger }),
+      jq,
+      runDeps,
+      helm: new HelmClient({
+        helmPath: config.helmPath,
+        historyMax: config.helmHistoryMax,
+        ...(config.kubeconfig === undefined ? {} : { kubeconfigPath: config.kubeconfig }),
+      }),
+      logger,
+      sharedComponentRoots: componentRoots(undefined, config.modulesDirs),
+      namespace: config.namespace,
+      helmTimeoutSeconds: config.helmTimeoutSeconds,
+      helmIgnoreRelease: config.helmIgnoreRelease || undefined,
+      state: initialOperatorState(),
+    },
+    {
+      globalHooksDir,
+      configMap,
+      initialConfig,
+      onConverged: () => {
+        http.setReady();
+        logger.info('modules converged', { ms: Math.round(performance.now() - startedAt) });
+      },
+    },
+  );
+  const stopping = waitForSignal();
+  await operator.start();
+  const signal = await stopping;
+  logger.info('stopping', { signal });
+  await Promise.race([operator.stop(), delay(STOP_GRACE_MS)]);
+  await http.stop();
+}
+
+/** How long SIGTERM waits for the running task (a hook, a helm upgrade) before exiting anyway. */
+const STOP_GRACE_MS = 20_000;
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+function waitForSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const once = (signal: string): void => {
+      process.off('SIGTERM', once);
+      process.off('SIGINT', once);
+      resolve(signal);
+    };
+    process.on('SIGTERM', once);
+    process.on('SIGINT', once);
+  });
+}

@@ -1,0 +1,50 @@
+import type { ConfigStore } from '../config-store.ts';
+import type { HookRunDeps } from '../../hooks/run-hook-deps.ts';
+import type { ReleaseHelm } from '../../delivery/helm/recover-release.ts';
+import type { JqEngine } from '../../loader/jq-engine.ts';
+import type { ModulesTree } from '../../loader/modules-tree.ts';
+import type { Logger } from '../../observability/logger.ts';
+import type { ValuesStore } from '../values-store.ts';
+import type { HookRegistry } from './hook-registry.ts';
+
+/** What every operator step reads and calls; built once by `kaddon operator`. */
+export interface OperatorContext {
+  readonly tree: ModulesTree;
+  readonly store: ValuesStore;
+  readonly configStore: ConfigStore;
+  readonly hooks: HookRegistry;
+  readonly jq: JqEngine;
+  readonly runDeps: HookRunDeps;
+  readonly helm: ReleaseHelm;
+  readonly logger: Logger;
+  readonly sharedComponentRoots: readonly string[];
+  /** ADDON_OPERATOR_NAMESPACE: where releases are stored. */
+  readonly namespace: string;
+  readonly helmTimeoutSeconds: number;
+  readonly helmIgnoreRelease: string | undefined;
+  readonly state: OperatorState;
+}
+
+/** What the operator knows between tasks. */
+export interface OperatorState {
+  /** Enabled modules after the last discovery, in module order. */
+  enabledModules: readonly string[];
+  /** Modules whose onStartup hooks ran since they were last enabled (seed 001 step 5). */
+  readonly startedModules: Set<string>;
+  /** Modules whose beforeHelm ran once: only these are delivered, never with half-made values. */
+  readonly preparedModules: Set<string>;
+  /** Last delivered revision by module. */
+  readonly revisions: Map<string, number>;
+  /** Set once the first ConvergeModules is done (/readyz). */
+  converged: boolean;
+}
+
+export function initialOperatorState(): OperatorState {
+  return {
+    enabledModules: [],
+    startedModules: new Set(),
+    preparedModules: new Set(),
+    revisions: new Map(),
+    converged: false,
+  };
+}

@@ -1,0 +1,66 @@
+import type { ConfigMapConfigStore } from '../../delivery/configmap-config-store.ts';
+import type { ConfigMapWatch } from '../../delivery/configmap-watch.ts';
+import type { ConfigValues } from '../../core/values.ts';
+import { isConfigChanged } from '../../core/config-change.ts';
+import { MAIN_QUEUE, TaskQueueSet } from '../queue/task-queue-set.ts';
+import { createTask } from '../queue/task.ts';
+import type { OperatorContext } from './operator-context.ts';
+import { createOperatorHandlers } from './operator-handlers.ts';
+import { runGlobalHooks } from './run-hooks.ts';
+
+export interface OperatorOptions {
+  readonly globalHooksDir: string | undefined;
+  readonly configMap: ConfigMapConfigStore;
+  /** The config values the store was opened with: the watch reports changes against them. */
+  readonly initialConfig: ConfigValues;
+  readonly onConverged: () => void;
+}
+
+/**
+ * `kaddon operator`'s lifecycle (seed 001): global hooks loaded and onStartup run, then the
+ * main queue converges the modules; ConfigMap changes become tasks of the same queue.
+ */
+export class Operator {
+  readonly #ctx: OperatorContext;
+  readonly #options: OperatorOptions;
+  readonly #queues: TaskQueueSet;
+  #watch: ConfigMapWatch | undefined;
+
+  constructor(ctx: OperatorContext, options: OperatorOptions) {
+    this.#ctx = ctx;
+    this.#options = options;
+    this.#queues = new TaskQueueSet({
+      handlers: createOperatorHandlers(ctx, { onConverged: options.onConverged, now: () => Date.now() }),
+    });
+  }
+
+  get queues(): TaskQueueSet {
+    return this.#queues;
+  }
+
+  /** Seed 001 steps 1–8, then events (step 16); resolves once the work is queued. */
+  async start(): Promise<void> {
+    await this.#ctx.hooks.loadGlobal(this.#options.globalHooksDir);
+    await runGlobalHooks(this.#ctx, 'onStartup');
+    this.#queues.addLast(
+      createTask('ConvergeModules', { queue: MAIN_QUEUE, payload: { event: 'OperatorStartup' } }, Date.now()),
+    );
+    this.#queues.start();
+    this.#watch = this.#options.configMap.watch(
+      (_config, change) => {
+        if (!isConfigChanged(change)) return;
+        this.#ctx.logger.info('ConfigMap changed', { modules: change.modulesChanged.join(',') });
+        this.#queues.addLast(
+          createTask('ApplyKubeConfigValues', { queue: MAIN_QUEUE, payload: {} }, Date.now()),
+        );
+      },
+      { known: this.#options.initialConfig },
+    );
+  }
+
+  /** Graceful stop: no new tasks, the running handler is aborted and awaited, watches stopped. */
+  async stop(): Promise<void> {
+    await this.#watch?.stop();
+    await this.#queues.stop();
+  }
+}

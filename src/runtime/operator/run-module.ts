@@ -1,0 +1,42 @@
+import { deleteModule } from '../../delivery/helm/delete-module.ts';
+import type { ValuesChanges } from '../values-store.ts';
+import { deliverTree } from './deliver-tree.ts';
+import type { OperatorContext } from './operator-context.ts';
+import { runModuleHooks } from './run-hooks.ts';
+
+/** A module whose afterHelm keeps changing its own values is run at most this often per task. */
+const MAX_AFTER_HELM_RERUNS = 3;
+
+/**
+ * ModuleRun (seed 001 steps 5–8, reference §3 ModuleRun phases): onStartup only on start or when
+ * newly enabled, beforeHelm, render and deliver, afterHelm; a values change during afterHelm runs
+ * the module again.
+ */
+export async function runModule(ctx: OperatorContext, module: string): Promise<void> {
+  if (!ctx.state.startedModules.has(module)) {
+    await runModuleHooks(ctx, module, 'onStartup');
+    ctx.state.startedModules.add(module);
+  }
+  for (let run = 0; run <= MAX_AFTER_HELM_RERUNS; run++) {
+    await runModuleHooks(ctx, module, 'beforeHelm');
+    ctx.state.preparedModules.add(module);
+    await deliverTree(ctx);
+    const changes = await runModuleHooks(ctx, module, 'afterHelm');
+    if (!changedModule(changes, module)) return;
+    ctx.logger.info('values changed in afterHelm: running the module again', { module });
+  }
+}
+
+/** ModuleDelete (reference §6.6): helm uninstall, then afterDeleteHelm hooks. */
+export async function deleteDisabledModule(ctx: OperatorContext, module: string): Promise<void> {
+  await deleteModule(module, ctx.namespace, ctx.helm, ctx.helmTimeoutSeconds);
+  ctx.state.preparedModules.delete(module);
+  ctx.state.revisions.delete(module);
+  await runModuleHooks(ctx, module, 'afterDeleteHelm');
+  ctx.state.startedModules.delete(module);
+  ctx.logger.info('module deleted', { module });
+}
+
+function changedModule(changes: readonly ValuesChanges[], module: string): boolean {
+  return changes.some((change) => change.modules.includes(module));
+}

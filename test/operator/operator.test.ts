@@ -1,0 +1,155 @@
+import assert from 'node:assert/strict';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { execa, type ResultPromise } from 'execa';
+import { isJsonObject } from '../../src/core/json.ts';
+import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
+import { KubeClient } from '../../src/delivery/kube-client.ts';
+import { connectionFromKubeconfig } from '../../src/delivery/kube-connection.ts';
+import { ensureHelm } from '../cluster/ensure-helm.ts';
+import { findFreePort } from '../cluster/free-port.ts';
+import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
+
+const NAMESPACE = 'kaddon-operator-e2e';
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const DEADLINE_MS = 90_000;
+
+let cluster: TestCluster;
+let api: KubeClient;
+let helm: HelmClient;
+let workDir: string;
+let operator: ResultPromise<{ reject: false; all: true; forceKillAfterDelay: number }>;
+let port: number;
+
+before(async () => {
+  const helmPath = (await ensureHelm()).helm;
+  cluster = await startTestCluster();
+  api = new KubeClient(connectionFromKubeconfig(cluster.kubeconfigPath));
+  helm = new HelmClient({ helmPath, kubeconfigPath: cluster.kubeconfigPath });
+  workDir = await mkdtemp(path.join(os.tmpdir(), 'kaddon-operator-e2e-'));
+  await cp(path.join(ROOT, 'examples/platform/modules'), path.join(workDir, 'modules'), { recursive: true });
+  await api.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
+  });
+  port = await findFreePort();
+  operator = execa(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'operator'], {
+    cwd: ROOT,
+    reject: false,
+    all: true,
+    forceKillAfterDelay: 30_000,
+    env: {
+      MODULES_DIR: path.join(workDir, 'modules'),
+      ADDON_OPERATOR_NAMESPACE: NAMESPACE,
+      KUBECONFIG: cluster.kubeconfigPath,
+      KADDON_HELM_PATH: helmPath,
+      DEBUG_UNIX_SOCKET: path.join(workDir, 'debug.socket'),
+      ADDON_OPERATOR_TMP_DIR: path.join(workDir, 'tmp'),
+      ADDON_OPERATOR_LISTEN_ADDRESS: '127.0.0.1',
+      ADDON_OPERATOR_LISTEN_PORT: String(port),
+    },
+  });
+});
+after(async () => {
+  if (operator.exitCode === null) operator.kill('SIGKILL');
+  await operator.catch(() => undefined);
+  for (const release of await helm.list(NAMESPACE)) await helm.uninstall(release, NAMESPACE);
+  await cluster.stop();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+/** Polls `check` until it returns a value, or fails with the operator's output at the deadline. */
+async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + DEADLINE_MS;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline || operator.exitCode !== null)
+      assert.fail(`${what}: not reached. Operator output:\n${(await outputSoFar()).slice(-4000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function outputSoFar(): Promise<string> {
+  if (operator.exitCode === null) return '(still running)';
+  return (await operator).all;
+}
+
+async function revision(release: string): Promise<number | undefined> {
+  return (await helm.status(release, NAMESPACE))?.revision;
+}
+
+/** Whether Deployment echo-server carries the label the platform-policy Component adds. */
+async function ownerLabel(): Promise<boolean> {
+  const list = await api.request('GET', '/apis/apps/v1/deployments', {
+    query: { fieldSelector: 'metadata.name=echo-server' },
+  });
+  const item: unknown = Array.isArray(list.items) ? list.items[0] : undefined;
+  const labels = isJsonObject(item) && isJsonObject(item.metadata) ? item.metadata.labels : undefined;
+  return isJsonObject(labels) && 'platform.example.com/owner' in labels;
+}
+
+async function setConfig(data: Record<string, string>): Promise<void> {
+  const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'addon-operator' }, data };
+  const collection = `/api/v1/namespaces/${NAMESPACE}/configmaps`;
+  try {
+    await api.request('GET', `${collection}/addon-operator`);
+  } catch {
+    await api.request('POST', collection, { body });
+    return;
+  }
+  await api.request('PATCH', `${collection}/addon-operator`, {
+    body: { data },
+    contentType: 'application/merge-patch+json',
+  });
+}
+
+describe('kaddon operator against a real cluster and helm', () => {
+  it('converges the example tree, follows ConfigMap edits and stops on SIGTERM', async () => {
+    const startedAt = Date.now();
+    await eventually('/readyz 200', async () => {
+      const response = await fetch(`http://127.0.0.1:${port}/readyz`);
+      return response.status === 200 ? true : undefined;
+    });
+    console.log(`# time from start to first convergence (examples/platform): ${Date.now() - startedAt} ms`);
+
+    const releases = await helm.list(NAMESPACE);
+    for (const module of ['echo-server', 'redis', 'prometheus', 'nightly-report', 'greeter'])
+      assert.ok(releases.includes(module), `release ${module} in ${releases.join(', ')}`);
+    assert.ok(!releases.includes('debug-tools'), 'a disabled module has no release');
+    assert.equal(await revision('echo-server'), 1);
+    const deployments = await api.request('GET', '/apis/apps/v1/deployments', {
+      query: { fieldSelector: 'metadata.name=echo-server' },
+    });
+    assert.ok(
+      Array.isArray(deployments.items) && deployments.items.length === 1,
+      'Deployment echo-server exists',
+    );
+
+    await setConfig({ greeter: 'size: medium\n' });
+    await eventually('greeter revision 2', async () =>
+      (await revision('greeter')) === 2 ? true : undefined,
+    );
+    assert.equal(await revision('echo-server'), 1, 'another module is not upgraded');
+
+    await setConfig({ redisEnabled: 'false' });
+    await eventually('redis uninstalled', async () =>
+      (await helm.list(NAMESPACE)).includes('redis') ? undefined : true,
+    );
+
+    assert.equal(await ownerLabel(), true, 'the cross-cutting module labels echo-server');
+    await setConfig({ platformPolicyEnabled: 'false' });
+    await eventually('platform-policy patches reverted in echo-server', async () =>
+      (await ownerLabel()) ? undefined : true,
+    );
+    assert.equal(await revision('echo-server'), 2);
+    await eventually('platform-policy uninstalled', async () =>
+      (await helm.list(NAMESPACE)).includes('platform-policy') ? undefined : true,
+    );
+
+    operator.kill('SIGTERM');
+    const result = await operator;
+    assert.equal(result.exitCode, 0, result.all);
+  });
+});
