@@ -12,6 +12,7 @@ import { loadModulesTree } from '../loader/modules-tree.ts';
 import { loadTreeSchemas } from '../loader/values-schemas.ts';
 import { createHttpServer } from '../observability/http-server.ts';
 import { createLogger } from '../observability/logger.ts';
+import { HookBindings } from '../runtime/operator/hook-bindings.ts';
 import { HookRegistry } from '../runtime/operator/hook-registry.ts';
 import { initialOperatorState } from '../runtime/operator/operator-context.ts';
 import { Operator } from '../runtime/operator/operator.ts';
@@ -80,6 +81,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
       store,
       configStore: configMap,
       hooks: new HookRegistry({ tree, runDeps, jq, logger }),
+      bindings: new HookBindings({ api: kube, jq, logger }),
       jq,
       runDeps,
       helm: new HelmClient({
@@ -119,11 +121,14 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
+/**
+ * Resolves on the first SIGTERM/SIGINT. The listeners stay installed (later signals are ignored):
+ * execa's `cleanup` (signal-exit) re-raises a signal when its own handler is the only listener
+ * left, which killed the operator by the signal while a helm child ran instead of exiting 0.
+ */
 function waitForSignal(): Promise<string> {
   return new Promise((resolve) => {
     const once = (signal: string): void => {
-      process.off('SIGTERM', once);
-      process.off('SIGINT', once);
       resolve(signal);
     };
     process.on('SIGTERM', once);

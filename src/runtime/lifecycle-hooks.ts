@@ -92,17 +92,31 @@ export async function runLifecycleHook(
   binding: OrderedBindingType,
   run: LifecycleRun,
 ): Promise<ValuesChanges> {
-  const name = hook.descriptor.name;
   const context: BindingContext =
     binding === 'onStartup'
       ? onStartupContext()
       : lifecycleContext(hook.config, binding, run.snapshots(hook));
+  return runHookWithContexts(hook, [context], binding, run);
+}
+
+/**
+ * One run of a hook with the given binding contexts (a lifecycle binding, or the contexts of a
+ * kubernetes or schedule task, seed 001 steps 2, 9, 10): patches go into the values store as
+ * runLifecycleHook describes. `label` names the run in errors.
+ */
+export async function runHookWithContexts(
+  hook: LoadedHook,
+  contexts: readonly BindingContext[],
+  label: string,
+  run: LifecycleRun,
+): Promise<ValuesChanges> {
+  const name = hook.descriptor.name;
   const values: JsonObject = run.store.valuesView(run.owner, run.enabledModules);
   const result = await runHook(
     {
       name,
       path: hook.descriptor.path,
-      bindingContextJson: formatBindingContexts([context]),
+      bindingContextJson: formatBindingContexts(contexts),
       valuesJson: formatGoJson(values),
       configValuesJson: formatGoJson(run.store.configView(run.owner)),
       ...(run.timeoutMs === undefined ? {} : { timeoutMs: run.timeoutMs }),
@@ -110,14 +124,14 @@ export async function runLifecycleHook(
     run.runDeps,
   );
   if (!result.ok) {
-    throw new HookRunFailedError(name, binding, result.error ?? new HookRunIncompleteError(name));
+    throw new HookRunFailedError(name, label, result.error ?? new HookRunIncompleteError(name));
   }
   try {
     const configPatch = parseValuesPatch(result.configPatchText, { hook: name, kind: 'config' });
     const valuesPatch = parseValuesPatch(result.valuesPatchText, { hook: name, kind: 'values' });
     return await run.store.applyHookPatches(run.owner, { configPatch, valuesPatch }, name);
   } catch (error: unknown) {
-    if (error instanceof KaddonError) throw new HookRunFailedError(name, binding, error);
+    if (error instanceof KaddonError) throw new HookRunFailedError(name, label, error);
     throw error;
   }
 }

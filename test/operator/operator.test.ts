@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -30,6 +30,7 @@ before(async () => {
   helm = new HelmClient({ helmPath, kubeconfigPath: cluster.kubeconfigPath });
   workDir = await mkdtemp(path.join(os.tmpdir(), 'kaddon-operator-e2e-'));
   await cp(path.join(ROOT, 'examples/platform/modules'), path.join(workDir, 'modules'), { recursive: true });
+  await writeWatcherModule(path.join(workDir, 'modules/070-watcher'));
   await api.request('POST', '/api/v1/namespaces', {
     body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
   });
@@ -58,6 +59,64 @@ after(async () => {
   await cluster.stop();
   await rm(workDir, { recursive: true, force: true });
 });
+
+const WATCH_LABEL = 'e2e.kaddon.dev/watch';
+
+/**
+ * A module whose hook follows labelled ConfigMaps (kubernetes binding) and writes their count into
+ * `watcher.count`, which its ConfigMap `watcher-state` shows; a schedule binding every second
+ * appends a line to `ticks.log`.
+ */
+async function writeWatcherModule(dir: string): Promise<void> {
+  await mkdir(path.join(dir, 'hooks'), { recursive: true });
+  await writeFile(path.join(dir, 'values.yaml'), 'watcherEnabled: true\nwatcher:\n  count: -1\n');
+  await writeFile(
+    path.join(dir, 'kustomization.yaml'),
+    `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ${NAMESPACE}\nresources:\n- state.yaml\n`,
+  );
+  await writeFile(
+    path.join(dir, 'state.yaml'),
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: watcher-state\ndata:\n  count: "$(watcher.count)"\n',
+  );
+  const config = {
+    configVersion: 'v1',
+    kubernetes: [
+      {
+        name: 'watched',
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        namespace: { nameSelector: { matchNames: [NAMESPACE] } },
+        labelSelector: { matchLabels: { [WATCH_LABEL]: 'yes' } },
+        executeHookOnEvent: ['Added', 'Deleted'],
+        includeSnapshotsFrom: ['watched'],
+        jqFilter: '.metadata.name',
+      },
+    ],
+    schedule: [{ name: 'every-second', crontab: '*/1 * * * * *', queue: 'ticks' }],
+  };
+  const hook = `#!/usr/bin/env node
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+if (process.argv[2] === '--config') {
+  console.log(${JSON.stringify(JSON.stringify(config))});
+  process.exit(0);
+}
+const contexts = JSON.parse(readFileSync(process.env.BINDING_CONTEXT_PATH, 'utf8'));
+const last = contexts.at(-1);
+if (last.type === 'Schedule') {
+  appendFileSync(${JSON.stringify(path.join(dir, 'ticks.log'))}, 'tick\\n');
+  process.exit(0);
+}
+const count = last.snapshots.watched.length;
+writeFileSync(process.env.VALUES_JSON_PATCH_PATH, JSON.stringify([{ op: 'add', path: '/watcher/count', value: count }]));
+`;
+  await writeFile(path.join(dir, 'hooks/watch.mjs'), hook);
+  await chmod(path.join(dir, 'hooks/watch.mjs'), 0o755);
+}
+
+async function tickCount(): Promise<number> {
+  const text = await readFile(path.join(workDir, 'modules/070-watcher/ticks.log'), 'utf8').catch(() => '');
+  return text.split('\n').filter(Boolean).length;
+}
 
 /** Polls `check` until it returns a value, or fails with the operator's output at the deadline. */
 async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
@@ -113,6 +172,25 @@ describe('kaddon operator against a real cluster and helm', () => {
       return response.status === 200 ? true : undefined;
     });
     console.log(`# time from start to first convergence (examples/platform): ${Date.now() - startedAt} ms`);
+
+    // Seed 001 steps 5, 9, 12: Synchronization before the first release, then an event re-runs it.
+    assert.match(await helm.getManifest('watcher', NAMESPACE), /count: "0"/);
+    const watcherRevision = (await revision('watcher')) ?? 0;
+    await api.request('POST', `/api/v1/namespaces/${NAMESPACE}/configmaps`, {
+      body: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'watched-one', labels: { [WATCH_LABEL]: 'yes' } },
+      },
+    });
+    await eventually('watcher release with count 1', async () =>
+      ((await revision('watcher')) ?? 0) > watcherRevision &&
+      /count: "1"/.test(await helm.getManifest('watcher', NAMESPACE))
+        ? true
+        : undefined,
+    );
+    // Seed 001 step 10: the schedule binding runs every second.
+    await eventually('two schedule runs', async () => ((await tickCount()) >= 2 ? true : undefined));
 
     const releases = await helm.list(NAMESPACE);
     for (const module of ['echo-server', 'redis', 'prometheus', 'nightly-report', 'greeter'])

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import type { Snapshots } from '../../hooks/binding-context.ts';
 import { discoverGlobalHooks, discoverModuleHooks } from '../../hooks/discover-hooks.ts';
 import type { OrderedBindingType } from '../../hooks/hook-config.ts';
 import type { HookRunDeps } from '../../hooks/run-hook-deps.ts';
@@ -7,6 +6,11 @@ import type { JqEngine } from '../../loader/jq-engine.ts';
 import type { ModulesTree } from '../../loader/modules-tree.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { hooksWithBinding, loadHooks, type LoadedHook } from '../lifecycle-hooks.ts';
+
+/** A hook's id for its bindings and tasks: `global/<name>` or `<module>/<name>`. */
+export function hookId(module: string | undefined, hook: LoadedHook): string {
+  return `${module ?? 'global'}/${hook.descriptor.name}`;
+}
 
 /**
  * The hooks of the tree with their `--config` loaded (seed 001 step 1 input): global hooks at
@@ -33,7 +37,17 @@ export class HookRegistry {
     return hooksWithBinding(this.#global, binding);
   }
 
+  /** Every global hook, whatever its bindings. */
+  globalHooks(): readonly LoadedHook[] {
+    return this.#global;
+  }
+
   async module(name: string, binding: OrderedBindingType): Promise<LoadedHook[]> {
+    return hooksWithBinding(await this.moduleHooks(name), binding);
+  }
+
+  /** Every hook of a module, loaded the first time. */
+  async moduleHooks(name: string): Promise<readonly LoadedHook[]> {
     let hooks = this.#modules.get(name);
     if (!hooks) {
       const module = this.#deps.tree.modules.find((candidate) => candidate.name === name);
@@ -44,12 +58,16 @@ export class HookRegistry {
       hooks = loaded.hooks;
       this.#modules.set(name, hooks);
     }
-    return hooksWithBinding(hooks, binding);
+    return hooks;
   }
 
-  /** Kubernetes bindings are not monitored yet: every hook sees empty snapshots. */
-  snapshots(hook: LoadedHook): Snapshots {
-    return Object.fromEntries(hook.config.kubernetes.map((binding) => [binding.name, []]));
+  /** A loaded hook by the id hookId() gives it; undefined for a module not loaded yet. */
+  byId(id: string): LoadedHook | undefined {
+    const all = [
+      ...this.#global.map((hook) => ({ hook, module: undefined })),
+      ...[...this.#modules].flatMap(([module, hooks]) => hooks.map((hook) => ({ hook, module }))),
+    ];
+    return all.find(({ hook, module }) => hookId(module, hook) === id)?.hook;
   }
 
   #warn(warnings: readonly string[]): void {

@@ -5,6 +5,7 @@ import type { JqEngine } from '../../loader/jq-engine.ts';
 import type { ModulesTree } from '../../loader/modules-tree.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { ValuesStore } from '../values-store.ts';
+import type { HookBindings } from './hook-bindings.ts';
 import type { HookRegistry } from './hook-registry.ts';
 
 /** What every operator step reads and calls; built once by `kaddon operator`. */
@@ -13,6 +14,8 @@ export interface OperatorContext {
   readonly store: ValuesStore;
   readonly configStore: ConfigStore;
   readonly hooks: HookRegistry;
+  /** Kubernetes and schedule bindings of the started hooks. */
+  readonly bindings: HookBindings;
   readonly jq: JqEngine;
   readonly runDeps: HookRunDeps;
   readonly helm: ReleaseHelm;

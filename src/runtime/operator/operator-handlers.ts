@@ -1,17 +1,22 @@
 import { moduleValuesKey } from '../../core/module-name.ts';
 import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
-import { createTask, type AnyTask, type Task, type TaskType } from '../queue/task.ts';
+import { scheduleContext, type BindingContext } from '../../hooks/binding-context.ts';
+import { runHookWithContexts } from '../lifecycle-hooks.ts';
+import { createTask, type AnyTask, type HookRunTask, type Task, type TaskType } from '../queue/task.ts';
 import type { TaskHandler, TaskHandlers } from '../queue/task-handler.ts';
 import { fail, success, type TaskResult } from '../queue/task-result.ts';
 import type { ValuesChanges } from '../values-store.ts';
 import { convergeModules } from './converge-modules.ts';
 import type { OperatorContext } from './operator-context.ts';
+import { lifecycleRun } from './run-hooks.ts';
 import { runModule } from './run-module.ts';
 
 export interface HandlerEvents {
   /** Called after every ConvergeModules that completed; the first one makes /readyz ready. */
   readonly onConverged: () => void;
   readonly now: () => number;
+  /** Whether a task of `type` (for `module`, if given) waits in any queue. */
+  readonly isQueued: (type: 'ConvergeModules' | 'ModuleRun', module?: string) => boolean;
 }
 
 /**
@@ -41,8 +46,8 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
       const changes = await ctx.store.reloadConfig();
       return success({ headTasks: followUps(ctx, changes, events.now()) });
     }),
-    GlobalHookRun: notYet(),
-    ModuleHookRun: notYet(),
+    GlobalHookRun: guarded(ctx, (task: Task<'GlobalHookRun'>) => runHookTask(ctx, events, task)),
+    ModuleHookRun: guarded(ctx, (task: Task<'ModuleHookRun'>) => runHookTask(ctx, events, task)),
     GlobalHookEnableScheduleBindings: notYet(),
     GlobalHookEnableKubernetesBindings: notYet(),
     GlobalHookWaitKubernetesSynchronization: notYet(),
@@ -73,6 +78,58 @@ export function followUps(ctx: OperatorContext, changes: ValuesChanges, now: num
         now,
       ),
     );
+}
+
+/**
+ * A kubernetes or schedule run of a hook (seed 001 steps 9–12): its binding contexts (a schedule
+ * task's built now, with the snapshots of now), patches applied; a global values change reloads
+ * all modules, a module's runs the module, once the first converge is done.
+ */
+async function runHookTask(
+  ctx: OperatorContext,
+  events: HandlerEvents,
+  task: HookRunTask,
+): Promise<TaskResult> {
+  const module = task.metadata.module;
+  const id = task.metadata.hook;
+  const hook = id === undefined ? undefined : ctx.hooks.byId(id);
+  if (hook === undefined || (module !== undefined && !ctx.state.enabledModules.includes(module)))
+    return success();
+  let contexts: readonly BindingContext[] = task.payload.bindingContexts;
+  const { scheduleKey } = task.payload;
+  if (scheduleKey !== undefined) {
+    const run = ctx.bindings.takeSchedule(scheduleKey);
+    // Ticks before the first converge are dropped (reference §2.4).
+    if (run === undefined || !ctx.state.converged) return success();
+    contexts = [scheduleContext(run.config, run.binding, ctx.bindings.snapshots(module, hook))];
+  }
+  const label = `${task.metadata.bindingType ?? 'hook'} ${(task.metadata.bindings ?? []).join(',')}`;
+  const changes = await runHookWithContexts(hook, contexts, label, lifecycleRun(ctx, module));
+  // Before the first converge (global Synchronization, seed 001 step 2) changes trigger nothing.
+  if (!ctx.state.converged) return success();
+  const now = events.now();
+  if (changes.global || changes.enabled.length > 0) {
+    if (events.isQueued('ConvergeModules')) return success();
+    return success({
+      tailTasks: [
+        createTask('ConvergeModules', { queue: MAIN_QUEUE, payload: { event: 'GlobalValuesChanged' } }, now),
+      ],
+    });
+  }
+  const runs = changes.modules
+    .filter((changed) => ctx.state.enabledModules.includes(changed) && !events.isQueued('ModuleRun', changed))
+    .map((changed) =>
+      createTask(
+        'ModuleRun',
+        {
+          queue: MAIN_QUEUE,
+          payload: { doModuleStartup: false, isReloadAll: false },
+          metadata: { module: changed, event: `values changed by ${hook.descriptor.name}` },
+        },
+        now,
+      ),
+    );
+  return success({ tailTasks: runs });
 }
 
 function guarded<T extends TaskType>(

@@ -30,7 +30,16 @@ export class Operator {
     this.#ctx = ctx;
     this.#options = options;
     this.#queues = new TaskQueueSet({
-      handlers: createOperatorHandlers(ctx, { onConverged: options.onConverged, now: () => Date.now() }),
+      handlers: createOperatorHandlers(ctx, {
+        onConverged: options.onConverged,
+        now: () => Date.now(),
+        isQueued: (type, module) =>
+          this.#queues.find(type, (task) => module === undefined || task.metadata.module === module) !==
+          undefined,
+      }),
+    });
+    ctx.bindings.connect((task) => {
+      this.#queues.addLast(task);
     });
   }
 
@@ -42,10 +51,14 @@ export class Operator {
   async start(): Promise<void> {
     await this.#ctx.hooks.loadGlobal(this.#options.globalHooksDir);
     await runGlobalHooks(this.#ctx, 'onStartup');
+    const globalHooks = this.#ctx.hooks.globalHooks();
+    // Seed 001 step 2: Synchronization runs that are waited for are queued before the converge.
+    this.#queues.addLast(...(await this.#ctx.bindings.startGlobal(globalHooks)));
     this.#queues.addLast(
       createTask('ConvergeModules', { queue: MAIN_QUEUE, payload: { event: 'OperatorStartup' } }, Date.now()),
     );
     this.#queues.start();
+    this.#ctx.bindings.enableGlobalSchedules(globalHooks);
     this.#watch = this.#options.configMap.watch(
       (_config, change) => {
         if (!isConfigChanged(change)) return;
@@ -62,5 +75,6 @@ export class Operator {
   async stop(): Promise<void> {
     await this.#watch?.stop();
     await this.#queues.stop();
+    await this.#ctx.bindings.stop();
   }
 }

@@ -28,12 +28,12 @@ export async function runModuleHooks(
   return changes;
 }
 
-function lifecycleRun(ctx: OperatorContext, module: string | undefined): LifecycleRun {
+export function lifecycleRun(ctx: OperatorContext, module: string | undefined): LifecycleRun {
   return {
     store: ctx.store,
     owner: module === undefined ? GLOBAL_OWNER : moduleOwner(module),
     ...(module === undefined ? {} : { enabledModules: ctx.state.enabledModules }),
-    snapshots: (hook) => ctx.hooks.snapshots(hook),
+    snapshots: (hook) => ctx.bindings.snapshots(module, hook),
     runDeps: ctx.runDeps,
   };
 }

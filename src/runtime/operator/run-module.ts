@@ -2,7 +2,8 @@ import { deleteModule } from '../../delivery/helm/delete-module.ts';
 import type { ValuesChanges } from '../values-store.ts';
 import { deliverTree } from './deliver-tree.ts';
 import type { OperatorContext } from './operator-context.ts';
-import { runModuleHooks } from './run-hooks.ts';
+import { runHookWithContexts } from '../lifecycle-hooks.ts';
+import { lifecycleRun, runModuleHooks } from './run-hooks.ts';
 
 /** A module whose afterHelm keeps changing its own values is run at most this often per task. */
 const MAX_AFTER_HELM_RERUNS = 3;
@@ -15,6 +16,7 @@ const MAX_AFTER_HELM_RERUNS = 3;
 export async function runModule(ctx: OperatorContext, module: string): Promise<void> {
   if (!ctx.state.startedModules.has(module)) {
     await runModuleHooks(ctx, module, 'onStartup');
+    await synchronizeModule(ctx, module);
     ctx.state.startedModules.add(module);
   }
   for (let run = 0; run <= MAX_AFTER_HELM_RERUNS; run++) {
@@ -29,12 +31,32 @@ export async function runModule(ctx: OperatorContext, module: string): Promise<v
 
 /** ModuleDelete (reference §6.6): helm uninstall, then afterDeleteHelm hooks. */
 export async function deleteDisabledModule(ctx: OperatorContext, module: string): Promise<void> {
+  await ctx.bindings.stopModule(module);
   await deleteModule(module, ctx.namespace, ctx.helm, ctx.helmTimeoutSeconds);
   ctx.state.preparedModules.delete(module);
   ctx.state.revisions.delete(module);
   await runModuleHooks(ctx, module, 'afterDeleteHelm');
   ctx.state.startedModules.delete(module);
   ctx.logger.info('module deleted', { module });
+}
+
+/**
+ * Seed 001 step 5: the module's kubernetes bindings start, and their Synchronization runs happen
+ * here, before beforeHelm; its schedules start too. A failure throws and the ModuleRun is retried.
+ */
+async function synchronizeModule(ctx: OperatorContext, module: string): Promise<void> {
+  const tasks = await ctx.bindings.startModule(module, await ctx.hooks.moduleHooks(module));
+  const run = lifecycleRun(ctx, module);
+  for (const task of tasks) {
+    const hook = task.metadata.hook === undefined ? undefined : ctx.hooks.byId(task.metadata.hook);
+    if (hook === undefined) continue;
+    try {
+      await runHookWithContexts(hook, task.payload.bindingContexts, 'Synchronization', run);
+    } catch (error: unknown) {
+      if (task.metadata.allowFailure !== true) throw error;
+      ctx.logger.error(error instanceof Error ? error.message : String(error), { module });
+    }
+  }
 }
 
 function changedModule(changes: readonly ValuesChanges[], module: string): boolean {

@@ -38,6 +38,7 @@ function isCombinable(previous: HookRunTask, next: AnyTask): next is HookRunTask
   if (next.metadata.hook !== previous.metadata.hook || next.metadata.module !== previous.metadata.module) {
     return false;
   }
+  if (next.payload.scheduleKey !== undefined || previous.payload.scheduleKey !== undefined) return false;
   return !isSynchronizationMismatch(previous, next);
 }
 

@@ -43,6 +43,11 @@ export interface HookRunPayload {
     readonly waitForSynchronization: boolean;
     readonly executeOnSynchronization: boolean;
   };
+  /**
+   * Present on a schedule task: its contexts are built when it runs, from ScheduleBindings.take()
+   * and the snapshots of that moment.
+   */
+  readonly scheduleKey?: string;
 }
 
 export interface ModuleRunPayload {
