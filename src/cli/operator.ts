@@ -10,8 +10,11 @@ import { selectHookEnv } from '../hooks/run-hook-env.ts';
 import { loadJqEngine } from '../loader/jq-engine.ts';
 import { loadModulesTree } from '../loader/modules-tree.ts';
 import { loadTreeSchemas } from '../loader/values-schemas.ts';
+import { createDebugServer } from '../observability/debug-server.ts';
+import { createHookMetricsStore } from '../observability/hook-metrics-store.ts';
 import { createHttpServer } from '../observability/http-server.ts';
 import { createLogger } from '../observability/logger.ts';
+import { createOperatorMetrics } from '../observability/metrics.ts';
 import { HookBindings } from '../runtime/operator/hook-bindings.ts';
 import { HookRegistry } from '../runtime/operator/hook-registry.ts';
 import { initialOperatorState } from '../runtime/operator/operator-context.ts';
@@ -67,10 +70,16 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     cwd: process.cwd(),
     tmpRoot: config.tmpDir,
   });
+  const metrics = createOperatorMetrics({
+    prefix: config.metricsPrefix,
+    queueActionsMetrics: config.queueActionsMetrics,
+  });
+  const hookMetrics = createHookMetricsStore({ isReserved: (name) => metrics.isBuiltIn(name) });
+  const stopLiveTicks = metrics.startLiveTicks();
   const http = createHttpServer({
     address: config.listenAddress,
     port: config.listenPort,
-    sources: [],
+    sources: [metrics.registry, hookMetrics.registry],
     logger,
   });
   const bound = await http.start();
@@ -80,7 +89,18 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
       tree,
       store,
       configStore: configMap,
-      hooks: new HookRegistry({ tree, runDeps, jq, logger }),
+      hooks: new HookRegistry({
+        tree,
+        runDeps,
+        jq,
+        logger,
+        onLoaded: (module, hooks) => {
+          for (const { descriptor, config: hook } of hooks) {
+            const bindings = hook.kubernetes.length + hook.schedule.length + Object.keys(hook.order).length;
+            metrics.bindingCount({ hook: descriptor.name, module }, bindings);
+          }
+        },
+      }),
       bindings: new HookBindings({ api: kube, jq, logger }),
       jq,
       runDeps,
@@ -90,6 +110,8 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
         ...(config.kubeconfig === undefined ? {} : { kubeconfigPath: config.kubeconfig }),
       }),
       logger,
+      metrics,
+      hookMetrics,
       sharedComponentRoots: componentRoots(undefined, config.modulesDirs),
       namespace: config.namespace,
       helmTimeoutSeconds: config.helmTimeoutSeconds,
@@ -106,11 +128,16 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
       },
     },
   );
+  const debug = createDebugServer({ socketPath: config.debugUnixSocket, state: operator.debugState(), logger });
+  await debug.start();
+  logger.info('debug socket listening', { socket: config.debugUnixSocket });
   const stopping = waitForSignal();
   await operator.start();
   const signal = await stopping;
   logger.info('stopping', { signal });
   await Promise.race([operator.stop(), delay(STOP_GRACE_MS)]);
+  stopLiveTicks();
+  await debug.stop();
   await http.stop();
 }
 

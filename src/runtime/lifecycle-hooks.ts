@@ -15,7 +15,7 @@ import { parseHookConfig } from '../hooks/parse-hook-config.ts';
 import { runHookConfig } from '../hooks/run-hook-config.ts';
 import type { HookRunDeps } from '../hooks/run-hook-deps.ts';
 import type { HookError } from '../hooks/run-hook-error.ts';
-import { runHook } from '../hooks/run-hook.ts';
+import { runHook, type HookRunResult } from '../hooks/run-hook.ts';
 import type { JqEngine } from '../loader/jq-engine.ts';
 import type { ValuesChanges, ValuesStore } from './values-store.ts';
 
@@ -80,6 +80,8 @@ export interface LifecycleRun {
   readonly snapshots: (hook: LoadedHook) => Snapshots;
   readonly runDeps: HookRunDeps;
   readonly timeoutMs?: number;
+  /** Called after every run, failed or not, with its result and duration (metrics). */
+  readonly onRun?: (hook: LoadedHook, label: string, result: HookRunResult, seconds: number) => void;
 }
 
 /**
@@ -112,6 +114,7 @@ export async function runHookWithContexts(
 ): Promise<ValuesChanges> {
   const name = hook.descriptor.name;
   const values: JsonObject = run.store.valuesView(run.owner, run.enabledModules);
+  const startedAt = performance.now();
   const result = await runHook(
     {
       name,
@@ -123,6 +126,7 @@ export async function runHookWithContexts(
     },
     run.runDeps,
   );
+  run.onRun?.(hook, label, result, (performance.now() - startedAt) / 1000);
   if (!result.ok) {
     throw new HookRunFailedError(name, label, result.error ?? new HookRunIncompleteError(name));
   }

@@ -209,15 +209,26 @@ export class ValuesStore {
   /**
    * Reads config values again (the ConfigMap or file changed: seed 001 event 16), checks them
    * and recomputes every owner's values. On invalid config it throws and keeps the old values.
+   * `known`: config values already read (and checked with checkConfig) by a watch.
    */
-  reloadConfig(): Promise<ValuesChanges> {
+  reloadConfig(known?: ConfigValues): Promise<ValuesChanges> {
     return this.#serialize(async () => {
-      const config = await this.#init.configStore.load();
+      const config = known ?? (await this.#init.configStore.load());
       const before = this.#state;
       const after = this.#withConfig(before, config);
       this.#state = after;
       return this.#changes(before, after);
     });
+  }
+
+  /** Throws as reloadConfig would on `config` (schemas), changing nothing: a dry check for a watch. */
+  checkConfig(config: ConfigValues): void {
+    this.#withConfig(this.#state, config);
+  }
+
+  /** The values patch kept in memory from an owner's hook runs, compacted. */
+  patches(owner: ValuesOwner): ValuesPatch {
+    return structuredClone(this.#state.patches.get(ownerValuesKey(owner)) ?? []);
   }
 
   /**

@@ -3,6 +3,7 @@ import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/prom
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { spawnSync } from 'node:child_process';
 import { execa, type ResultPromise } from 'execa';
 import { isJsonObject } from '../../src/core/json.ts';
 import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
@@ -11,6 +12,7 @@ import { connectionFromKubeconfig } from '../../src/delivery/kube-connection.ts'
 import { ensureHelm } from '../cluster/ensure-helm.ts';
 import { findFreePort } from '../cluster/free-port.ts';
 import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
+import { runCli } from '../run-cli.ts';
 
 const NAMESPACE = 'kaddon-operator-e2e';
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -226,8 +228,94 @@ describe('kaddon operator against a real cluster and helm', () => {
       (await helm.list(NAMESPACE)).includes('platform-policy') ? undefined : true,
     );
 
+    await checkMetricsAndDebugSocket();
+    await checkInvalidConfigIgnored();
+
     operator.kill('SIGTERM');
     const result = await operator;
     assert.equal(result.exitCode, 0, result.all);
   });
 });
+
+/** promtool's naming lint on names the seed fixes (as test/observability/metrics-exposition.test.ts). */
+const SEED_NAMES_PROMTOOL_DISLIKES = [
+  'addon_operator_binding_count non-histogram and non-summary metrics should not have "_count" suffix',
+  'addon_operator_convergence_seconds counter metrics should have "_total" suffix',
+  'addon_operator_live_ticks counter metrics should have "_total" suffix',
+];
+
+async function scrape(): Promise<string> {
+  const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+  assert.equal(response.status, 200);
+  return response.text();
+}
+
+/** The value of the first sample of `name` whose labels include every one of `labels`. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
+  for (const match of text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`, 'gmu'))) {
+    const found = match[1] ?? '';
+    if (Object.entries(labels).every(([key, value]) => found.includes(`${key}="${value}"`)))
+      return Number(match[2]);
+  }
+  return undefined;
+}
+
+/** Seed 000 "Addon-operator metrics" on /metrics, and the debug socket (reference §7) over the CLI. */
+async function checkMetricsAndDebugSocket(): Promise<void> {
+  const text = await scrape();
+  const promtool = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+  const findings = `${promtool.stdout}${promtool.stderr}`.split('\n').filter((line) => line.trim() !== '');
+  assert.ok(promtool.status === 0 || promtool.status === 3, `promtool:\n${findings.join('\n')}`);
+  assert.deepEqual(
+    findings.filter((line) => !SEED_NAMES_PROMTOOL_DISLIKES.includes(line)),
+    [],
+    'promtool findings',
+  );
+  const P = 'addon_operator_';
+  const watcherRuns = sample(text, `${P}module_hook_run_seconds_count`, { module: 'watcher', queue: 'main' });
+  assert.ok((watcherRuns ?? 0) >= 1, 'module hook runs of watcher');
+  assert.ok((sample(text, `${P}module_hook_run_success_total`, { module: 'watcher' }) ?? 0) >= 1);
+  assert.ok((sample(text, `${P}module_hook_run_seconds_count`, { queue: 'ticks' }) ?? 0) >= 1, 'ticks queue');
+  assert.ok((sample(text, `${P}module_run_seconds_count`, { module: 'greeter' }) ?? 0) >= 2, 'greeter runs');
+  assert.ok((sample(text, `${P}helm_operation_seconds_count`, { operation: 'uninstall' }) ?? 0) >= 1);
+  assert.equal(sample(text, `${P}convergence_total`, { activation: 'OperatorStartup' }), 1);
+  assert.ok((sample(text, `${P}convergence_seconds`, { activation: 'OperatorStartup' }) ?? 0) > 0);
+  assert.notEqual(sample(text, `${P}tasks_queue_length`, { queue: 'main' }), undefined, 'main queue length');
+  assert.notEqual(sample(text, `${P}task_wait_in_queue_seconds_total`, { queue: 'main' }), undefined);
+  assert.equal(sample(text, `${P}binding_count`, { module: 'watcher' }), 2, 'kubernetes + schedule');
+
+  const socket = ['--debug-unix-socket', path.join(workDir, 'debug.socket')];
+  const modules = await runCli(['module', 'list', '-o', 'json', ...socket]);
+  assert.equal(modules.code, 0, modules.stderr);
+  const list = JSON.parse(modules.stdout) as {
+    enabledModules: string[];
+    modules: { name: string; enabled: boolean; state: string }[];
+  };
+  assert.ok(list.enabledModules.includes('greeter') && !list.enabledModules.includes('redis'), modules.stdout);
+  assert.deepEqual(
+    list.modules.find((module) => module.name === 'echo-server'),
+    { name: 'echo-server', enabled: true, state: 'Ready' },
+  );
+  assert.equal(list.modules.find((module) => module.name === 'debug-tools')?.enabled, false);
+  const queues = await runCli(['queue', 'list', ...socket]);
+  assert.equal(queues.code, 0, queues.stderr);
+  assert.match(queues.stdout, /^Summary:\n- 'main' queue: \d+ tasks?\.$/mu);
+  assert.match(queues.stdout, /^- total \d+ tasks? to handle\.$/mu);
+}
+
+/** An edit that does not parse is counted and ignored; the next valid edit still applies. */
+async function checkInvalidConfigIgnored(): Promise<void> {
+  const errors = (): Promise<number> =>
+    scrape().then((text) => sample(text, 'addon_operator_config_values_errors_total') ?? 0);
+  const before = await errors();
+  const greeter = await revision('greeter');
+  await setConfig({ greeter: 'size: [unclosed\n' });
+  await eventually('config_values_errors_total incremented', async () =>
+    (await errors()) > before ? true : undefined,
+  );
+  assert.equal(await revision('greeter'), greeter, 'an invalid edit changes no release');
+  await setConfig({ greeter: 'size: large\n' });
+  await eventually('greeter upgraded after a valid edit', async () =>
+    ((await revision('greeter')) ?? 0) > (greeter ?? 0) ? true : undefined,
+  );
+}

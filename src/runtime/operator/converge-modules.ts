@@ -9,16 +9,21 @@ import { deleteDisabledModule, runModule } from './run-module.ts';
  * for each enabled module in order, deletes of the disabled ones, purge of releases that have no
  * module, afterAll. A failure throws; the queue retries the task at the head of the main queue.
  */
-export async function convergeModules(ctx: OperatorContext): Promise<void> {
+export async function convergeModules(ctx: OperatorContext, activation: string): Promise<void> {
+  const startedAt = performance.now();
   await runGlobalHooks(ctx, 'beforeAll');
-  const discovery = await discoverModules(ctx);
+  const discovery = await discoverModules(ctx).catch((error: unknown) => {
+    ctx.metrics.moduleDiscoverError();
+    throw error;
+  });
   ctx.state.enabledModules = discovery.enabled;
   for (const module of ctx.state.preparedModules)
     if (!discovery.enabled.includes(module)) ctx.state.preparedModules.delete(module);
-  for (const module of discovery.enabled) await runModule(ctx, module);
-  for (const module of discovery.disabled) await deleteDisabledModule(ctx, module);
+  for (const module of discovery.enabled) await runModule(ctx, module, activation);
+  for (const module of discovery.disabled) await deleteDisabledModule(ctx, module, activation);
   await purgeOrphanReleases(ctx);
   await runGlobalHooks(ctx, 'afterAll');
+  ctx.metrics.convergence(activation, (performance.now() - startedAt) / 1000);
 }
 
 /** Releases in the namespace with no module directory (or, at start, of a disabled module). */

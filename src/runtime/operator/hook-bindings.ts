@@ -64,6 +64,13 @@ export class HookBindings {
     );
   }
 
+  /** Every started hook with kubernetes bindings, with its snapshots (debug `hook snapshots`). */
+  allSnapshots(): { hook: LoadedHook; module: string | undefined; snapshots: Snapshots }[] {
+    return [...this.#hooks.values()]
+      .filter(({ hook }) => hook.config.kubernetes.length > 0)
+      .map(({ hook, module }) => ({ hook, module, snapshots: this.snapshots(module, hook) }));
+  }
+
   /**
    * Starts the kubernetes bindings of global hooks (seed 001 step 2). The Synchronization tasks
    * come back: a waitForSynchronization one retargeted to the main queue, so it runs before the

@@ -16,12 +16,21 @@ export function hookId(module: string | undefined, hook: LoadedHook): string {
  * The hooks of the tree with their `--config` loaded (seed 001 step 1 input): global hooks at
  * start, a module's hooks the first time the module runs.
  */
+export interface HookRegistryDeps {
+  readonly tree: ModulesTree;
+  readonly runDeps: HookRunDeps;
+  readonly jq: JqEngine;
+  readonly logger: Logger;
+  /** After the hooks of global (`undefined`) or a module are loaded: binding_count. */
+  readonly onLoaded?: (module: string | undefined, hooks: readonly LoadedHook[]) => void;
+}
+
 export class HookRegistry {
-  readonly #deps: { tree: ModulesTree; runDeps: HookRunDeps; jq: JqEngine; logger: Logger };
+  readonly #deps: HookRegistryDeps;
   #global: LoadedHook[] = [];
   readonly #modules = new Map<string, LoadedHook[]>();
 
-  constructor(deps: { tree: ModulesTree; runDeps: HookRunDeps; jq: JqEngine; logger: Logger }) {
+  constructor(deps: HookRegistryDeps) {
     this.#deps = deps;
   }
 
@@ -31,6 +40,7 @@ export class HookRegistry {
     const loaded = await loadHooks(discovery.hooks, this.#deps.runDeps, this.#deps.jq);
     this.#warn([...discovery.warnings, ...loaded.warnings]);
     this.#global = loaded.hooks;
+    this.#deps.onLoaded?.(undefined, loaded.hooks);
   }
 
   global(binding: OrderedBindingType): LoadedHook[] {
@@ -57,6 +67,7 @@ export class HookRegistry {
       this.#warn([...discovery.warnings, ...loaded.warnings]);
       hooks = loaded.hooks;
       this.#modules.set(name, hooks);
+      this.#deps.onLoaded?.(name, hooks);
     }
     return hooks;
   }

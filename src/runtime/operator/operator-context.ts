@@ -3,7 +3,10 @@ import type { HookRunDeps } from '../../hooks/run-hook-deps.ts';
 import type { ReleaseHelm } from '../../delivery/helm/recover-release.ts';
 import type { JqEngine } from '../../loader/jq-engine.ts';
 import type { ModulesTree } from '../../loader/modules-tree.ts';
+import type { ConfigValues } from '../../core/values.ts';
+import type { HookMetricsStore } from '../../observability/hook-metrics-store.ts';
 import type { Logger } from '../../observability/logger.ts';
+import type { OperatorMetrics } from '../../observability/metrics.ts';
 import type { ValuesStore } from '../values-store.ts';
 import type { HookBindings } from './hook-bindings.ts';
 import type { HookRegistry } from './hook-registry.ts';
@@ -20,6 +23,10 @@ export interface OperatorContext {
   readonly runDeps: HookRunDeps;
   readonly helm: ReleaseHelm;
   readonly logger: Logger;
+  /** Built-in metrics (seed 000 "Addon-operator metrics"). */
+  readonly metrics: OperatorMetrics;
+  /** Hooks' custom metrics from $METRICS_PATH. */
+  readonly hookMetrics: HookMetricsStore;
   readonly sharedComponentRoots: readonly string[];
   /** ADDON_OPERATOR_NAMESPACE: where releases are stored. */
   readonly namespace: string;
@@ -38,6 +45,12 @@ export interface OperatorState {
   readonly preparedModules: Set<string>;
   /** Last delivered revision by module. */
   readonly revisions: Map<string, number>;
+  /** The latest valid ConfigMap config the watch reported; ApplyKubeConfigValues applies it. */
+  pendingConfig: ConfigValues | undefined;
+  /** Resource ids (`ns/Kind/name`, sorted) of each module's last delivered slice. */
+  readonly delivered: Map<string, readonly string[]>;
+  /** The last failure of a module's run or delete, cleared by a success. */
+  readonly moduleErrors: Map<string, string>;
   /** Set once the first ConvergeModules is done (/readyz). */
   converged: boolean;
 }
@@ -48,6 +61,9 @@ export function initialOperatorState(): OperatorState {
     startedModules: new Set(),
     preparedModules: new Set(),
     revisions: new Map(),
+    pendingConfig: undefined,
+    delivered: new Map(),
+    moduleErrors: new Map(),
     converged: false,
   };
 }

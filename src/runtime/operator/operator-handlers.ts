@@ -31,19 +31,19 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
       return Promise.resolve(success());
     };
   return {
-    ConvergeModules: guarded(ctx, async () => {
-      await convergeModules(ctx);
+    ConvergeModules: guarded(ctx, async (task: Task<'ConvergeModules'>) => {
+      await convergeModules(ctx, task.payload.event);
       ctx.state.converged = true;
       events.onConverged();
       return success();
     }),
     ModuleRun: guarded(ctx, async (task: Task<'ModuleRun'>) => {
       const module = task.metadata.module;
-      if (module !== undefined && ctx.state.enabledModules.includes(module)) await runModule(ctx, module);
+      if (module !== undefined && ctx.state.enabledModules.includes(module)) await runModule(ctx, module, 'ModuleRun');
       return success();
     }),
     ApplyKubeConfigValues: guarded(ctx, async () => {
-      const changes = await ctx.store.reloadConfig();
+      const changes = await ctx.store.reloadConfig(ctx.state.pendingConfig);
       return success({ headTasks: followUps(ctx, changes, events.now()) });
     }),
     GlobalHookRun: guarded(ctx, (task: Task<'GlobalHookRun'>) => runHookTask(ctx, events, task)),
@@ -104,7 +104,13 @@ async function runHookTask(
     contexts = [scheduleContext(run.config, run.binding, ctx.bindings.snapshots(module, hook))];
   }
   const label = `${task.metadata.bindingType ?? 'hook'} ${(task.metadata.bindings ?? []).join(',')}`;
-  const changes = await runHookWithContexts(hook, contexts, label, lifecycleRun(ctx, module));
+  const metricLabels = {
+    activation: task.metadata.bindingType ?? 'hook',
+    queue: task.queue,
+    binding: (task.metadata.bindings ?? []).join(','),
+    allowFailure: task.metadata.allowFailure,
+  };
+  const changes = await runHookWithContexts(hook, contexts, label, lifecycleRun(ctx, module, metricLabels));
   // Before the first converge (global Synchronization, seed 001 step 2) changes trigger nothing.
   if (!ctx.state.converged) return success();
   const now = events.now();

@@ -5,6 +5,8 @@ import { isConfigChanged } from '../../core/config-change.ts';
 import { MAIN_QUEUE, TaskQueueSet } from '../queue/task-queue-set.ts';
 import { createTask } from '../queue/task.ts';
 import type { OperatorContext } from './operator-context.ts';
+import type { DebugState } from '../../observability/debug-state.ts';
+import { createOperatorDebugState } from './operator-debug-state.ts';
 import { createOperatorHandlers } from './operator-handlers.ts';
 import { runGlobalHooks } from './run-hooks.ts';
 
@@ -30,6 +32,15 @@ export class Operator {
     this.#ctx = ctx;
     this.#options = options;
     this.#queues = new TaskQueueSet({
+      observer: {
+        onQueueLength: (queue, length) => {
+          ctx.metrics.queueLength(queue, length);
+        },
+        onTaskWait: (task, waitMs) => {
+          const { module, hook, bindings } = task.metadata;
+          ctx.metrics.taskWaited({ queue: task.queue, module, hook, binding: bindings?.join(',') }, waitMs / 1000);
+        },
+      },
       handlers: createOperatorHandlers(ctx, {
         onConverged: options.onConverged,
         now: () => Date.now(),
@@ -47,6 +58,11 @@ export class Operator {
     return this.#queues;
   }
 
+  /** What the debug socket reads. */
+  debugState(): DebugState {
+    return createOperatorDebugState(this.#ctx, this.#queues);
+  }
+
   /** Seed 001 steps 1–8, then events (step 16); resolves once the work is queued. */
   async start(): Promise<void> {
     await this.#ctx.hooks.loadGlobal(this.#options.globalHooksDir);
@@ -60,14 +76,24 @@ export class Operator {
     this.#queues.start();
     this.#ctx.bindings.enableGlobalSchedules(globalHooks);
     this.#watch = this.#options.configMap.watch(
-      (_config, change) => {
+      (config, change) => {
         if (!isConfigChanged(change)) return;
+        this.#ctx.state.pendingConfig = config;
         this.#ctx.logger.info('ConfigMap changed', { modules: change.modulesChanged.join(',') });
         this.#queues.addLast(
           createTask('ApplyKubeConfigValues', { queue: MAIN_QUEUE, payload: {} }, Date.now()),
         );
       },
-      { known: this.#options.initialConfig },
+      {
+        known: this.#options.initialConfig,
+        // An edit the values schemas refuse is reported and ignored, never queued to fail forever.
+        validate: (config) => {
+          this.#ctx.store.checkConfig(config);
+        },
+        onInvalid: () => {
+          this.#ctx.metrics.configValuesError();
+        },
+      },
     );
   }
 

@@ -1,6 +1,9 @@
 import type { OrderedBindingType } from '../../hooks/hook-config.ts';
 import { GLOBAL_OWNER, moduleOwner } from '../../core/values.ts';
-import { runLifecycleHook, type LifecycleRun } from '../lifecycle-hooks.ts';
+import { parseHookMetrics } from '../../hooks/hook-metrics.ts';
+import type { HookRunResult } from '../../hooks/run-hook.ts';
+import { runLifecycleHook, type LifecycleRun, type LoadedHook } from '../lifecycle-hooks.ts';
+import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
 import type { ValuesChanges } from '../values-store.ts';
 import type { OperatorContext } from './operator-context.ts';
 
@@ -28,12 +31,68 @@ export async function runModuleHooks(
   return changes;
 }
 
-export function lifecycleRun(ctx: OperatorContext, module: string | undefined): LifecycleRun {
+/** How a hook run is labelled in metrics; lifecycle runs are `main`-queue runs of their binding. */
+export interface HookRunMetricLabels {
+  readonly activation: string;
+  readonly queue: string;
+  /** The binding names; the run's label when absent (a lifecycle binding). */
+  readonly binding?: string | undefined;
+  readonly allowFailure?: boolean | undefined;
+}
+
+export function lifecycleRun(
+  ctx: OperatorContext,
+  module: string | undefined,
+  labels?: HookRunMetricLabels,
+): LifecycleRun {
   return {
     store: ctx.store,
     owner: module === undefined ? GLOBAL_OWNER : moduleOwner(module),
     ...(module === undefined ? {} : { enabledModules: ctx.state.enabledModules }),
     snapshots: (hook) => ctx.bindings.snapshots(module, hook),
     runDeps: ctx.runDeps,
+    onRun: (hook, label, result, seconds) => {
+      recordHookRun(ctx, module, hook, { label, result, seconds, labels });
+    },
   };
+}
+
+/** Seed 000 "Addon-operator metrics" for one hook run, and the hook's $METRICS_PATH content. */
+function recordHookRun(
+  ctx: OperatorContext,
+  module: string | undefined,
+  hook: LoadedHook,
+  run: { label: string; result: HookRunResult; seconds: number; labels: HookRunMetricLabels | undefined },
+): void {
+  const name = hook.descriptor.name;
+  const { result } = run;
+  const failed = run.labels?.allowFailure === true ? 'allowed-error' : 'error';
+  ctx.metrics.hookRun(
+    {
+      hook: name,
+      binding: run.labels?.binding ?? run.label,
+      activation: run.labels?.activation ?? run.label,
+      queue: run.labels?.queue ?? MAIN_QUEUE,
+      module,
+    },
+    {
+      seconds: run.seconds,
+      outcome: result.ok ? 'success' : failed,
+      userCpu: result.usage?.userCpuSeconds,
+      sysCpu: result.usage?.sysCpuSeconds,
+      maxRssBytes: result.usage?.maxRssBytes,
+    },
+  );
+  if (result.metricsText.trim() === '') return;
+  const parsed = parseHookMetrics(result.metricsText);
+  for (const invalid of parsed.invalid)
+    ctx.logger.error('hook metrics line ignored', {
+      module,
+      hook: name,
+      line: invalid.line,
+      reason: invalid.reason,
+      text: invalid.excerpt,
+    });
+  for (const conflict of ctx.hookMetrics.apply({ hook: name, module }, parsed.operations))
+    ctx.logger.error('hook metric ignored', { module, hook: name, metric: conflict.name, reason: conflict.reason });
 }

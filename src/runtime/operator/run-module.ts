@@ -13,7 +13,21 @@ const MAX_AFTER_HELM_RERUNS = 3;
  * newly enabled, beforeHelm, render and deliver, afterHelm; a values change during afterHelm runs
  * the module again.
  */
-export async function runModule(ctx: OperatorContext, module: string): Promise<void> {
+export async function runModule(ctx: OperatorContext, module: string, activation: string): Promise<void> {
+  const startedAt = performance.now();
+  try {
+    await runModulePhases(ctx, module, activation);
+    ctx.state.moduleErrors.delete(module);
+  } catch (error: unknown) {
+    ctx.metrics.moduleRunError(module);
+    ctx.state.moduleErrors.set(module, error instanceof Error ? error.message : String(error));
+    throw error;
+  } finally {
+    ctx.metrics.moduleRun(module, (performance.now() - startedAt) / 1000);
+  }
+}
+
+async function runModulePhases(ctx: OperatorContext, module: string, activation: string): Promise<void> {
   if (!ctx.state.startedModules.has(module)) {
     await runModuleHooks(ctx, module, 'onStartup');
     await synchronizeModule(ctx, module);
@@ -22,7 +36,9 @@ export async function runModule(ctx: OperatorContext, module: string): Promise<v
   for (let run = 0; run <= MAX_AFTER_HELM_RERUNS; run++) {
     await runModuleHooks(ctx, module, 'beforeHelm');
     ctx.state.preparedModules.add(module);
-    await deliverTree(ctx);
+    const helmStartedAt = performance.now();
+    await deliverTree(ctx, { module, activation });
+    ctx.metrics.moduleHelm(module, activation, (performance.now() - helmStartedAt) / 1000);
     const changes = await runModuleHooks(ctx, module, 'afterHelm');
     if (!changedModule(changes, module)) return;
     ctx.logger.info('values changed in afterHelm: running the module again', { module });
@@ -30,11 +46,26 @@ export async function runModule(ctx: OperatorContext, module: string): Promise<v
 }
 
 /** ModuleDelete (reference §6.6): helm uninstall, then afterDeleteHelm hooks. */
-export async function deleteDisabledModule(ctx: OperatorContext, module: string): Promise<void> {
+export async function deleteDisabledModule(
+  ctx: OperatorContext,
+  module: string,
+  activation: string,
+): Promise<void> {
   await ctx.bindings.stopModule(module);
-  await deleteModule(module, ctx.namespace, ctx.helm, ctx.helmTimeoutSeconds);
+  const startedAt = performance.now();
+  try {
+    await deleteModule(module, ctx.namespace, ctx.helm, ctx.helmTimeoutSeconds);
+  } catch (error: unknown) {
+    ctx.metrics.moduleDeleteError(module);
+    ctx.state.moduleErrors.set(module, error instanceof Error ? error.message : String(error));
+    throw error;
+  }
+  const seconds = (performance.now() - startedAt) / 1000;
+  ctx.metrics.helmOperation({ module, activation, operation: 'uninstall' }, seconds);
+  ctx.state.moduleErrors.delete(module);
   ctx.state.preparedModules.delete(module);
   ctx.state.revisions.delete(module);
+  ctx.state.delivered.delete(module);
   await runModuleHooks(ctx, module, 'afterDeleteHelm');
   ctx.state.startedModules.delete(module);
   ctx.logger.info('module deleted', { module });

@@ -1,0 +1,65 @@
+import type { JsonObject, JsonValue } from '../../core/json.ts';
+import { moduleValuesKey } from '../../core/module-name.ts';
+import { GLOBAL_OWNER, moduleOwner } from '../../core/values.ts';
+import type { DebugDocument, DebugModule, DebugState, HookSnapshots } from '../../observability/debug-state.ts';
+import { dumpQueues, formatQueueDump } from '../queue/queue-dump.ts';
+import { MAIN_QUEUE, type TaskQueueSet } from '../queue/task-queue-set.ts';
+import { renderEnabled } from './deliver-tree.ts';
+import type { OperatorContext } from './operator-context.ts';
+
+/** The debug socket's view of a running operator (reference §7.2), read live on every request. */
+export function createOperatorDebugState(ctx: OperatorContext, queues: TaskQueueSet): DebugState {
+  const dump = (showEmpty: boolean, only?: string): DebugDocument => {
+    const now = queues.clock.now();
+    const selected = queues.queues().filter((queue) => only === undefined || queue.name === only);
+    const data = dumpQueues(selected, now, showEmpty);
+    return { data, text: formatQueueDump(data, now) };
+  };
+  const configOf = (name: string): JsonValue =>
+    ctx.store.configView(moduleOwner(name))[moduleValuesKey(name)] ?? {};
+  return {
+    queueList: (showEmpty) => dump(showEmpty),
+    queueMain: () => dump(true, MAIN_QUEUE),
+    globalHooks: () => ctx.hooks.globalHooks().map((hook) => hook.descriptor.name),
+    globalValues: () => ctx.store.globalValues(),
+    globalConfig: () => asObject(ctx.store.configView(GLOBAL_OWNER).global),
+    globalPatches: () => ctx.store.patches(GLOBAL_OWNER),
+    modules: () => ctx.tree.modules.map(({ name }) => moduleState(ctx, name)),
+    moduleValues: (name) => ctx.store.moduleValues(name),
+    moduleConfig: configOf,
+    modulePatches: (name) => ctx.store.patches(moduleOwner(name)),
+    resourceMonitors: () => new Map(ctx.state.enabledModules.flatMap((name) => monitored(ctx, name))),
+    renderedManifests: (name) =>
+      Promise.resolve(
+        (renderEnabled(ctx).rendered.slices.get(name) ?? []).map((resource) => structuredClone(resource.obj)),
+      ),
+    hookSnapshots: () =>
+      ctx.bindings.allSnapshots().map(
+        ({ hook, module, snapshots }): HookSnapshots => ({
+          hook: hook.descriptor.name,
+          ...(module === undefined ? {} : { module }),
+          bindings: snapshots,
+        }),
+      ),
+  };
+}
+
+function moduleState(ctx: OperatorContext, name: string): DebugModule {
+  const enabled = ctx.state.enabledModules.includes(name);
+  const error = ctx.state.moduleErrors.get(name);
+  let state: string;
+  if (error !== undefined) state = `Failed: ${error}`;
+  else if (!enabled) state = 'Disabled';
+  else if (ctx.state.revisions.has(name) || ctx.state.preparedModules.has(name)) state = 'Ready';
+  else state = 'Pending';
+  return { name, enabled, state };
+}
+
+function monitored(ctx: OperatorContext, name: string): [string, readonly string[]][] {
+  const ids = ctx.state.delivered.get(name);
+  return ids === undefined ? [] : [[name, ids]];
+}
+
+function asObject(value: JsonValue | undefined): JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {};
+}
