@@ -1,0 +1,231 @@
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { execa } from 'execa';
+import { HelmClient } from '../src/delivery/helm/helm-client.ts';
+import { KubeClient } from '../src/delivery/kube-client.ts';
+import { connectionFromKubeconfig } from '../src/delivery/kube-connection.ts';
+import { runHook } from '../src/hooks/run-hook.ts';
+import { createHookRunDeps } from '../src/hooks/run-hook-deps.ts';
+import { selectHookEnv } from '../src/hooks/run-hook-env.ts';
+import { createLogger } from '../src/observability/logger.ts';
+import { ensureHelm } from '../test/cluster/ensure-helm.ts';
+import { findFreePort } from '../test/cluster/free-port.ts';
+import { startTestCluster, type TestCluster } from '../test/cluster/test-cluster.ts';
+import { generateModulesTree, removeModulesTree, type GeneratedModulesTree } from './generate-modules.ts';
+
+const usage = `Usage: npm run bench:operator -- [--modules 10,100] [--hook-runs 50]
+
+For each size, starts a test cluster, runs \`kaddon operator\` on a generated modules tree and
+measures the time from spawn to /readyz 200 (first convergence). Then compares runHook on a
+trivial bash hook with spawning \`bash hook.sh\` directly.`;
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const NAMESPACE = 'kaddon-bench';
+/** The namespaces the generated app modules deploy into (generate-modules.ts: team-0 … team-7). */
+const TEAM_NAMESPACES = Array.from({ length: 8 }, (_, index) => `team-${String(index)}`);
+const CONVERGE_DEADLINE_MS = 30 * 60_000;
+
+interface BenchOptions {
+  readonly modules: readonly number[];
+  readonly hookRuns: number;
+}
+
+interface ConvergeTiming {
+  readonly modules: number;
+  readonly enabled: number;
+  readonly releases: number | undefined;
+  /** Undefined when the operator did not become ready before the deadline or exited. */
+  readonly seconds: number | undefined;
+}
+
+function parseOptions(argv: readonly string[]): BenchOptions | undefined {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: {
+      modules: { type: 'string', default: '10,100' },
+      'hook-runs': { type: 'string', default: '50' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return undefined;
+  const count = (text: string, flag: string): number => {
+    const value = Number(text);
+    if (!Number.isInteger(value) || value < 1)
+      throw new Error(`${flag}: '${text}' is not a positive whole number`);
+    return value;
+  };
+  return {
+    modules: values.modules.split(',').map((size) => count(size, '--modules')),
+    hookRuns: count(values['hook-runs'], '--hook-runs'),
+  };
+}
+
+async function createNamespace(api: KubeClient, name: string): Promise<void> {
+  await api.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+  });
+}
+
+async function isReady(port: number): Promise<boolean> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${String(port)}/readyz`);
+    return response.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+/** One cluster, one tree, one operator: seconds from spawn to /readyz 200. */
+async function measureConvergence(modules: number, helmPath: string): Promise<ConvergeTiming> {
+  let cluster: TestCluster | undefined;
+  let tree: GeneratedModulesTree | undefined;
+  let workDir: string | undefined;
+  try {
+    cluster = await startTestCluster();
+    tree = generateModulesTree(modules);
+    workDir = await mkdtemp(path.join(os.tmpdir(), 'kaddon-operator-bench-'));
+    const api = new KubeClient(connectionFromKubeconfig(cluster.kubeconfigPath));
+    for (const name of [NAMESPACE, ...TEAM_NAMESPACES]) await createNamespace(api, name);
+    const port = await findFreePort();
+    const startedAt = performance.now();
+    const operator = execa(
+      process.execPath,
+      ['--import', 'tsx', path.join(repoRoot, 'src/main.ts'), 'operator'],
+      {
+        cwd: repoRoot,
+        reject: false,
+        all: true,
+        forceKillAfterDelay: 10_000,
+        env: {
+          MODULES_DIR: tree.modulesDir,
+          ADDON_OPERATOR_NAMESPACE: NAMESPACE,
+          KUBECONFIG: cluster.kubeconfigPath,
+          KADDON_HELM_PATH: helmPath,
+          DEBUG_UNIX_SOCKET: path.join(workDir, 'debug.socket'),
+          ADDON_OPERATOR_TMP_DIR: path.join(workDir, 'tmp'),
+          ADDON_OPERATOR_LISTEN_ADDRESS: '127.0.0.1',
+          ADDON_OPERATOR_LISTEN_PORT: String(port),
+          LOG_LEVEL: 'error',
+        },
+      },
+    );
+    let seconds: number | undefined;
+    while (performance.now() - startedAt < CONVERGE_DEADLINE_MS && operator.exitCode === null) {
+      if (await isReady(port)) {
+        seconds = (performance.now() - startedAt) / 1000;
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const helm = new HelmClient({ helmPath, kubeconfigPath: cluster.kubeconfigPath });
+    const releases = await helm.list(NAMESPACE).then(
+      (names) => names.length,
+      () => undefined,
+    );
+    operator.kill('SIGTERM');
+    const result = await operator;
+    if (seconds === undefined) {
+      console.error(`# ${String(modules)} modules: not ready; operator output (tail):`);
+      console.error(result.all.slice(-4000));
+    }
+    const enabled = tree.modules.filter((module) => module.enabled).length;
+    return { modules, enabled, releases, seconds };
+  } finally {
+    await cluster?.stop();
+    if (tree) removeModulesTree(tree);
+    if (workDir) await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+interface HookOverhead {
+  readonly runs: number;
+  readonly runHookMs: number;
+  readonly bashMs: number;
+}
+
+/** Medians of runHook on a do-nothing bash hook and of `bash hook.sh` spawned directly. */
+async function measureHookOverhead(runs: number): Promise<HookOverhead> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'kaddon-hook-bench-'));
+  try {
+    const hook = path.join(dir, 'hook.sh');
+    await writeFile(hook, '#!/usr/bin/env bash\nexit 0\n');
+    await chmod(hook, 0o755);
+    const logger = createLogger({ type: 'text', level: 'error', noTime: true, sink: { write: () => true } });
+    const deps = createHookRunDeps({ logger, baseEnv: selectHookEnv(process.env), cwd: dir, tmpRoot: dir });
+    const request = {
+      name: 'hook.sh',
+      path: hook,
+      bindingContextJson: '[{"binding":"every-second","type":"Schedule"}]',
+      valuesJson: '{}',
+      configValuesJson: '{}',
+    };
+    const viaRunHook: number[] = [];
+    const viaBash: number[] = [];
+    // Alternate the two so that drift in machine load hits both alike.
+    for (let run = 0; run < runs; run++) {
+      let startedAt = performance.now();
+      const result = await runHook(request, deps);
+      viaRunHook.push(performance.now() - startedAt);
+      if (!result.ok) throw new Error(`runHook failed: ${result.error?.message ?? 'unknown'}`);
+      startedAt = performance.now();
+      await execa('bash', [hook], { cwd: dir });
+      viaBash.push(performance.now() - startedAt);
+    }
+    return { runs, runHookMs: median(viaRunHook), bashMs: median(viaBash) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const fixed = (value: number | undefined, digits: number): string =>
+  value === undefined ? 'n/a' : value.toFixed(digits);
+
+function printConvergence(rows: readonly ConvergeTiming[]): void {
+  console.log('\n## Operator: spawn to first convergence (/readyz 200)\n');
+  console.log('| modules | enabled | releases | seconds to converge | seconds per enabled module |');
+  console.log('| ---: | ---: | ---: | ---: | ---: |');
+  for (const row of rows) {
+    const perModule = row.seconds === undefined ? undefined : row.seconds / row.enabled;
+    const releases = row.releases === undefined ? 'n/a' : String(row.releases);
+    console.log(
+      `| ${String(row.modules)} | ${String(row.enabled)} | ${releases} | ${fixed(row.seconds, 1)} | ${fixed(perModule, 2)} |`,
+    );
+  }
+}
+
+function printHookOverhead(row: HookOverhead): void {
+  console.log(`\n## Hook run overhead (median of ${String(row.runs)} runs)\n`);
+  console.log('| runHook ms | bash hook.sh ms | overhead per run ms |');
+  console.log('| ---: | ---: | ---: |');
+  console.log(
+    `| ${fixed(row.runHookMs, 1)} | ${fixed(row.bashMs, 1)} | ${fixed(row.runHookMs - row.bashMs, 1)} |`,
+  );
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  if (!options) {
+    console.log(usage);
+    return;
+  }
+  const helmPath = (await ensureHelm()).helm;
+  const rows: ConvergeTiming[] = [];
+  for (const modules of options.modules) {
+    console.error(`# ${String(modules)} modules …`);
+    rows.push(await measureConvergence(modules, helmPath));
+  }
+  printConvergence(rows);
+  printHookOverhead(await measureHookOverhead(options.hookRuns));
+}
+
+await main();
