@@ -3,12 +3,10 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import { GLOBAL_OWNER, moduleOwner } from '../core/values.ts';
 import path from 'node:path';
 import type { ObjectAndFilterResult, Snapshots } from '../hooks/binding-context.ts';
-import { formatGoJson } from '../hooks/binding-context-json.ts';
 import { discoverGlobalHooks, discoverModuleHooks } from '../hooks/discover-hooks.ts';
 import type { OrderedBindingType } from '../hooks/hook-config.ts';
 import type { HookRunDeps } from '../hooks/run-hook-deps.ts';
 import { snapshotItem } from '../hooks/binding-context.ts';
-import { runEnabledScript } from '../hooks/run-enabled-script.ts';
 import type { JqEngine } from '../loader/jq-engine.ts';
 import type { ModulesTree } from '../loader/modules-tree.ts';
 import {
@@ -18,6 +16,7 @@ import {
   type LifecycleRun,
   type LoadedHook,
 } from './lifecycle-hooks.ts';
+import { discoverEnabledModules } from './discover-enabled-modules.ts';
 import type { ModuleValuesSource } from './render-tree.ts';
 import type { ValuesStore } from './values-store.ts';
 
@@ -33,18 +32,6 @@ export interface PrepareValuesInput {
   readonly jq: JqEngine;
   readonly snapshots: SnapshotObjects;
   readonly timeoutMs?: number;
-}
-
-/** A module's `enabled` script that could not decide (seed 001 step 4). */
-export class EnabledScriptError extends KaddonError {
-  readonly code = 'enabled-script-failed';
-  constructor(module: string, cause: KaddonError | undefined) {
-    super(
-      `module '${module}': the enabled script failed${cause ? `: ${cause.message.replace(/\.$/, '')}` : ''}.`,
-      cause?.hint ?? 'Make the script write true or false to $MODULE_ENABLED_RESULT.',
-      { cause },
-    );
-  }
 }
 
 /** Which modules are enabled, and the values each sees, from static values alone (no hooks run). */
@@ -67,7 +54,7 @@ export async function runValueHooks(
   const globalRun = lifecycleRun(input, GLOBAL_OWNER, undefined);
   await runBinding(globalHooks, 'onStartup', globalRun);
   await runBinding(globalHooks, 'beforeAll', globalRun);
-  const enabled = await discoverEnabledModules(input);
+  const enabled = await discoverEnabledModules(input.tree, input.store, input.runDeps, input.timeoutMs);
   for (const name of enabled) {
     const module = input.tree.modules.find((candidate) => candidate.name === name);
     if (!module) continue;
@@ -98,28 +85,6 @@ async function runBinding(
   run: LifecycleRun,
 ): Promise<void> {
   for (const hook of hooksWithBinding(hooks, binding)) await runLifecycleHook(hook, binding, run);
-}
-
-/** Seed 001 step 4: the merged enabled flag, then the module's `enabled` script when there is one. */
-async function discoverEnabledModules(input: PrepareValuesInput): Promise<string[]> {
-  const enabled: string[] = [];
-  for (const module of input.tree.modules) {
-    if (!input.store.isEnabledByValues(module.name)) continue;
-    const owner = moduleOwner(module.name);
-    const result = await runEnabledScript(
-      {
-        moduleName: module.name,
-        path: path.join(module.dir, 'enabled'),
-        valuesJson: formatGoJson(input.store.valuesView(owner, enabled)),
-        configValuesJson: formatGoJson(input.store.configView(owner)),
-        ...(input.timeoutMs === undefined ? {} : { timeoutMs: input.timeoutMs }),
-      },
-      input.runDeps,
-    );
-    if (result.outcome === 'failed') throw new EnabledScriptError(module.name, result.error);
-    if (result.enabled) enabled.push(module.name);
-  }
-  return enabled;
 }
 
 function lifecycleRun(
