@@ -2,7 +2,6 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import { HelmClient } from '../src/delivery/helm/helm-client.ts';
@@ -15,6 +14,7 @@ import { createLogger } from '../src/observability/logger.ts';
 import { ensureHelm } from '../test/cluster/ensure-helm.ts';
 import { findFreePort } from '../test/cluster/free-port.ts';
 import { startTestCluster, type TestCluster } from '../test/cluster/test-cluster.ts';
+import { startOperatorProcess } from '../test/operator/start-operator.ts';
 import { generateModulesTree, removeModulesTree, type GeneratedModulesTree } from './generate-modules.ts';
 
 const usage = `Usage: npm run bench:operator -- [--modules 10,100] [--hook-runs 50]
@@ -23,7 +23,6 @@ For each size, starts a test cluster, runs \`kaddon operator\` on a generated mo
 measures the time from spawn to /readyz 200 (first convergence). Then compares runHook on a
 trivial bash hook with spawning \`bash hook.sh\` directly.`;
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const NAMESPACE = 'kaddon-bench';
 /** The namespaces the generated app modules deploy into (generate-modules.ts: team-0 … team-7). */
 const TEAM_NAMESPACES = Array.from({ length: 8 }, (_, index) => `team-${String(index)}`);
@@ -92,27 +91,16 @@ async function measureConvergence(modules: number, helmPath: string): Promise<Co
     for (const name of [NAMESPACE, ...TEAM_NAMESPACES]) await createNamespace(api, name);
     const port = await findFreePort();
     const startedAt = performance.now();
-    const operator = execa(
-      process.execPath,
-      ['--import', 'tsx', path.join(repoRoot, 'src/main.ts'), 'operator'],
-      {
-        cwd: repoRoot,
-        reject: false,
-        all: true,
-        forceKillAfterDelay: 10_000,
-        env: {
-          MODULES_DIR: tree.modulesDir,
-          ADDON_OPERATOR_NAMESPACE: NAMESPACE,
-          KUBECONFIG: cluster.kubeconfigPath,
-          KADDON_HELM_PATH: helmPath,
-          DEBUG_UNIX_SOCKET: path.join(workDir, 'debug.socket'),
-          ADDON_OPERATOR_TMP_DIR: path.join(workDir, 'tmp'),
-          ADDON_OPERATOR_LISTEN_ADDRESS: '127.0.0.1',
-          ADDON_OPERATOR_LISTEN_PORT: String(port),
-          LOG_LEVEL: 'error',
-        },
-      },
-    );
+    const operator = startOperatorProcess({
+      modulesDir: tree.modulesDir,
+      namespace: NAMESPACE,
+      kubeconfigPath: cluster.kubeconfigPath,
+      helmPath,
+      workDir,
+      port,
+      forceKillAfterDelay: 10_000,
+      extraEnv: { LOG_LEVEL: 'error' },
+    });
     let seconds: number | undefined;
     while (performance.now() - startedAt < CONVERGE_DEADLINE_MS && operator.exitCode === null) {
       if (await isReady(port)) {

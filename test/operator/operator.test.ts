@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { spawnSync } from 'node:child_process';
-import { execa, type ResultPromise } from 'execa';
+import type { ResultPromise } from 'execa';
 import { isJsonObject } from '../../src/core/json.ts';
 import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
 import { KubeClient } from '../../src/delivery/kube-client.ts';
@@ -13,6 +13,7 @@ import { ensureHelm } from '../cluster/ensure-helm.ts';
 import { findFreePort } from '../cluster/free-port.ts';
 import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
 import { runCli } from '../run-cli.ts';
+import { startOperatorProcess } from './start-operator.ts';
 
 const NAMESPACE = 'kaddon-operator-e2e';
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -37,21 +38,14 @@ before(async () => {
     body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
   });
   port = await findFreePort();
-  operator = execa(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'operator'], {
-    cwd: ROOT,
-    reject: false,
-    all: true,
+  operator = startOperatorProcess({
+    modulesDir: path.join(workDir, 'modules'),
+    namespace: NAMESPACE,
+    kubeconfigPath: cluster.kubeconfigPath,
+    helmPath,
+    workDir,
+    port,
     forceKillAfterDelay: 30_000,
-    env: {
-      MODULES_DIR: path.join(workDir, 'modules'),
-      ADDON_OPERATOR_NAMESPACE: NAMESPACE,
-      KUBECONFIG: cluster.kubeconfigPath,
-      KADDON_HELM_PATH: helmPath,
-      DEBUG_UNIX_SOCKET: path.join(workDir, 'debug.socket'),
-      ADDON_OPERATOR_TMP_DIR: path.join(workDir, 'tmp'),
-      ADDON_OPERATOR_LISTEN_ADDRESS: '127.0.0.1',
-      ADDON_OPERATOR_LISTEN_PORT: String(port),
-    },
   });
 });
 after(async () => {
@@ -291,7 +285,10 @@ async function checkMetricsAndDebugSocket(): Promise<void> {
     enabledModules: string[];
     modules: { name: string; enabled: boolean; state: string }[];
   };
-  assert.ok(list.enabledModules.includes('greeter') && !list.enabledModules.includes('redis'), modules.stdout);
+  assert.ok(
+    list.enabledModules.includes('greeter') && !list.enabledModules.includes('redis'),
+    modules.stdout,
+  );
   assert.deepEqual(
     list.modules.find((module) => module.name === 'echo-server'),
     { name: 'echo-server', enabled: true, state: 'Ready' },

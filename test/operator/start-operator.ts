@@ -1,0 +1,38 @@
+import path from 'node:path';
+import { execa, type ResultPromise } from 'execa';
+import { repoRoot } from '../shared-dir.ts';
+
+export interface OperatorProcessOptions {
+  readonly modulesDir: string;
+  readonly namespace: string;
+  readonly kubeconfigPath: string;
+  readonly helmPath: string;
+  /** Holds the debug socket and the hooks' temp files. */
+  readonly workDir: string;
+  readonly port: number;
+  readonly forceKillAfterDelay: number;
+  readonly extraEnv?: Readonly<Record<string, string>>;
+}
+
+/** `kaddon operator` as a child process on loopback, as the e2e test and the benchmark run it. */
+export function startOperatorProcess(
+  options: OperatorProcessOptions,
+): ResultPromise<{ reject: false; all: true }> {
+  return execa(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts'), 'operator'], {
+    cwd: repoRoot,
+    reject: false,
+    all: true,
+    forceKillAfterDelay: options.forceKillAfterDelay,
+    env: {
+      MODULES_DIR: options.modulesDir,
+      ADDON_OPERATOR_NAMESPACE: options.namespace,
+      KUBECONFIG: options.kubeconfigPath,
+      KADDON_HELM_PATH: options.helmPath,
+      DEBUG_UNIX_SOCKET: path.join(options.workDir, 'debug.socket'),
+      ADDON_OPERATOR_TMP_DIR: path.join(options.workDir, 'tmp'),
+      ADDON_OPERATOR_LISTEN_ADDRESS: '127.0.0.1',
+      ADDON_OPERATOR_LISTEN_PORT: String(options.port),
+      ...options.extraEnv,
+    },
+  });
+}
