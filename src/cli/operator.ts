@@ -2,6 +2,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadOperatorConfig } from '../config/operator-config.ts';
 import { ConfigMapConfigStore } from '../delivery/configmap-config-store.ts';
+import { applyCrds } from '../delivery/helm/apply-crds.ts';
 import { HelmClient } from '../delivery/helm/helm-client.ts';
 import { KubeClient } from '../delivery/kube-client.ts';
 import { loadKubeConnection } from '../delivery/kube-connection.ts';
@@ -116,6 +117,8 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
       namespace: config.namespace,
       helmTimeoutSeconds: config.helmTimeoutSeconds,
       helmIgnoreRelease: config.helmIgnoreRelease || undefined,
+      applyCrds: (crdsDir) =>
+        applyCrds(crdsDir, { extraLabels: config.crdExtraLabels, filterPrefixes: config.crdFilterPrefixes }, kube),
       state: initialOperatorState(),
     },
     {

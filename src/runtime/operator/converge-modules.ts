@@ -1,35 +1,109 @@
-import { purgeReleases } from '../../delivery/helm/delete-module.ts';
+import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
+import { createTask, type AnyTask, type ConvergeEvent } from '../queue/task.ts';
 import { discoverModules } from './discover-modules.ts';
 import type { OperatorContext } from './operator-context.ts';
 import { runGlobalHooks } from './run-hooks.ts';
-import { deleteDisabledModule, runModule } from './run-module.ts';
 
 /**
- * ConvergeModules, "reload all modules" (seed 001 steps 3–8): beforeAll, discovery, a module run
- * for each enabled module in order, deletes of the disabled ones, purge of releases that have no
- * module, afterAll. A failure throws; the queue retries the task at the head of the main queue.
+ * ConvergeModules in StandBy, "reload all modules" (seed 001 steps 3–8, reference §3.4): beforeAll,
+ * discovery, then the tasks that do the rest, in the seed's order, to be put at the head of the
+ * main queue: a ModuleRun per enabled module, a ModuleDelete per module that is now disabled, a
+ * ModulePurge per release without a module, and the AfterAll phase. Each is its own task, so a
+ * failing module is retried alone and what waits behind it is visible in `queue list`.
+ * A failure here (a beforeAll hook, an `enabled` script) throws: the task is retried with backoff.
  */
-export async function convergeModules(ctx: OperatorContext, activation: string): Promise<void> {
+export async function startConverge(
+  ctx: OperatorContext,
+  event: ConvergeEvent,
+  now: number,
+): Promise<AnyTask[]> {
   const startedAt = performance.now();
   await runGlobalHooks(ctx, 'beforeAll');
   const discovery = await discoverModules(ctx).catch((error: unknown) => {
     ctx.metrics.moduleDiscoverError();
     throw error;
   });
+  const known = new Set(ctx.tree.modules.map((module) => module.name));
+  const previous = ctx.state.enabledModules;
+  const releases = await ctx.helm.list(ctx.namespace);
   ctx.state.enabledModules = discovery.enabled;
   for (const module of ctx.state.preparedModules)
     if (!discovery.enabled.includes(module)) ctx.state.preparedModules.delete(module);
-  for (const module of discovery.enabled) await runModule(ctx, module, activation);
-  for (const module of discovery.disabled) await deleteDisabledModule(ctx, module, activation);
-  await purgeOrphanReleases(ctx);
-  await runGlobalHooks(ctx, 'afterAll');
-  ctx.metrics.convergence(activation, (performance.now() - startedAt) / 1000);
+  // Seed 001 step 6: modules enabled before; at start, disabled modules that still have a release.
+  const toDelete = ctx.tree.modules
+    .map((module) => module.name)
+    .filter((name) => !discovery.enabled.includes(name))
+    .filter((name) => previous.includes(name) || (!ctx.state.converged && releases.includes(name)));
+  // Seed 001 step 7: releases whose module directory is gone (HELM_IGNORE_RELEASE kept).
+  const toPurge = releases
+    .filter((release) => !known.has(release) && release !== ctx.helmIgnoreRelease)
+    .sort()
+    .reverse();
+  const activation = { event };
+  return [
+    ...discovery.enabled.map((module) =>
+      createTask(
+        'ModuleRun',
+        {
+          queue: MAIN_QUEUE,
+          payload: { doModuleStartup: !ctx.state.startedModules.has(module), isReloadAll: true },
+          metadata: { module, ...activation },
+        },
+        now,
+      ),
+    ),
+    ...toDelete.map((module) =>
+      createTask(
+        'ModuleDelete',
+        { queue: MAIN_QUEUE, payload: {}, metadata: { module, ...activation } },
+        now,
+      ),
+    ),
+    ...toPurge.map((release) =>
+      createTask('ModulePurge', { queue: MAIN_QUEUE, payload: { release }, metadata: activation }, now),
+    ),
+    createTask(
+      'ConvergeModules',
+      { queue: MAIN_QUEUE, payload: { event, phase: 'AfterAll', startedAt } },
+      now,
+    ),
+  ];
 }
 
-/** Releases in the namespace with no module directory (or, at start, of a disabled module). */
-async function purgeOrphanReleases(ctx: OperatorContext): Promise<void> {
-  const keep = ctx.state.enabledModules;
-  const result = await purgeReleases(ctx.namespace, keep, ctx.helmIgnoreRelease, ctx.helm);
-  for (const release of result.purged) ctx.logger.info('release purged', { release });
-  for (const error of result.failed) ctx.logger.error(error.message);
+/** ConvergeModules in AfterAll (seed 001 step 8): afterAll hooks, then the converge is done. */
+export async function finishConverge(
+  ctx: OperatorContext,
+  event: ConvergeEvent,
+  startedAt: number,
+): Promise<void> {
+  await runGlobalHooks(ctx, 'afterAll');
+  ctx.metrics.convergence(event, (performance.now() - startedAt) / 1000);
+}
+
+/** ModulePurge (reference §6.6): `helm uninstall`; a failure is logged, never retried. */
+export async function purgeRelease(ctx: OperatorContext, release: string): Promise<void> {
+  await ctx.bindings.stopModule(release);
+  forgetModule(ctx, release);
+  ctx.state.startedModules.delete(release);
+  try {
+    await ctx.helm.uninstall(release, ctx.namespace, ctx.helmTimeoutSeconds);
+    ctx.logger.info('release purged', { release });
+  } catch (error: unknown) {
+    ctx.logger.error(
+      `release ${release} not purged: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        release,
+      },
+    );
+  }
+}
+
+/** Drops what the operator remembers of a module's delivery. */
+export function forgetModule(ctx: OperatorContext, module: string): void {
+  ctx.state.moduleErrors.delete(module);
+  ctx.state.preparedModules.delete(module);
+  ctx.state.revisions.delete(module);
+  ctx.state.delivered.delete(module);
+  ctx.state.checksums.delete(module);
+  ctx.state.resourcesMissing.delete(module);
 }

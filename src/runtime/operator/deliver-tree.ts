@@ -1,7 +1,7 @@
 import type { Resource } from '../../core/resource.ts';
 import { moduleOwner } from '../../core/values.ts';
 import { stringifyYamlStream } from '../../core/yaml.ts';
-import { deliverModule, type DeliverResult } from '../../delivery/helm/deliver-module.ts';
+import { deliverModule, releaseChecksum, type DeliverResult } from '../../delivery/helm/deliver-module.ts';
 import { renderTree, type RenderTreeResult } from '../render-tree.ts';
 import type { OperatorContext } from './operator-context.ts';
 
@@ -13,11 +13,15 @@ export interface DeliverRun {
 
 /**
  * Renders the WHOLE tree of enabled modules (composition: a Component module changes the slices
- * of the modules before it), then delivers each enabled module's slice as its release. A slice
- * that did not change is a no-op by checksum, so a module whose slice another module changed is
- * the only other one upgraded (DESIGN.md cross-module composition).
+ * of the modules before it), then delivers the running module's slice as its release, and the
+ * slice of every other prepared module whose content differs from what was last delivered
+ * (DESIGN.md cross-module composition). An unchanged slice of another module costs no helm call:
+ * its checksum is compared with the one kept from its last delivery.
  */
-export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promise<Map<string, DeliverResult>> {
+export async function deliverTree(
+  ctx: OperatorContext,
+  run: DeliverRun,
+): Promise<Map<string, DeliverResult>> {
   const enabled = ctx.state.enabledModules;
   const startedAt = performance.now();
   const result = renderEnabled(ctx);
@@ -32,21 +36,31 @@ export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promis
   for (const module of enabled) {
     const resources = result.rendered.slices.get(module) ?? [];
     if (!ctx.state.preparedModules.has(module) || resources.length === 0) continue;
+    const manifest = stringifyYamlStream(resources.map((resource) => resource.obj));
+    const resourcesMissing = ctx.state.resourcesMissing.has(module);
+    if (
+      module !== run.module &&
+      !resourcesMissing &&
+      ctx.state.checksums.get(module) === releaseChecksum(manifest)
+    )
+      continue;
     const helmStartedAt = performance.now();
     const outcome = await deliverModule(
-      {
-        module,
-        namespace: ctx.namespace,
-        manifest: stringifyYamlStream(resources.map((resource) => resource.obj)),
-      },
+      { module, namespace: ctx.namespace, manifest, resourcesMissing },
       { helm: ctx.helm, timeoutSeconds: ctx.helmTimeoutSeconds },
     );
     const seconds = (performance.now() - helmStartedAt) / 1000;
     ctx.metrics.helmOperation({ module, activation: run.activation, operation: 'deliver' }, seconds);
     if (outcome.outcome !== 'unchanged')
-      ctx.logger.info(`release ${outcome.outcome}`, { module, revision: outcome.revision });
+      ctx.logger.info(`release ${outcome.outcome}`, {
+        module,
+        revision: outcome.revision,
+        ...(module === run.module ? {} : { changedBy: run.module }),
+      });
     ctx.state.revisions.set(module, outcome.revision);
     ctx.state.delivered.set(module, resourceIds(resources));
+    ctx.state.checksums.set(module, outcome.checksum);
+    ctx.state.resourcesMissing.delete(module);
     delivered.set(module, outcome);
   }
   return delivered;

@@ -10,10 +10,12 @@ import type { OperatorMetrics } from '../../observability/metrics.ts';
 import type { ValuesStore } from '../values-store.ts';
 import type { HookBindings } from './hook-bindings.ts';
 import type { HookRegistry } from './hook-registry.ts';
+import type { ModulesTreeSource } from './modules-tree-source.ts';
 
 /** What every operator step reads and calls; built once by `kaddon operator`. */
 export interface OperatorContext {
-  readonly tree: ModulesTree;
+  /** Replaced only by SwitchModulesTree, between two tasks of the main queue (GitOps). */
+  tree: ModulesTree;
   readonly store: ValuesStore;
   readonly configStore: ConfigStore;
   readonly hooks: HookRegistry;
@@ -27,12 +29,20 @@ export interface OperatorContext {
   readonly metrics: OperatorMetrics;
   /** Hooks' custom metrics from $METRICS_PATH. */
   readonly hookMetrics: HookMetricsStore;
-  readonly sharedComponentRoots: readonly string[];
+  /** Replaced with the tree: `components/` beside a Git revision's modules. */
+  sharedComponentRoots: readonly string[];
   /** ADDON_OPERATOR_NAMESPACE: where releases are stored. */
   readonly namespace: string;
   readonly helmTimeoutSeconds: number;
   readonly helmIgnoreRelease: string | undefined;
+  /**
+   * ModuleEnsureCRDs (reference §6.8): applies the CRDs of a module's crds/ folder with
+   * ADDON_OPERATOR_CRD_EXTRA_LABELS, skipping ADDON_OPERATOR_CRD_FILTER_PREFIXES; the names applied.
+   */
+  readonly applyCrds: (crdsDir: string) => Promise<string[]>;
   readonly state: OperatorState;
+  /** Where new trees come from when the operator follows a Git repository (MODULES_GIT_URL). */
+  readonly modulesSource?: ModulesTreeSource;
 }
 
 /** What the operator knows between tasks. */
@@ -53,6 +63,13 @@ export interface OperatorState {
   readonly moduleErrors: Map<string, string>;
   /** Set once the first ConvergeModules is done (/readyz). */
   converged: boolean;
+  /** Checksum of each module's last delivered slice: an unchanged slice of another module needs no helm call. */
+  readonly checksums: Map<string, string>;
+  /**
+   * Modules whose delivered objects the resource monitor found missing (seed 000 "Release
+   * auto-healing"): their next delivery upgrades the release whatever its checksum.
+   */
+  readonly resourcesMissing: Set<string>;
 }
 
 export function initialOperatorState(): OperatorState {
@@ -65,5 +82,7 @@ export function initialOperatorState(): OperatorState {
     delivered: new Map(),
     moduleErrors: new Map(),
     converged: false,
+    checksums: new Map(),
+    resourcesMissing: new Set(),
   };
 }

@@ -6,10 +6,10 @@ import { createTask, type AnyTask, type HookRunTask, type Task, type TaskType } 
 import type { TaskHandler, TaskHandlers } from '../queue/task-handler.ts';
 import { fail, success, type TaskResult } from '../queue/task-result.ts';
 import type { ValuesChanges } from '../values-store.ts';
-import { convergeModules } from './converge-modules.ts';
+import { finishConverge, purgeRelease, startConverge } from './converge-modules.ts';
 import type { OperatorContext } from './operator-context.ts';
 import { lifecycleRun } from './run-hooks.ts';
-import { runModule } from './run-module.ts';
+import { deleteDisabledModule, runModule } from './run-module.ts';
 
 export interface HandlerEvents {
   /** Called after every ConvergeModules that completed; the first one makes /readyz ready. */
@@ -17,6 +17,8 @@ export interface HandlerEvents {
   readonly now: () => number;
   /** Whether a task of `type` (for `module`, if given) waits in any queue. */
   readonly isQueued: (type: 'ConvergeModules' | 'ModuleRun', module?: string) => boolean;
+  /** Drops the queued tasks of a converge in progress, except the task `keep`. */
+  readonly removeConvergeTasks: (keep: string) => void;
 }
 
 /**
@@ -32,14 +34,36 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
     };
   return {
     ConvergeModules: guarded(ctx, async (task: Task<'ConvergeModules'>) => {
-      await convergeModules(ctx, task.payload.event);
-      ctx.state.converged = true;
-      events.onConverged();
-      return success();
+      const { event, phase, startedAt } = task.payload;
+      if (phase === 'AfterAll') {
+        await finishConverge(ctx, event, startedAt ?? performance.now());
+        ctx.state.converged = true;
+        events.onConverged();
+        return success();
+      }
+      // A new converge supersedes the rest of any converge still queued (reference §3.4).
+      events.removeConvergeTasks(task.id);
+      return success({ headTasks: await startConverge(ctx, event, events.now()) });
     }),
     ModuleRun: guarded(ctx, async (task: Task<'ModuleRun'>) => {
       const module = task.metadata.module;
-      if (module !== undefined && ctx.state.enabledModules.includes(module)) await runModule(ctx, module, 'ModuleRun');
+      if (module !== undefined && ctx.state.enabledModules.includes(module))
+        // The converge's event (OperatorStartup, ReloadAllModules…) is the activation label.
+        await runModule(
+          ctx,
+          module,
+          task.payload.isReloadAll ? (task.metadata.event ?? 'ModuleRun') : 'ModuleRun',
+        );
+      return success();
+    }),
+    ModuleDelete: guarded(ctx, async (task: Task<'ModuleDelete'>) => {
+      const module = task.metadata.module;
+      if (module !== undefined && !ctx.state.enabledModules.includes(module))
+        await deleteDisabledModule(ctx, module, task.metadata.event ?? 'ModuleDelete');
+      return success();
+    }),
+    ModulePurge: guarded(ctx, async (task: Task<'ModulePurge'>) => {
+      await purgeRelease(ctx, task.payload.release);
       return success();
     }),
     ApplyKubeConfigValues: guarded(ctx, async () => {
@@ -53,8 +77,6 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
     GlobalHookWaitKubernetesSynchronization: notYet(),
     ModuleEnsureCRDs: notYet(),
     ParallelModuleRun: notYet(),
-    ModuleDelete: notYet(),
-    ModulePurge: notYet(),
     DiscoverHelmReleases: notYet(),
   } satisfies TaskHandlers;
 }
@@ -103,7 +125,11 @@ async function runHookTask(
     if (run === undefined || !ctx.state.converged) return success();
     contexts = [scheduleContext(run.config, run.binding, ctx.bindings.snapshots(module, hook))];
   }
-  const label = `${task.metadata.bindingType ?? 'hook'} ${(task.metadata.bindings ?? []).join(',')}`;
+  const bindings = (task.metadata.bindings ?? []).join(',');
+  const label =
+    bindings === ''
+      ? (task.metadata.bindingType ?? 'hook')
+      : `${task.metadata.bindingType ?? 'hook'} ${bindings}`;
   const metricLabels = {
     activation: task.metadata.bindingType ?? 'hook',
     queue: task.queue,

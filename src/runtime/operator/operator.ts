@@ -3,12 +3,12 @@ import type { ConfigMapWatch } from '../../delivery/configmap-watch.ts';
 import type { ConfigValues } from '../../core/values.ts';
 import { isConfigChanged } from '../../core/config-change.ts';
 import { MAIN_QUEUE, TaskQueueSet } from '../queue/task-queue-set.ts';
-import { createTask } from '../queue/task.ts';
+import { createTask, type AnyTask } from '../queue/task.ts';
 import type { OperatorContext } from './operator-context.ts';
 import type { DebugState } from '../../observability/debug-state.ts';
 import { createOperatorDebugState } from './operator-debug-state.ts';
 import { createOperatorHandlers } from './operator-handlers.ts';
-import { runGlobalHooks } from './run-hooks.ts';
+import { onStartupTasks } from './run-hooks.ts';
 
 export interface OperatorOptions {
   readonly globalHooksDir: string | undefined;
@@ -44,6 +44,9 @@ export class Operator {
       handlers: createOperatorHandlers(ctx, {
         onConverged: options.onConverged,
         now: () => Date.now(),
+        removeConvergeTasks: (keep) => {
+          this.#queues.remove((task) => task.id !== keep && isConvergeTask(task), [MAIN_QUEUE]);
+        },
         isQueued: (type, module) =>
           this.#queues.find(type, (task) => module === undefined || task.metadata.module === module) !==
           undefined,
@@ -66,7 +69,8 @@ export class Operator {
   /** Seed 001 steps 1–8, then events (step 16); resolves once the work is queued. */
   async start(): Promise<void> {
     await this.#ctx.hooks.loadGlobal(this.#options.globalHooksDir);
-    await runGlobalHooks(this.#ctx, 'onStartup');
+    // Seed 001 step 1: one task per onStartup hook, in ORDER; a failing one is retried with backoff.
+    this.#queues.addLast(...onStartupTasks(this.#ctx, Date.now()));
     const globalHooks = this.#ctx.hooks.globalHooks();
     // Seed 001 step 2: Synchronization runs that are waited for are queued before the converge.
     this.#queues.addLast(...(await this.#ctx.bindings.startGlobal(globalHooks)));
@@ -102,5 +106,19 @@ export class Operator {
     await this.#watch?.stop();
     await this.#queues.stop();
     await this.#ctx.bindings.stop();
+  }
+}
+
+/** Tasks a converge queues (reference §3.4 `IsConvergeTask`): a newer converge replaces them. */
+function isConvergeTask(task: AnyTask): boolean {
+  switch (task.type) {
+    case 'ConvergeModules':
+    case 'ModuleDelete':
+    case 'ModulePurge':
+      return true;
+    case 'ModuleRun':
+      return task.payload.isReloadAll;
+    default:
+      return false;
   }
 }

@@ -4,6 +4,9 @@ import { parseHookMetrics } from '../../hooks/hook-metrics.ts';
 import type { HookRunResult } from '../../hooks/run-hook.ts';
 import { runLifecycleHook, type LifecycleRun, type LoadedHook } from '../lifecycle-hooks.ts';
 import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
+import { createTask, type HookRunTask } from '../queue/task.ts';
+import { onStartupContext } from '../../hooks/binding-context.ts';
+import { hookId } from './hook-registry.ts';
 import type { ValuesChanges } from '../values-store.ts';
 import type { OperatorContext } from './operator-context.ts';
 
@@ -16,6 +19,21 @@ export async function runGlobalHooks(
   const changes: ValuesChanges[] = [];
   for (const hook of ctx.hooks.global(binding)) changes.push(await runLifecycleHook(hook, binding, run));
   return changes;
+}
+
+/** GlobalHookRun tasks for the global onStartup hooks, in ORDER (reference §3.3 bootstrap). */
+export function onStartupTasks(ctx: OperatorContext, now: number): HookRunTask[] {
+  return ctx.hooks.global('onStartup').map((hook) =>
+    createTask(
+      'GlobalHookRun',
+      {
+        queue: MAIN_QUEUE,
+        payload: { bindingContexts: [onStartupContext()], hookVersion: hook.config.version },
+        metadata: { hook: hookId(undefined, hook), bindingType: 'onStartup', event: 'OperatorStartup' },
+      },
+      now,
+    ),
+  );
 }
 
 /** Runs a module's hooks of a lifecycle binding in ORDER (seed 001 steps 5, 6, 8). */
@@ -94,5 +112,10 @@ function recordHookRun(
       text: invalid.excerpt,
     });
   for (const conflict of ctx.hookMetrics.apply({ hook: name, module }, parsed.operations))
-    ctx.logger.error('hook metric ignored', { module, hook: name, metric: conflict.name, reason: conflict.reason });
+    ctx.logger.error('hook metric ignored', {
+      module,
+      hook: name,
+      metric: conflict.name,
+      reason: conflict.reason,
+    });
 }

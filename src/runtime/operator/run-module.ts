@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { deleteModule } from '../../delivery/helm/delete-module.ts';
+import { forgetModule } from './converge-modules.ts';
 import type { ValuesChanges } from '../values-store.ts';
 import { deliverTree } from './deliver-tree.ts';
 import type { OperatorContext } from './operator-context.ts';
@@ -29,6 +31,7 @@ export async function runModule(ctx: OperatorContext, module: string, activation
 
 async function runModulePhases(ctx: OperatorContext, module: string, activation: string): Promise<void> {
   if (!ctx.state.startedModules.has(module)) {
+    await ensureCrds(ctx, module);
     await runModuleHooks(ctx, module, 'onStartup');
     await synchronizeModule(ctx, module);
     ctx.state.startedModules.add(module);
@@ -43,6 +46,14 @@ async function runModulePhases(ctx: OperatorContext, module: string, activation:
     if (!changedModule(changes, module)) return;
     ctx.logger.info('values changed in afterHelm: running the module again', { module });
   }
+}
+
+/** ModuleEnsureCRDs (reference §6.8), when a module is started: its CRDs exist before its hooks run. */
+async function ensureCrds(ctx: OperatorContext, module: string): Promise<void> {
+  const definition = ctx.tree.modules.find((candidate) => candidate.name === module);
+  if (definition === undefined) return;
+  const applied = await ctx.applyCrds(path.join(definition.dir, 'crds'));
+  if (applied.length > 0) ctx.logger.info('CRDs applied', { module, crds: applied.join(',') });
 }
 
 /** ModuleDelete (reference §6.6): helm uninstall, then afterDeleteHelm hooks. */
@@ -62,10 +73,7 @@ export async function deleteDisabledModule(
   }
   const seconds = (performance.now() - startedAt) / 1000;
   ctx.metrics.helmOperation({ module, activation, operation: 'uninstall' }, seconds);
-  ctx.state.moduleErrors.delete(module);
-  ctx.state.preparedModules.delete(module);
-  ctx.state.revisions.delete(module);
-  ctx.state.delivered.delete(module);
+  forgetModule(ctx, module);
   await runModuleHooks(ctx, module, 'afterDeleteHelm');
   ctx.state.startedModules.delete(module);
   ctx.logger.info('module deleted', { module });

@@ -26,7 +26,7 @@ function aboutTask(task: AnyTask): string[] {
     case 'ModuleRun':
       return present([module, task.payload.doModuleStartup ? 'doStartup' : undefined, event]);
     case 'ConvergeModules':
-      return [task.payload.event];
+      return present([task.payload.event, task.payload.phase]);
     case 'ParallelModuleRun':
       return present([task.payload.modules.join(','), event]);
     case 'ModulePurge':

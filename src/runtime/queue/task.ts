@@ -15,7 +15,7 @@ export interface TaskPayloads {
   /** Repeats until every waited Synchronization task in other queues is done. */
   readonly GlobalHookWaitKubernetesSynchronization: EmptyPayload;
   /** 'Reload all modules' (seed 001 steps 3 to 8). */
-  readonly ConvergeModules: { readonly event: ConvergeEvent };
+  readonly ConvergeModules: ConvergeModulesPayload;
   readonly ModuleEnsureCRDs: EmptyPayload;
   readonly ModuleRun: ModuleRunPayload;
   /** Modules of one order that run side by side, each as a ModuleRun in a parallel queue. */
@@ -30,6 +30,18 @@ export interface TaskPayloads {
 export type TaskType = keyof TaskPayloads;
 
 export type EmptyPayload = Readonly<Record<string, never>>;
+
+/**
+ * 'Reload all modules' in two phases (reference §3.4): StandBy runs beforeAll and discovery and
+ * queues the module tasks before an AfterAll task, which runs afterAll and ends the converge.
+ */
+export interface ConvergeModulesPayload {
+  readonly event: ConvergeEvent;
+  /** Absent: StandBy. */
+  readonly phase?: 'AfterAll';
+  /** When StandBy started, in performance.now() milliseconds (convergence_seconds). */
+  readonly startedAt?: number;
+}
 
 /** Why a converge was queued; also the `activation` label of convergence metrics. */
 export type ConvergeEvent = 'OperatorStartup' | 'GlobalValuesChanged' | 'ReloadAllModules';
