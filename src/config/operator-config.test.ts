@@ -14,6 +14,7 @@ describe('operator configuration', () => {
     assert.deepEqual(config.crdExtraLabels, { heritage: 'addon-operator' });
     assert.deepEqual(config.crdFilterPrefixes, ['doc-', '_']);
     assert.equal(config.helmTimeoutSeconds, 1200);
+    assert.equal(config.resourcesMonitorIntervalMs, 270_000);
   });
 
   it('reads the seeds’ variable names, and flags win over the environment', () => {
@@ -28,6 +29,7 @@ describe('operator configuration', () => {
         HELM_TIMEOUT: '1h30m',
         ADDON_OPERATOR_CRD_EXTRA_LABELS: 'team=platform',
         QUEUE_ACTIONS_METRICS: 'no',
+        KADDON_RESOURCES_MONITOR_INTERVAL: '2s',
       },
       { 'listen-port': '9191' },
     );
@@ -39,6 +41,7 @@ describe('operator configuration', () => {
     assert.equal(config.helmTimeoutSeconds, 5400);
     assert.deepEqual(config.crdExtraLabels, { heritage: 'addon-operator', team: 'platform' });
     assert.equal(config.queueActionsMetrics, false);
+    assert.equal(config.resourcesMonitorIntervalMs, 2000);
   });
 
   it('names the variable to fix', () => {
@@ -48,6 +51,10 @@ describe('operator configuration', () => {
       [{ LOG_LEVEL: 'verbose' }, /'LOG_LEVEL': 'verbose' is not one of debug, info, error/],
       [{ HELM_TIMEOUT: 'soon' }, /'HELM_TIMEOUT': 'soon' is not a duration/],
       [{ LOG_NO_TIME: 'maybe' }, /'LOG_NO_TIME': 'maybe' is not true or false/],
+      [
+        { KADDON_RESOURCES_MONITOR_INTERVAL: '0s' },
+        /'KADDON_RESOURCES_MONITOR_INTERVAL': '0s' is not a positive/,
+      ],
     ];
     for (const [env, message] of bad) {
       assert.throws(

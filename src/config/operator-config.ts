@@ -1,4 +1,5 @@
 import { KaddonError } from '../core/errors.ts';
+import { parseGoDuration } from '../hooks/go-duration.ts';
 import { LOG_LEVELS, LOG_TYPES, type LogLevel, type LogType } from '../observability/logger.ts';
 
 /** Where the debug socket listens unless DEBUG_UNIX_SOCKET says otherwise (seed 000 "Debug"). */
@@ -29,6 +30,8 @@ export interface OperatorConfig {
   readonly queueActionsMetrics: boolean;
   readonly keepTempFiles: boolean;
   readonly kubeconfig: string | undefined;
+  /** KADDON_RESOURCES_MONITOR_INTERVAL: how often delivered objects are checked (auto-healing, seed 000). */
+  readonly resourcesMonitorIntervalMs: number;
 }
 
 /** A setting with a value that cannot be used, naming the variable or flag to fix. */
@@ -144,6 +147,10 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
     queueActionsMetrics: env.QUEUE_ACTIONS_METRICS !== 'no',
     keepTempFiles: bool('debug-keep-tmp-files', false, 'DEBUG_KEEP_TMP_FILES'),
     kubeconfig: get('kube-config', 'KUBE_CONFIG', 'KUBECONFIG')?.value,
+    resourcesMonitorIntervalMs: positiveDurationMs(
+      get('resources-monitor-interval', 'KADDON_RESOURCES_MONITOR_INTERVAL'),
+      RESOURCES_MONITOR_INTERVAL_MS,
+    ),
   };
 }
 
@@ -177,6 +184,22 @@ function durationSeconds(found: { name: string; value: string } | undefined, fal
     );
   const unit = { h: 3600, m: 60, s: 1 } as const;
   return parts.reduce((sum, part) => sum + Number(part[1]) * unit[part[2] as keyof typeof unit], 0);
+}
+
+/** addon-operator's resources monitor ticks every 4m30s (reference §6.5); the monitor adds the jitter. */
+const RESOURCES_MONITOR_INTERVAL_MS = 270_000;
+
+/** A Go duration as MODULES_GIT_POLL_INTERVAL takes it (`2s`, `5m`, `4m30s`), above zero. */
+function positiveDurationMs(found: { name: string; value: string } | undefined, fallback: number): number {
+  if (!found) return fallback;
+  const ms = parseGoDuration(found.value);
+  if (ms === undefined || ms <= 0)
+    throw new OperatorConfigError(
+      found.name,
+      `'${found.value}' is not a positive duration`,
+      'Write it like 30s, 5m or 4m30s.',
+    );
+  return ms;
 }
 
 /** `heritage=addon-operator,team=x`; `heritage=addon-operator` is always there, as in addon-operator. */

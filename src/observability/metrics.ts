@@ -58,6 +58,10 @@ export interface OperatorMetrics {
   moduleDiscoverError(): void;
   moduleRunError(module: string): void;
   moduleDeleteError(module: string): void;
+  /** The resource monitor found an object of the module's release deleted (`ns/Kind/name`). */
+  absentResource(module: string, resource: string): void;
+  /** The resource monitor found the module's release in a status other than deployed. */
+  helmReleaseRedeployed(module: string): void;
   moduleRun(module: string, seconds: number): void;
   moduleHelm(module: string, activation: string, seconds: number): void;
   helmOperation(labels: { module: string; activation: string; operation: string }, seconds: number): void;
@@ -126,6 +130,12 @@ export function createOperatorMetrics(options: OperatorMetricsOptions): Operator
     },
     moduleDeleteError(module) {
       m.moduleDeleteErrors.inc({ module });
+    },
+    absentResource(module, resource) {
+      m.modulesAbsentResources.inc({ module, resource });
+    },
+    helmReleaseRedeployed(module) {
+      m.modulesHelmReleaseRedeployed.inc({ module });
     },
     moduleRun(module, seconds) {
       m.moduleRunSeconds.observe({ module }, seconds);

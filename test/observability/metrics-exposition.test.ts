@@ -47,6 +47,8 @@ function recordEverything(metrics: OperatorMetrics): void {
   metrics.moduleDiscoverError();
   metrics.moduleRunError('echo');
   metrics.moduleDeleteError('gone');
+  metrics.absentResource('echo', 'kaddon/Deployment/echo');
+  metrics.helmReleaseRedeployed('echo');
   metrics.moduleRun('echo', 1.5);
   metrics.moduleHelm('echo', 'OperatorStartup', 0.8);
   metrics.helmOperation({ module: 'echo', activation: 'OperatorStartup', operation: 'upgrade' }, 0.6);

@@ -1,0 +1,298 @@
+import { apiVersionOf, type ResId } from '../../core/res-id.ts';
+import { KubeApiError, resourcePath, type KubeClient } from '../../delivery/kube-client.ts';
+import type { Logger } from '../../observability/logger.ts';
+import type { OperatorMetrics } from '../../observability/metrics.ts';
+import { systemScheduleClock, type ScheduleClock } from '../schedule-timer.ts';
+
+/** The part of KubeClient the monitor uses: discovery and GET. */
+export type MonitorApi = Pick<KubeClient, 'request' | 'resolveResource'>;
+
+export type ResourceMonitorMetrics = Pick<OperatorMetrics, 'absentResource' | 'helmReleaseRedeployed'>;
+
+/** addon-operator's first check of a tick (reference §6.5): a release not `deployed` is redeployed too. */
+export interface ReleaseStatusCheck {
+  /** The release's helm status; undefined when the release is gone. */
+  status(module: string): Promise<string | undefined>;
+  onUnexpectedStatus(module: string, status: string | undefined): void;
+}
+
+export interface ResourceMonitorOptions {
+  readonly api: MonitorApi;
+  /** KADDON_RESOURCES_MONITOR_INTERVAL; each wait is longer by a random share of up to JITTER_SHARE. */
+  readonly intervalMs: number;
+  /** ADDON_OPERATOR_NAMESPACE: where helm puts a namespaced object that names no namespace. */
+  readonly defaultNamespace: string;
+  readonly logger: Logger;
+  readonly metrics?: ResourceMonitorMetrics;
+  /** Objects of the module's release are gone (`ns/Kind/name`); not said again for them until a delivery. */
+  readonly onMissing: (module: string, ids: readonly string[]) => void;
+  readonly release?: ReleaseStatusCheck;
+  readonly clock?: Pick<ScheduleClock, 'setTimer'>;
+  readonly random?: () => number;
+}
+
+/** addon-operator waits 4m30s plus a random 0–59 s between ticks (reference §6.5): the same share of any interval. */
+export const JITTER_SHARE = 60 / 270;
+
+/** addon-operator lists at most 5 kinds at once; the monitor GETs at most 5 objects at once. */
+const PROBE_CONCURRENCY = 5;
+
+type ObjectState = 'present' | 'missing' | 'unknown';
+
+interface ModuleWatch {
+  objects: readonly ResId[];
+  pauses: number;
+  /** Bumped by whatever makes a check in flight stale: a pause, a hook, a delivery. */
+  epoch: number;
+  /** Bumped by a delivery that resets the records. */
+  delivery: number;
+  /** Found missing right after a hook of the module: its own doing, not healed (seed 000). */
+  readonly deletedByHooks: Set<string>;
+  readonly reported: Set<string>;
+  statusReported: boolean;
+}
+
+/**
+ * Release auto-healing (seed 000): checks that the objects of each module's last delivered release
+ * still exist, and reports the ones deleted from the cluster, so that the module runs again and
+ * `helm upgrade` recreates them. Objects a module's own hook deleted are not reported.
+ */
+export class ResourceMonitor {
+  readonly #options: ResourceMonitorOptions;
+  readonly #modules = new Map<string, ModuleWatch>();
+  #running = false;
+  #cancelTimer: (() => void) | undefined;
+  #tick: Promise<void> = Promise.resolve();
+
+  constructor(options: ResourceMonitorOptions) {
+    this.#options = options;
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#arm();
+  }
+
+  /** Stops the ticks; resolves when a tick in flight has finished. */
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#cancelTimer?.();
+    this.#cancelTimer = undefined;
+    await this.#tick;
+  }
+
+  /**
+   * The module's release now holds `objects` (`Resource.id` of its slice). Unless helm left the
+   * release as it was (`unchanged`), what hooks deleted and what was reported is forgotten:
+   * helm upgrade has recreated it.
+   */
+  delivered(module: string, objects: readonly ResId[], options: { unchanged?: boolean } = {}): void {
+    const watch = this.#watch(module);
+    watch.objects = objects;
+    watch.epoch++;
+    if (options.unchanged === true) return;
+    watch.delivery++;
+    watch.deletedByHooks.clear();
+    watch.reported.clear();
+    watch.statusReported = false;
+  }
+
+  /** The module is deleted: its release is no longer watched. */
+  forget(module: string): void {
+    this.#modules.delete(module);
+  }
+
+  /** Counted: a module is checked again once every pause has its resume. */
+  pause(module: string): void {
+    const watch = this.#watch(module);
+    watch.pauses++;
+    watch.epoch++;
+  }
+
+  resume(module: string): void {
+    const watch = this.#modules.get(module);
+    if (watch && watch.pauses > 0) watch.pauses--;
+  }
+
+  /** After a hook of the module: what is missing now was deleted by the module itself. */
+  async afterModuleHook(module: string): Promise<void> {
+    const watch = this.#modules.get(module);
+    if (!watch || watch.objects.length === 0) return;
+    watch.epoch++;
+    const delivery = watch.delivery;
+    const states = await this.#probe(module, watch.objects);
+    if (this.#modules.get(module) !== watch || watch.delivery !== delivery) return;
+    for (const [id, state] of states) {
+      if (state === 'missing') watch.deletedByHooks.add(id);
+      if (state === 'present') watch.deletedByHooks.delete(id);
+    }
+  }
+
+  /**
+   * Checks the module as a tick does and returns the ids it reported; a paused module is not
+   * checked. Only an exception thrown by onMissing or onUnexpectedStatus is passed on.
+   */
+  async checkNow(module: string): Promise<readonly string[]> {
+    const missing = await this.#checkObjects(module);
+    await this.#checkRelease(module);
+    return missing;
+  }
+
+  #arm(): void {
+    const { intervalMs } = this.#options;
+    const random = this.#options.random ?? Math.random;
+    const delay = intervalMs + Math.floor(random() * intervalMs * JITTER_SHARE);
+    const clock = this.#options.clock ?? systemScheduleClock;
+    this.#cancelTimer = clock.setTimer(() => {
+      this.#cancelTimer = undefined;
+      this.#tick = this.#checkAll().finally(() => {
+        // A stop and start during the tick has armed the next one already.
+        if (this.#running && this.#cancelTimer === undefined) this.#arm();
+      });
+    }, delay);
+  }
+
+  async #checkAll(): Promise<void> {
+    for (const module of [...this.#modules.keys()]) {
+      if (!this.#running) return;
+      try {
+        await this.checkNow(module);
+      } catch (error: unknown) {
+        this.#options.logger.error('resource monitor: check failed', { module, error: messageOf(error) });
+      }
+    }
+  }
+
+  async #checkObjects(module: string): Promise<string[]> {
+    const watch = this.#modules.get(module);
+    if (!watch || watch.pauses > 0 || watch.objects.length === 0) return [];
+    const epoch = watch.epoch;
+    const states = await this.#probe(module, watch.objects);
+    if (!this.#isCurrent(module, watch, epoch)) return [];
+    const fresh: string[] = [];
+    for (const [id, state] of states) {
+      if (state === 'present') {
+        watch.reported.delete(id);
+        watch.deletedByHooks.delete(id);
+      }
+      if (state === 'missing' && !watch.deletedByHooks.has(id) && !watch.reported.has(id)) fresh.push(id);
+    }
+    if (fresh.length === 0) return [];
+    fresh.sort();
+    for (const id of fresh) {
+      watch.reported.add(id);
+      this.#options.metrics?.absentResource(module, id);
+    }
+    this.#options.logger.info('objects of the release were deleted: the module will run to recreate them', {
+      module,
+      resources: fresh.join(', '),
+    });
+    this.#options.onMissing(module, fresh);
+    return fresh;
+  }
+
+  async #checkRelease(module: string): Promise<void> {
+    const release = this.#options.release;
+    const watch = this.#modules.get(module);
+    if (!release || !watch || watch.pauses > 0 || watch.objects.length === 0 || watch.statusReported) return;
+    const epoch = watch.epoch;
+    let status: string | undefined;
+    try {
+      status = await release.status(module);
+    } catch (error: unknown) {
+      this.#options.logger.error('resource monitor: release status unknown', {
+        module,
+        error: messageOf(error),
+      });
+      return;
+    }
+    if (!this.#isCurrent(module, watch, epoch) || status === 'deployed') return;
+    watch.statusReported = true;
+    this.#options.metrics?.helmReleaseRedeployed(module);
+    this.#options.logger.info('the release is not deployed: the module will run to redeploy it', {
+      module,
+      status: status ?? 'absent',
+    });
+    release.onUnexpectedStatus(module, status);
+  }
+
+  #isCurrent(module: string, watch: ModuleWatch, epoch: number): boolean {
+    return this.#modules.get(module) === watch && watch.epoch === epoch && watch.pauses === 0;
+  }
+
+  #watch(module: string): ModuleWatch {
+    let watch = this.#modules.get(module);
+    if (!watch) {
+      watch = {
+        objects: [],
+        pauses: 0,
+        epoch: 0,
+        delivery: 0,
+        deletedByHooks: new Set(),
+        reported: new Set(),
+        statusReported: false,
+      };
+      this.#modules.set(module, watch);
+    }
+    return watch;
+  }
+
+  /** Each object's state by `ns/Kind/name`; failures are logged once per module, never fatal. */
+  async #probe(module: string, objects: readonly ResId[]): Promise<Map<string, ObjectState>> {
+    const states = new Map<string, ObjectState>();
+    const failures: string[] = [];
+    await forEachLimited(objects, PROBE_CONCURRENCY, async (object) => {
+      const probe = await this.#probeObject(object);
+      states.set(probe.id, probe.state);
+      if (probe.problem !== undefined) failures.push(`${probe.id}: ${probe.problem}`);
+    });
+    if (failures.length > 0)
+      this.#options.logger.error('resource monitor: objects could not be checked', {
+        module,
+        count: failures.length,
+        first: failures[0],
+      });
+    return states;
+  }
+
+  async #probeObject(object: ResId): Promise<{ id: string; state: ObjectState; problem?: string }> {
+    const { api, defaultNamespace } = this.#options;
+    let resource;
+    try {
+      resource = await api.resolveResource(apiVersionOf(object), object.kind);
+    } catch (error: unknown) {
+      return { id: objectId(object.namespace, object), state: 'unknown', problem: messageOf(error) };
+    }
+    const namespace = resource.namespaced ? object.namespace || defaultNamespace : '';
+    const id = objectId(namespace, object);
+    try {
+      await api.request('GET', resourcePath(resource, namespace, object.name));
+      return { id, state: 'present' };
+    } catch (error: unknown) {
+      if (error instanceof KubeApiError && error.status === 404) return { id, state: 'missing' };
+      return { id, state: 'unknown', problem: messageOf(error) };
+    }
+  }
+}
+
+/** `ns/Kind/name`, with an empty ns for cluster-scoped objects (reference §6.5). */
+function objectId(namespace: string, object: ResId): string {
+  return `${namespace}/${object.kind}/${object.name}`;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  run: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let index = next++; index < items.length; index = next++) await run(items[index] as T);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
