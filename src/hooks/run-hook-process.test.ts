@@ -76,6 +76,24 @@ describe('runProcess', () => {
     assert.equal(outcome.durationMs, 250);
   });
 
+  it('ends the process group when the operator stops, as on timeout', async () => {
+    const fake = fakeProcess(4243);
+    const stopping = new AbortController();
+    const logger = createCapturingLogger();
+    const running = runProcess(
+      spec,
+      { limits: { ...limits, timeoutMs: undefined }, logger },
+      { ...fake.deps, stopSignal: stopping.signal },
+    );
+    assert.deepEqual(fake.signals, []);
+    stopping.abort();
+    const outcome = await running;
+    assert.deepEqual(fake.signals, ['SIGTERM', 0, 'SIGKILL']);
+    assert.equal(outcome.timedOut, false);
+    assert.equal(outcome.signal, 'SIGKILL');
+    assert.ok(logger.entries.some((entry) => entry.msg.includes('operator is stopping')));
+  });
+
   it('reports a process that did not start, without signalling anything', async () => {
     const fake = fakeProcess(undefined);
     const spawnError = new Error('spawn /hooks/h.sh ENOENT');

@@ -52,6 +52,11 @@ export interface ProcessDeps {
   readonly signalGroup: SignalProcessGroup;
   readonly now: () => number;
   readonly usageProbe: UsageProbe;
+  /**
+   * Aborted when the operator stops for good (SIGTERM after its grace period): a running process
+   * has its group ended, SIGTERM then SIGKILL, as on timeout.
+   */
+  readonly stopSignal?: AbortSignal;
 }
 
 export interface ProcessOutcome {
@@ -99,10 +104,17 @@ export async function runProcess(
           logger.error('timed out: ending its process group', { timeoutMs: limits.timeoutMs });
           group.terminate();
         }, limits.timeoutMs);
+  const stop = (): void => {
+    logger.error('the operator is stopping: ending its process group');
+    group.terminate();
+  };
+  if (deps.stopSignal?.aborted === true) stop();
+  else deps.stopSignal?.addEventListener('abort', stop, { once: true });
 
   const exit = await child.exited;
   const durationMs = deps.now() - started;
   clearTimeout(timeout);
+  deps.stopSignal?.removeEventListener('abort', stop);
   if (exit.spawnError) {
     child.stdout.destroy();
     child.stderr.destroy();
