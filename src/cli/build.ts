@@ -13,6 +13,7 @@ import { selectHookEnv } from '../hooks/run-hook-env.ts';
 import { buildTree, type BuildTreeOptions } from '../runtime/build-tree.ts';
 import { parseSnapshotObjects } from '../runtime/prepare-values.ts';
 import type { UnresolvedReference } from '../runtime/render-tree.ts';
+import { buildChartsOptions } from './build-helm.ts';
 import { stderrLogger, type CliIo } from './cli-io.ts';
 import { componentRoots, splitPaths } from './component-roots.ts';
 import { checkoutGitSource } from './build-git-source.ts';
@@ -27,6 +28,8 @@ YAML stream, each document marked with its module and source file. MODULES_DIR
 defaults to $MODULES_DIR (colon-separated). With --git-url the tree is the revision
 of a Git repository (checked out under --git-cache-dir, symlinks leaving it refused);
 components/ and global-hooks/ beside --git-subpath are used unless flags say otherwise.
+Chart modules (Chart.yaml or templates/, as in addon-operator) are rendered with
+\`helm template\`; only then is helm needed.
 
 Options:
   --module NAME            print only this module's slice
@@ -41,6 +44,10 @@ Options:
                            {<hook>: {<binding>: [objects]}} (default: empty snapshots)
   --hook-timeout SECONDS   stop a hook that runs longer (default: no limit)
   --strict                 fail when a $(var) reference is left unresolved
+  --helm-path PATH         the helm binary for chart modules (default $KADDON_HELM_PATH,
+                           else helm on PATH)
+  --namespace NS           the release namespace chart modules are rendered for
+                           (default $ADDON_OPERATOR_NAMESPACE, else default)
   -o, --output yaml|json   output format (default yaml)
   -h, --help               show this help
 
@@ -76,6 +83,8 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
       'global-hooks-dir': { type: 'string' },
       snapshots: { type: 'string' },
       'hook-timeout': { type: 'string' },
+      'helm-path': { type: 'string' },
+      namespace: { type: 'string' },
       output: { type: 'string', short: 'o', default: 'yaml' },
       help: { type: 'boolean', short: 'h' },
       ...gitSourceOptions,
@@ -105,6 +114,7 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
     sharedComponentRoots: componentRoots(values['components-path'], dirs),
     jq,
     ...(values['run-hooks'] ? { hooks: hookOptions(values.snapshots, values['hook-timeout'], io) } : {}),
+    charts: buildChartsOptions(values['helm-path'], values.namespace, process.env, tmpdir()),
   });
   const tree = result.tree;
   for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);

@@ -66,12 +66,17 @@ export function loadModulesTree(dirs: readonly string[], options: ModulesTreeOpt
         warnings.push(`module '${name}' in ${moduleDir} is ignored: ${existing.dir} defines it first`);
         continue;
       }
+      const source = moduleSource(moduleDir);
+      if (source === 'kustomization' && existsSync(path.join(moduleDir, 'Chart.yaml')))
+        warnings.push(
+          `module '${name}': ${moduleDir} has a kustomization and a Chart.yaml; it is rendered from its kustomization and the chart is not rendered`,
+        );
       byName.set(name, {
         name,
         valuesKey: moduleValuesKey(name),
         order: order ?? options.unnumberedOrder ?? 1,
         dir: moduleDir,
-        source: moduleSource(moduleDir),
+        source,
       });
     }
   }
@@ -81,6 +86,11 @@ export function loadModulesTree(dirs: readonly string[], options: ModulesTreeOpt
   return { dirs: absolute, modules, statics: readStaticValues(absolute, modules), warnings };
 }
 
+/**
+ * A kustomization file makes a kustomization module even beside Chart.yaml or templates/ (a
+ * folder a kustomization may use for its own files); otherwise Chart.yaml or templates/ make a
+ * chart module, as they make a HelmModule in addon-operator (reference §6.1).
+ */
 function moduleSource(dir: string): ModuleSource {
   if (KUSTOMIZATION_FILE_NAMES.some((name) => existsSync(path.join(dir, name)))) return 'kustomization';
   if (existsSync(path.join(dir, 'Chart.yaml')) || isDirectory(path.join(dir, 'templates'))) return 'chart';

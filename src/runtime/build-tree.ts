@@ -1,12 +1,14 @@
 import type { JsonObject } from '../core/json.ts';
 import type { ConfigValues } from '../core/values.ts';
+import type { ChartTemplater } from '../delivery/helm/render-chart-module.ts';
 import type { HookRunDeps } from '../hooks/run-hook-deps.ts';
 import type { JqEngine } from '../loader/jq-engine.ts';
-import { loadModulesTree, type ModulesTree } from '../loader/modules-tree.ts';
+import { loadModulesTree, type ModuleDefinition, type ModulesTree } from '../loader/modules-tree.ts';
 import { loadTreeSchemas } from '../loader/values-schemas.ts';
 import { MemoryConfigStore } from './memory-config-store.ts';
 import { runValueHooks, staticValues, type SnapshotObjects } from './prepare-values.ts';
-import { renderTree, type RenderTreeResult } from './render-tree.ts';
+import { enabledChartModules, renderCharts, type RenderedCharts } from './render-charts.ts';
+import { renderTree, type ModuleValuesSource, type RenderTreeResult } from './render-tree.ts';
 import { ValuesStore } from './values-store.ts';
 
 export interface BuildTreeOptions {
@@ -24,6 +26,20 @@ export interface BuildTreeOptions {
     readonly snapshots: SnapshotObjects;
     readonly timeoutMs?: number;
   };
+  /** How chart modules are rendered; without it an enabled chart module is an error. */
+  readonly charts?: BuildChartsOptions;
+}
+
+export interface BuildChartsOptions {
+  /**
+   * The helm that renders the charts, asked for once and only when an enabled module is a chart
+   * (those modules are passed, for its error when there is no helm): a tree without chart modules
+   * needs no helm.
+   */
+  readonly helm: (chartModules: readonly ModuleDefinition[]) => ChartTemplater;
+  /** The release namespace the charts are rendered for (`.Release.Namespace`). */
+  readonly namespace: string;
+  readonly tmpRoot?: string;
 }
 
 export interface BuildTreeResult extends RenderTreeResult {
@@ -53,11 +69,29 @@ export async function buildTree(options: BuildTreeOptions): Promise<BuildTreeRes
       })
     : { ...staticValues(tree, store), warnings: [] };
   const { warnings, ...values } = prepared;
+  const charts = await renderBuildCharts(tree, values, store, options.charts);
   const result = renderTree({
     tree,
     values,
     sharedComponentRoots: options.sharedComponentRoots,
     jq: options.jq,
+    ...(charts ? { charts } : {}),
   });
   return { ...result, tree, warnings: [...warnings, ...result.warnings] };
+}
+
+async function renderBuildCharts(
+  tree: ModulesTree,
+  values: ModuleValuesSource,
+  store: ValuesStore,
+  options: BuildChartsOptions | undefined,
+): Promise<RenderedCharts | undefined> {
+  const chartModules = enabledChartModules(tree, values.enabledModules);
+  if (chartModules.length === 0 || !options) return undefined;
+  return renderCharts(tree, values.enabledModules, {
+    helm: options.helm(chartModules),
+    namespace: options.namespace,
+    helmValues: (name) => store.helmValues(name),
+    ...(options.tmpRoot === undefined ? {} : { tmpRoot: options.tmpRoot }),
+  });
 }

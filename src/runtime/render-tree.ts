@@ -3,10 +3,13 @@ import { KaddonError } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
 import { valueAtPath } from '../core/values.ts';
 import type { YamlExpansion } from '../core/yaml.ts';
+import type { ChartObject } from '../delivery/helm/render-chart-module.ts';
 import { isConditionTrue, type JqEngine } from '../loader/jq-engine.ts';
 import { loadKustomization } from '../loader/kustomization-loader.ts';
 import type { ModuleDefinition, ModulesTree } from '../loader/modules-tree.ts';
 import { renderModules, type ModuleInput, type RenderedModules } from '../pipeline/render-modules.ts';
+import { chartModuleNode } from './chart-module-node.ts';
+import { displayPath } from './display-path.ts';
 
 /** A `$(name)` left verbatim because no value and no kustomize var has that name. */
 export interface UnresolvedReference {
@@ -31,6 +34,11 @@ export interface RenderTreeInput {
   readonly jq: JqEngine;
   /** Paths in messages are shown relative to this folder. */
   readonly displayBase?: string;
+  /**
+   * What each enabled chart module's chart rendered, by module name (renderCharts): its base
+   * resources. Required for every enabled module whose source is 'chart'.
+   */
+  readonly charts?: ReadonlyMap<string, readonly ChartObject[]>;
 }
 
 export interface RenderTreeResult {
@@ -40,13 +48,13 @@ export interface RenderTreeResult {
   readonly warnings: readonly string[];
 }
 
-/** A module kind `kaddon build` cannot render yet. */
+/** An enabled chart module whose rendered chart the caller did not pass (see renderCharts). */
 export class ModuleSourceError extends KaddonError {
-  readonly code = 'module-unsupported';
+  readonly code = 'chart-not-rendered';
   constructor(module: ModuleDefinition) {
     super(
-      `module '${module.name}': ${module.dir} is a Helm chart (Chart.yaml or templates/), which the offline build does not render.`,
-      'Give the module a kustomization.yaml, or render it with helm template.',
+      `module '${module.name}': ${module.dir} is a Helm chart module (Chart.yaml or templates/) and its chart was not rendered.`,
+      'Render the enabled chart modules with helm first (renderCharts, or renderTreeWithCharts).',
     );
   }
 }
@@ -81,13 +89,18 @@ function loadModule(
   warnings: string[],
 ): ModuleInput['node'] {
   if (module.source === 'none') return undefined;
-  if (module.source === 'chart') throw new ModuleSourceError(module);
+  const displayBase = input.displayBase ?? process.cwd();
+  if (module.source === 'chart') {
+    const objects = input.charts?.get(module.name);
+    if (!objects) throw new ModuleSourceError(module);
+    return chartModuleNode(module.name, displayPath(module.dir, displayBase), objects);
+  }
   const expansion: YamlExpansion = {
     lookup: (name) => valueAtPath(view, name),
     onUnresolved: (name, file, line) => unresolved.push({ module: module.name, name, file, line }),
   };
   const result = loadKustomization(module.dir, {
-    displayBase: input.displayBase ?? process.cwd(),
+    displayBase,
     allowedRoots: [...input.tree.dirs, ...input.sharedComponentRoots].map((dir) => path.resolve(dir)),
     expansion,
     components: {

@@ -1,0 +1,61 @@
+import path from 'node:path';
+import { KaddonError } from '../core/errors.ts';
+import { findExecutable } from '../delivery/helm/find-executable.ts';
+import { HelmClient } from '../delivery/helm/helm-client.ts';
+import type { ChartTemplater } from '../delivery/helm/render-chart-module.ts';
+import type { ModuleDefinition } from '../loader/modules-tree.ts';
+import type { BuildChartsOptions } from '../runtime/build-tree.ts';
+
+/** Where the helm binary was asked for, for the message when it is not there. */
+interface HelmSetting {
+  readonly command: string;
+  readonly from: '--helm-path' | 'KADDON_HELM_PATH' | 'PATH';
+}
+
+/** An enabled chart module, and no helm to render it with. */
+export class HelmNotFoundError extends KaddonError {
+  readonly code = 'helm-not-found';
+  constructor(modules: readonly ModuleDefinition[], setting: HelmSetting) {
+    const [first, ...others] = modules;
+    const where = setting.command.includes('/')
+      ? `'${setting.command}' (${setting.from}) is not an executable file`
+      : `'${setting.command}'${setting.from === 'PATH' ? '' : ` (${setting.from})`} is not on PATH`;
+    const also = others.length > 0 ? ` (so do ${others.map((module) => `'${module.name}'`).join(', ')})` : '';
+    super(
+      `module '${first?.name ?? ''}': ${displayDir(first?.dir ?? '.')} is a Helm chart module and rendering it needs helm${also}, but ${where}.`,
+      'Install helm 3 or 4 (https://helm.sh/docs/intro/install/), or point --helm-path or KADDON_HELM_PATH at the helm binary.',
+    );
+  }
+}
+
+/**
+ * How `kaddon build` renders chart modules: the helm of --helm-path, KADDON_HELM_PATH, or `helm`
+ * on PATH, looked for only when an enabled module is a chart.
+ */
+export function buildChartsOptions(
+  helmPathFlag: string | undefined,
+  namespaceFlag: string | undefined,
+  env: NodeJS.ProcessEnv,
+  tmpRoot: string,
+): BuildChartsOptions {
+  const setting: HelmSetting =
+    helmPathFlag !== undefined
+      ? { command: helmPathFlag, from: '--helm-path' }
+      : env.KADDON_HELM_PATH
+        ? { command: env.KADDON_HELM_PATH, from: 'KADDON_HELM_PATH' }
+        : { command: 'helm', from: 'PATH' };
+  return {
+    helm: (modules): ChartTemplater => {
+      const helmPath = findExecutable(setting.command, env.PATH);
+      if (helmPath === undefined) throw new HelmNotFoundError(modules, setting);
+      return new HelmClient({ helmPath, tmpRoot });
+    },
+    namespace: namespaceFlag ?? (env.ADDON_OPERATOR_NAMESPACE || 'default'),
+    tmpRoot,
+  };
+}
+
+function displayDir(dir: string): string {
+  const relative = path.relative(process.cwd(), dir);
+  return relative === '' || relative.startsWith('..') ? dir : relative;
+}

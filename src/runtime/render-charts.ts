@@ -1,0 +1,83 @@
+import os from 'node:os';
+import type { JsonObject } from '../core/json.ts';
+import {
+  renderChartModule,
+  type ChartObject,
+  type ChartTemplater,
+} from '../delivery/helm/render-chart-module.ts';
+import type { ModuleDefinition, ModulesTree } from '../loader/modules-tree.ts';
+import { displayPath } from './display-path.ts';
+import { renderTree, type RenderTreeInput, type RenderTreeResult } from './render-tree.ts';
+
+/** What rendering the chart modules needs beside the tree. */
+export interface ChartRenderDeps {
+  /** `helm template`; only called when an enabled module is a chart. */
+  readonly helm: ChartTemplater;
+  /** The release namespace (ADDON_OPERATOR_NAMESPACE): `.Release.Namespace` in templates. */
+  readonly namespace: string;
+  /**
+   * The values a module's chart is rendered with: `{global, <moduleKey>}` without
+   * enabledModules, checked against the helm schema (ValuesStore.helmValues, seed 003).
+   */
+  readonly helmValues: (module: string) => JsonObject;
+  /** Where synthesized charts and values files are written; default the OS temp dir. */
+  readonly tmpRoot?: string;
+  /** Paths in messages are shown relative to this folder. */
+  readonly displayBase?: string;
+}
+
+/** The rendered objects of each enabled chart module, by module name: RenderTreeInput.charts. */
+export type RenderedCharts = ReadonlyMap<string, readonly ChartObject[]>;
+
+/** The enabled modules whose manifests are a Helm chart, in module order. */
+export function enabledChartModules(
+  tree: ModulesTree,
+  enabledModules: readonly string[],
+): ModuleDefinition[] {
+  return tree.modules.filter((module) => module.source === 'chart' && enabledModules.includes(module.name));
+}
+
+/**
+ * Renders each enabled chart module with `helm template` as addon-operator would install it
+ * (reference §6.1–6.2): release name = module name, the module's helm values, the chart as is or
+ * synthesized from templates/. One at a time, in module order, so the first error is the first
+ * module's.
+ */
+export async function renderCharts(
+  tree: ModulesTree,
+  enabledModules: readonly string[],
+  deps: ChartRenderDeps,
+): Promise<RenderedCharts> {
+  const charts = new Map<string, readonly ChartObject[]>();
+  for (const module of enabledChartModules(tree, enabledModules)) {
+    const rendered = await renderChartModule(
+      module.dir,
+      module.name,
+      deps.namespace,
+      deps.helmValues(module.name),
+      deps.helm,
+      {
+        tmpRoot: deps.tmpRoot ?? os.tmpdir(),
+        displayDir: displayPath(module.dir, deps.displayBase ?? process.cwd()),
+      },
+    );
+    charts.set(module.name, rendered.documents);
+  }
+  return charts;
+}
+
+/**
+ * renderTree for callers that may have chart modules (the operator, per render): the enabled
+ * chart modules are rendered with helm first and become their modules' base resources.
+ */
+export async function renderTreeWithCharts(
+  input: Omit<RenderTreeInput, 'charts'>,
+  deps: ChartRenderDeps,
+): Promise<RenderTreeResult> {
+  const displayBase = deps.displayBase ?? input.displayBase;
+  const charts = await renderCharts(input.tree, input.values.enabledModules, {
+    ...deps,
+    ...(displayBase === undefined ? {} : { displayBase }),
+  });
+  return renderTree({ ...input, charts });
+}
