@@ -52,7 +52,11 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
       },
     },
   });
-  const kube = new KubeClient(loadKubeConnection(process.env, config.kubeconfig));
+  const metrics = createOperatorMetrics({
+    prefix: config.metricsPrefix,
+    queueActionsMetrics: config.queueActionsMetrics,
+  });
+  const kube = new KubeClient(loadKubeConnection(process.env, config.kubeconfig), { metrics });
   const jq = await loadJqEngine();
   const tree = loadModulesTree(config.modulesDirs);
   const globalHooksDir = existsSync(config.globalHooksDir) ? config.globalHooksDir : undefined;
@@ -70,10 +74,6 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     baseEnv: selectHookEnv(process.env),
     cwd: process.cwd(),
     tmpRoot: config.tmpDir,
-  });
-  const metrics = createOperatorMetrics({
-    prefix: config.metricsPrefix,
-    queueActionsMetrics: config.queueActionsMetrics,
   });
   const hookMetrics = createHookMetricsStore({ isReserved: (name) => metrics.isBuiltIn(name) });
   const stopLiveTicks = metrics.startLiveTicks();
@@ -102,7 +102,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
           }
         },
       }),
-      bindings: new HookBindings({ api: kube, jq, logger }),
+      bindings: new HookBindings({ api: kube, jq, logger, metrics }),
       jq,
       runDeps,
       helm: new HelmClient({

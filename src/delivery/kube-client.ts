@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { KaddonError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import type { KubeConnection } from './kube-connection.ts';
+import { requestUrlTemplate } from './request-url-template.ts';
 
 /** An API call the server refused, or that could not reach it (status 0). */
 export class KubeApiError extends KaddonError {
@@ -57,24 +58,51 @@ export interface RequestOptions {
   readonly contentType?: string;
 }
 
+/**
+ * Where the client reports its requests, with client-go's labels (seed 000 "Addon-operator
+ * metrics": kubernetes_client_request_result_total, kubernetes_client_request_latency_seconds).
+ * OperatorMetrics is one.
+ */
+export interface KubeRequestMetrics {
+  /** Every request once: the HTTP status, or `<error>` when no response came. */
+  kubeRequestResult(labels: { code: string; method: string; host: string }): void;
+  /** A request/response call up to its whole body; watches have no latency, as in client-go. */
+  kubeRequestLatency(labels: { verb: string; url: string }, seconds: number): void;
+}
+
+export interface KubeClientOptions {
+  /** How long a request may go without an answer; 30 s by default. */
+  readonly timeoutMs?: number;
+  readonly metrics?: KubeRequestMetrics;
+}
+
 /** A small Kubernetes API client over node:https: JSON requests, watch streams and discovery. */
 export class KubeClient {
   readonly #connection: KubeConnection;
   readonly #timeoutMs: number;
+  readonly #metrics: KubeRequestMetrics | undefined;
   readonly #discovery = new Map<string, Promise<ApiResource[]>>();
 
-  constructor(connection: KubeConnection, timeoutMs = 30_000) {
+  constructor(connection: KubeConnection, options: KubeClientOptions = {}) {
     this.#connection = connection;
-    this.#timeoutMs = timeoutMs;
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#metrics = options.metrics;
   }
 
   async request(method: string, apiPath: string, options: RequestOptions = {}): Promise<JsonObject> {
-    const response = await this.#send(method, apiPath, options, this.#timeoutMs);
-    const text = await readBody(response);
-    const status = response.statusCode ?? 0;
-    const parsed = parseJson(text);
-    if (status >= 400) throw apiError(method, apiPath, status, parsed, text);
-    return parsed ?? {};
+    const url = this.#url(apiPath, options.query);
+    const startedAt = performance.now();
+    try {
+      const response = await this.#send(method, url, apiPath, options, this.#timeoutMs);
+      const text = await readBody(response);
+      const status = response.statusCode ?? 0;
+      const parsed = parseJson(text);
+      if (status >= 400) throw apiError(method, apiPath, status, parsed, text);
+      return parsed ?? {};
+    } finally {
+      const seconds = (performance.now() - startedAt) / 1000;
+      this.#metrics?.kubeRequestLatency({ verb: method, url: requestUrlTemplate(url) }, seconds);
+    }
   }
 
   /**
@@ -88,13 +116,8 @@ export class KubeClient {
     onEvent: (event: WatchEvent) => void,
     options: { signal: AbortSignal; idleMs: number },
   ): Promise<void> {
-    const response = await this.#send(
-      'GET',
-      apiPath,
-      { query: { ...query, watch: true } },
-      options.idleMs,
-      options.signal,
-    );
+    const url = this.#url(apiPath, { ...query, watch: true });
+    const response = await this.#send('GET', url, apiPath, {}, options.idleMs, options.signal);
     const status = response.statusCode ?? 0;
     if (status >= 400) {
       const text = await readBody(response);
@@ -131,21 +154,31 @@ export class KubeClient {
     return cached;
   }
 
+  #url(apiPath: string, query: Query | undefined): URL {
+    const url = new URL(apiPath, this.#connection.server);
+    for (const [key, value] of Object.entries(query ?? {}))
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    return url;
+  }
+
   #send(
     method: string,
+    url: URL,
     apiPath: string,
     options: RequestOptions,
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<IncomingMessage> {
-    const url = new URL(apiPath, this.#connection.server);
-    for (const [key, value] of Object.entries(options.query ?? {}))
-      if (value !== undefined) url.searchParams.set(key, String(value));
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (payload !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
     if (this.#connection.token) headers.authorization = `Bearer ${this.#connection.token}`;
     const c = this.#connection;
+    let answered = false;
+    const countResult = (code: string): void => {
+      if (!answered) this.#metrics?.kubeRequestResult({ code, method, host: url.host });
+      answered = true;
+    };
     return new Promise((resolve, reject) => {
       const request = https.request(url, {
         method,
@@ -157,9 +190,13 @@ export class KubeClient {
         timeout: timeoutMs,
         ...(signal ? { signal } : {}),
       });
-      request.on('response', resolve);
+      request.on('response', (response) => {
+        countResult(String(response.statusCode ?? 0));
+        resolve(response);
+      });
       request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
       request.on('error', (error) => {
+        countResult('<error>');
         reject(new KubeApiError(method, apiPath, 0, 'Unreachable', error.message, { cause: error }));
       });
       request.end(payload);

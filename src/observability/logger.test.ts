@@ -33,6 +33,23 @@ describe('createLogger', () => {
     assert.deepEqual(lines, ['level=debug msg="two\\nlines" hook=hooks/a.sh binding="on kube" count=3\n']);
   });
 
+  it('writes LOG_TYPE color as text, without colour codes', () => {
+    const { lines, options } = collect({ type: 'color', level: 'info', noTime: true });
+    createLogger(options).info('module run', { module: 'echo-server', queue: 'main' });
+    assert.deepEqual(lines, ['level=info msg="module run" module=echo-server queue=main\n']);
+  });
+
+  it('with LOG_LEVEL error writes errors only, and with a time unless LOG_NO_TIME', () => {
+    const { lines, options } = collect({ type: 'text', level: 'error', noTime: false, now: fixedTime });
+    const logger = createLogger(options);
+    logger.debug('hidden');
+    logger.info('hidden too');
+    logger.error('shown', { task: 'ModuleRun:main:echo-server' });
+    assert.deepEqual(lines, [
+      'time=2026-11-21T10:00:00.000Z level=error msg=shown task=ModuleRun:main:echo-server\n',
+    ]);
+  });
+
   it('keeps its own line fields when a field is named like one', () => {
     const { lines, options } = collect({ type: 'json', level: 'info', noTime: true });
     createLogger(options).info('message', { msg: 'field', level: 'x' });

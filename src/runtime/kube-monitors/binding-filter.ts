@@ -12,6 +12,11 @@ export interface FilteredObject {
    * Added or Modified event whose checksum equals the kept one does not run the hook.
    */
   readonly checksum: string;
+  /**
+   * What the item holds, in JSON bytes: the object if kept plus the filter result if any (seed
+   * 000 "Addon-operator metrics", kube_snapshot_bytes).
+   */
+  readonly bytes: number;
 }
 
 /** Applies the binding's jqFilter to one object; throws JqExpressionError when the filter fails on it. */
@@ -21,10 +26,9 @@ export function filterObject(
   object: JsonObject,
   where: string,
 ): FilteredObject {
-  if (binding.jqFilter === undefined) return { item: snapshotItem(binding, object), checksum: md5(object) };
+  if (binding.jqFilter === undefined) return keptObject(snapshotItem(binding, object), object);
   const outputs = jq.evaluate(binding.jqFilter, object, where);
-  const item = snapshotItem(binding, object, outputs);
-  return { item, checksum: md5(item.filterResult ?? null) };
+  return keptObject(snapshotItem(binding, object, outputs), object);
 }
 
 /**
@@ -42,10 +46,7 @@ export function filterObjects(
   const outputs = batched ? batchOutputs(jq, binding.jqFilter ?? '.', objects, where) : undefined;
   return objects.map((object, i) => {
     const result = outputs?.[i];
-    if (result !== undefined) {
-      const item = snapshotItem(binding, object, result);
-      return { item, checksum: md5(item.filterResult ?? null) };
-    }
+    if (result !== undefined) return keptObject(snapshotItem(binding, object, result), object);
     try {
       return filterObject(jq, binding, object, where);
     } catch (error: unknown) {
@@ -76,6 +77,20 @@ function isPlainPath(filter: string): boolean {
   return /^\s*((?:\.[A-Za-z_][A-Za-z0-9_]*)+|\.)\s*$/.test(filter);
 }
 
-function md5(value: JsonValue): string {
-  return createHash('md5').update(JSON.stringify(value)).digest('hex');
+/** The checksum covers the filter result when the binding has a filter, else the object. */
+function keptObject(item: ObjectAndFilterResult, object: JsonObject): FilteredObject {
+  const filtered = 'filterResult' in item;
+  const resultJson = filtered ? JSON.stringify(item.filterResult ?? null) : undefined;
+  const objectJson = item.object !== undefined || !filtered ? JSON.stringify(object) : undefined;
+  const checksum = md5(resultJson ?? objectJson ?? 'null');
+  const bytes = (item.object === undefined ? 0 : byteLength(objectJson)) + byteLength(resultJson);
+  return { item, checksum, bytes };
+}
+
+function byteLength(json: string | undefined): number {
+  return json === undefined ? 0 : Buffer.byteLength(json, 'utf8');
+}
+
+function md5(json: string): string {
+  return createHash('md5').update(json).digest('hex');
 }

@@ -5,7 +5,9 @@ import type { KubernetesBinding, WatchEvent } from '../../hooks/hook-config.ts';
 import type { JqEngine } from '../../loader/jq-engine.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { filterObject, filterObjects, type FilteredObject } from './binding-filter.ts';
-import { compareKeys, objectIdOf, objectKeyOf } from './object-key.ts';
+import type { BindingMetrics } from './binding-metrics.ts';
+import { BindingSnapshot } from './binding-snapshot.ts';
+import { objectIdOf, objectKeyOf } from './object-key.ts';
 import type { ResourceEvent } from './reconcile-list.ts';
 import type { ResourceWatch, WatchSubscriber } from './resource-watch.ts';
 import type { ResourceWatchPool } from './resource-watch-pool.ts';
@@ -15,6 +17,8 @@ export interface BindingMonitorDeps {
   readonly pool: ResourceWatchPool;
   readonly jq: JqEngine;
   readonly logger: Logger;
+  /** Times the filter and each event, and reports the snapshot's size after every change. */
+  readonly measure: BindingMetrics;
   /** A change that passed change detection; the hook monitor decides whether the hook runs. */
   readonly onChange: (watchEvent: WatchEvent, item: ObjectAndFilterResult) => void;
 }
@@ -34,11 +38,10 @@ export class BindingMonitor {
   readonly #label: string;
   readonly #resource: ApiResource;
   readonly #deps: BindingMonitorDeps;
-  readonly #objects = new Map<string, FilteredObject>();
+  readonly #objects = new BindingSnapshot();
   readonly #subscriptions = new Map<string, Subscription>();
   readonly #names: ReadonlySet<string> | undefined;
   #held: ResourceEvent[] | undefined = [];
-  #sorted: ObjectAndFilterResult[] | undefined;
 
   constructor(binding: KubernetesBinding, label: string, resource: ApiResource, deps: BindingMonitorDeps) {
     this.binding = binding;
@@ -50,10 +53,7 @@ export class BindingMonitor {
 
   /** The binding's objects, sorted by namespace, then name. */
   snapshot(): readonly ObjectAndFilterResult[] {
-    this.#sorted ??= [...this.#objects.entries()]
-      .sort(([a], [b]) => compareKeys(a, b))
-      .map(([, object]) => object.item);
-    return this.#sorted;
+    return this.#objects.items();
   }
 
   /**
@@ -80,14 +80,16 @@ export class BindingMonitor {
     const objects = await watch.subscribe(subscriber);
     if (this.#subscriptions.get(scope) !== subscription) return;
     const selected = objects.filter((object) => this.#isSelected(object));
-    const filtered = filterObjects(this.#deps.jq, this.binding, selected, this.#where(), (object, error) => {
-      this.#logFilterError(object, error);
-    });
+    const filtered = this.#deps.measure.filter(() =>
+      filterObjects(this.#deps.jq, this.binding, selected, this.#where(), (object, error) => {
+        this.#logFilterError(object, error);
+      }),
+    );
     selected.forEach((object, i) => {
       const result = filtered[i];
-      if (result) this.#objects.set(objectKeyOf(object), result);
+      if (result) this.#objects.put(objectKeyOf(object), result);
     });
-    this.#sorted = undefined;
+    this.#reportSize();
   }
 
   /** Stops watching a namespace; its objects leave the snapshot without Deleted events. */
@@ -95,9 +97,8 @@ export class BindingMonitor {
     const subscription = this.#subscriptions.get(namespace);
     if (!subscription) return;
     this.#subscriptions.delete(namespace);
-    for (const key of [...this.#objects.keys()])
-      if (key.startsWith(`${namespace}/`)) this.#objects.delete(key);
-    this.#sorted = undefined;
+    this.#objects.removeWithPrefix(`${namespace}/`);
+    this.#reportSize();
     subscription.watch.unsubscribe(subscription.subscriber);
     await this.#deps.pool.release(subscription.watch);
   }
@@ -119,22 +120,34 @@ export class BindingMonitor {
     else this.#handle(event);
   }
 
-  /** shell-operator's handleWatchEvent: keep the newest item; Added/Modified fire only on a new checksum. */
   #handle(event: ResourceEvent): void {
+    this.#deps.measure.event(() => {
+      this.#apply(event);
+    });
+  }
+
+  /** shell-operator's handleWatchEvent: keep the newest item; Added/Modified fire only on a new checksum. */
+  #apply(event: ResourceEvent): void {
     let filtered: FilteredObject;
     try {
-      filtered = filterObject(this.#deps.jq, this.binding, event.object, this.#where());
+      filtered = this.#deps.measure.filter(() =>
+        filterObject(this.#deps.jq, this.binding, event.object, this.#where()),
+      );
     } catch (error: unknown) {
       this.#logFilterError(event.object, error);
       return;
     }
     const key = objectKeyOf(event.object);
     const before = this.#objects.get(key);
-    this.#sorted = undefined;
-    if (event.type === 'Deleted') this.#objects.delete(key);
-    else this.#objects.set(key, filtered);
+    if (event.type === 'Deleted') this.#objects.remove(key);
+    else this.#objects.put(key, filtered);
+    this.#reportSize();
     if (event.type !== 'Deleted' && before?.checksum === filtered.checksum) return;
     this.#deps.onChange(event.type, filtered.item);
+  }
+
+  #reportSize(): void {
+    this.#deps.measure.snapshot({ objects: this.#objects.size, bytes: this.#objects.bytes });
   }
 
   #isSelected(object: JsonObject): boolean {

@@ -8,6 +8,7 @@ import {
 import type { HookConfig, KubernetesBinding, WatchEvent } from '../../hooks/hook-config.ts';
 import type { JqEngine } from '../../loader/jq-engine.ts';
 import type { Logger } from '../../observability/logger.ts';
+import { BindingMetrics, type HookMetricLabels, type KubeBindingMetrics } from './binding-metrics.ts';
 import { BindingMonitor } from './binding-monitor.ts';
 import type { KubeBindingTask } from './kube-binding-task.ts';
 import { KubeMonitorError } from './kube-monitor-error.ts';
@@ -20,6 +21,8 @@ export interface MonitoredHook {
   /** Unique among started hooks; tasks carry it back. */
   readonly id: string;
   readonly config: HookConfig;
+  /** How metrics and logs name the hook; its id as the hook name when absent. */
+  readonly labels?: HookMetricLabels;
 }
 
 export interface HookMonitorDeps {
@@ -27,6 +30,7 @@ export interface HookMonitorDeps {
   readonly pool: ResourceWatchPool;
   readonly jq: JqEngine;
   readonly logger: Logger;
+  readonly metrics?: KubeBindingMetrics | undefined;
   readonly emit: (task: KubeBindingTask) => void;
 }
 
@@ -69,6 +73,11 @@ export class HookMonitor {
         (binding, i) =>
           new BindingMonitor(binding, this.#label(binding), resources[i] as ApiResource, {
             ...this.#deps,
+            measure: new BindingMetrics(
+              this.#deps.metrics,
+              this.hook.labels ?? { hook: this.hook.id },
+              binding,
+            ),
             onChange: (watchEvent, item) => {
               this.#emitEvent(binding, watchEvent, item);
             },

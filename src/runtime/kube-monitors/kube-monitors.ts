@@ -1,6 +1,7 @@
 import type { JqEngine } from '../../loader/jq-engine.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { realSleep } from './backoff.ts';
+import type { KubeBindingMetrics } from './binding-metrics.ts';
 import { HookMonitor, type MonitoredHook } from './hook-monitor.ts';
 import type { KubeBindingTask } from './kube-binding-task.ts';
 import { ResourceResolver } from './resolve-resource.ts';
@@ -13,6 +14,8 @@ export interface KubeMonitorsOptions {
   /** Loaded (loadJqEngine), so filters run synchronously. */
   readonly jq: JqEngine;
   readonly logger: Logger;
+  /** jqFilter and event durations, snapshot sizes; OperatorMetrics in the operator. */
+  readonly metrics?: KubeBindingMetrics | undefined;
   /** Receives every Synchronization and Event task, in order. */
   readonly onTask: (task: KubeBindingTask) => void;
   /** Defaults: real timers, Math.random, watches of 5–10 min, a silent connection broken after 11 min. */
@@ -65,7 +68,8 @@ export class KubeMonitors {
       resolver: this.#resolver,
       pool: this.#pool,
       jq: this.#options.jq,
-      logger: this.#options.logger.child({ hook: hook.id }),
+      logger: this.#options.logger.child({ module: hook.labels?.module, hook: hook.labels?.hook ?? hook.id }),
+      metrics: this.#options.metrics,
       emit: this.#options.onTask,
     });
     this.#hooks.set(hook.id, monitor);

@@ -1,10 +1,12 @@
 import type { Snapshots } from '../../hooks/binding-context.ts';
 import type { JqEngine } from '../../loader/jq-engine.ts';
 import type { Logger } from '../../observability/logger.ts';
+import type { KubeBindingMetrics } from '../kube-monitors/binding-metrics.ts';
 import type { KubeBindingTask } from '../kube-monitors/kube-binding-task.ts';
 import { KubeMonitors } from '../kube-monitors/kube-monitors.ts';
 import type { WatchApi } from '../kube-monitors/resource-watch.ts';
 import type { LoadedHook } from '../lifecycle-hooks.ts';
+import { describeTask } from '../queue/task-description.ts';
 import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
 import { createTask, type HookRunTask } from '../queue/task.ts';
 import { ScheduleBindings, type ScheduleRun, type ScheduleTick } from '../schedule-bindings.ts';
@@ -19,6 +21,8 @@ export interface HookBindingsOptions {
   readonly api: WatchApi;
   readonly jq: JqEngine;
   readonly logger: Logger;
+  /** kube_jq_filter_duration_seconds, kube_event_duration_seconds, kube_snapshot_*: OperatorMetrics. */
+  readonly metrics?: KubeBindingMetrics | undefined;
 }
 
 /**
@@ -28,6 +32,7 @@ export interface HookBindingsOptions {
 export class HookBindings {
   readonly #monitors: KubeMonitors;
   readonly #schedules: ScheduleBindings;
+  readonly #logger: Logger;
   readonly #hooks = new Map<string, BoundHook>();
   #sink: (task: HookRunTask) => void = () => undefined;
   /** Hooks being started: their Synchronization tasks are returned to the starter, not queued. */
@@ -35,10 +40,12 @@ export class HookBindings {
   #captured: KubeBindingTask[] = [];
 
   constructor(options: HookBindingsOptions) {
+    this.#logger = options.logger;
     this.#monitors = new KubeMonitors({
       api: options.api,
       jq: options.jq,
       logger: options.logger,
+      metrics: options.metrics,
       onTask: (task) => {
         this.#onKubeTask(task);
       },
@@ -126,7 +133,8 @@ export class HookBindings {
       if (hook.config.kubernetes.length === 0) continue;
       this.#starting.add(id);
       try {
-        await this.#monitors.startHook({ id, config: hook.config });
+        const labels = { module, hook: hook.descriptor.name };
+        await this.#monitors.startHook({ id, config: hook.config, labels });
       } finally {
         this.#starting.delete(id);
       }
@@ -147,7 +155,17 @@ export class HookBindings {
       this.#captured.push(task);
       return;
     }
-    if (this.#hooks.has(task.hookId)) this.#sink(this.#toTask(task, task.queue));
+    const bound = this.#hooks.get(task.hookId);
+    if (bound === undefined) return;
+    const queued = this.#toTask(task, task.queue);
+    this.#logger.debug('kubernetes event queued', {
+      module: bound.module,
+      hook: bound.hook.descriptor.name,
+      binding: task.binding,
+      queue: queued.queue,
+      task: describeTask(queued),
+    });
+    this.#sink(queued);
   }
 
   #onTick(tick: ScheduleTick): void {

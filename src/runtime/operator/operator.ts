@@ -40,6 +40,9 @@ export class Operator {
           const { module, hook, bindings } = task.metadata;
           ctx.metrics.taskWaited({ queue: task.queue, module, hook, binding: bindings?.join(',') }, waitMs / 1000);
         },
+        onQueueAction: (queue, action, seconds) => {
+          ctx.metrics.queueAction(queue, action, seconds);
+        },
       },
       handlers: createOperatorHandlers(ctx, {
         onConverged: options.onConverged,

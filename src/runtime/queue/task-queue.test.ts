@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { createOperatorMetrics } from '../../observability/metrics.ts';
 import { failureBackoffMs } from './failure-backoff.ts';
 import { labelOf, ManualClock, moduleRun, recordingHandlers, settle } from './queue-test-kit.ts';
 import type { AnyTask } from './task.ts';
@@ -199,5 +200,60 @@ describe('TaskQueue observer and cancelling', () => {
     assert.deepEqual(lengths.at(-1), 'main=0');
     assert.ok(lengths.includes('main=2'));
     await set.stop();
+  });
+});
+
+describe('TaskQueue action durations (seed 000 "tasks_queue_action_duration_seconds")', () => {
+  it("reports each operation with its queue and shell-operator's action name", () => {
+    const actions: string[] = [];
+    const { handlers } = recordingHandlers();
+    const set = new TaskQueueSet({
+      handlers,
+      clock: new ManualClock(),
+      observer: {
+        onQueueAction: (queue, action, seconds) => {
+          assert.ok(seconds >= 0);
+          actions.push(`${queue}:${action}`);
+        },
+      },
+    });
+    const first = moduleRun('a');
+    set.addLast(first, moduleRun('b', 'ticks'));
+    set.addFirst(moduleRun('c'));
+    set.addAfter(first.id, moduleRun('d'));
+    set.remove((task) => labelOf(task) === 'd', ['main']);
+    set.find('ModuleRun', (task) => task.metadata.module === 'b');
+    assert.deepEqual(actions, [
+      'main:AddLast',
+      'ticks:AddLast',
+      'main:AddFirst',
+      'main:AddAfter',
+      'main:Filter',
+      'main:Iterate',
+      'ticks:Iterate',
+    ]);
+    assert.deepEqual(set.queue('main').tasks().map(labelOf), ['c', 'a']);
+  });
+
+  it('lands in tasks_queue_action_duration_seconds unless QUEUE_ACTIONS_METRICS is no', async () => {
+    for (const queueActionsMetrics of [true, false]) {
+      const metrics = createOperatorMetrics({ prefix: 'addon_operator_', queueActionsMetrics });
+      const set = new TaskQueueSet({
+        handlers: recordingHandlers().handlers,
+        clock: new ManualClock(),
+        observer: {
+          onQueueAction: (queue, action, seconds) => {
+            metrics.queueAction(queue, action, seconds);
+          },
+        },
+      });
+      set.addLast(moduleRun('a'), moduleRun('b'));
+      const text = await metrics.registry.metrics();
+      const count =
+        /^addon_operator_tasks_queue_action_duration_seconds_count\{queue_name="main",queue_action="AddLast"\} (\d+)$/mu.exec(
+          text,
+        )?.[1];
+      assert.equal(count, queueActionsMetrics ? '2' : undefined);
+    }
   });
 });

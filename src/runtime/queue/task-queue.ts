@@ -1,7 +1,7 @@
 import { combineHookTasks } from './combine-hook-tasks.ts';
 import { failureBackoffMs } from './failure-backoff.ts';
 import type { QueueClock } from './queue-clock.ts';
-import type { QueueObserver } from './queue-observer.ts';
+import type { QueueAction, QueueObserver } from './queue-observer.ts';
 import type { QueueStatus } from './queue-status.ts';
 import type { AnyTask, Task, TaskType } from './task.ts';
 import { isTaskOfType } from './task.ts';
@@ -70,35 +70,45 @@ export class TaskQueue {
   }
 
   addFirst(...tasks: readonly AnyTask[]): void {
-    this.#insert(0, tasks);
+    this.#timed('AddFirst', () => {
+      this.#insert(0, tasks);
+    });
   }
 
   addLast(...tasks: readonly AnyTask[]): void {
-    this.#insert(this.#entries.length, tasks);
+    this.#timed('AddLast', () => {
+      this.#insert(this.#entries.length, tasks);
+    });
   }
 
   /** Inserts right after the task with `id`; returns false (and adds nothing) if it is not queued. */
   addAfter(id: string, ...tasks: readonly AnyTask[]): boolean {
-    const index = this.#entries.findIndex((entry) => entry.task.id === id);
-    if (index < 0) return false;
-    this.#insert(index + 1, tasks);
-    return true;
+    return this.#timed('AddAfter', () => {
+      const index = this.#entries.findIndex((entry) => entry.task.id === id);
+      if (index < 0) return false;
+      this.#insert(index + 1, tasks);
+      return true;
+    });
   }
 
   /** Removes the waiting tasks that match; the task whose handler is running stays. */
   remove(predicate: (task: AnyTask) => boolean): AnyTask[] {
-    const removed = this.#entries.filter((entry) => entry !== this.#running && predicate(entry.task));
-    if (removed.length === 0) return [];
-    this.#entries = this.#entries.filter((entry) => !removed.includes(entry));
-    this.#changed();
-    return removed.map((entry) => entry.task);
+    return this.#timed('Filter', () => {
+      const removed = this.#entries.filter((entry) => entry !== this.#running && predicate(entry.task));
+      if (removed.length === 0) return [];
+      this.#entries = this.#entries.filter((entry) => !removed.includes(entry));
+      this.#changed();
+      return removed.map((entry) => entry.task);
+    });
   }
 
   find<T extends TaskType>(type: T, predicate: (task: Task<T>) => boolean = () => true): Task<T> | undefined {
-    for (const { task } of this.#entries) {
-      if (isTaskOfType(task, type) && predicate(task)) return task;
-    }
-    return undefined;
+    return this.#timed('Iterate', () => {
+      for (const { task } of this.#entries) {
+        if (isTaskOfType(task, type) && predicate(task)) return task;
+      }
+      return undefined;
+    });
   }
 
   /** Starts the worker; idempotent. */
@@ -114,6 +124,16 @@ export class TaskQueue {
     this.#wake?.();
     await this.#worker;
     this.#status = { kind: 'stop' };
+  }
+
+  /** Runs one queue operation and reports its duration (tasks_queue_action_duration_seconds). */
+  #timed<T>(action: QueueAction, operation: () => T): T {
+    const startedAt = performance.now();
+    try {
+      return operation();
+    } finally {
+      this.#deps.observer.onQueueAction?.(this.name, action, (performance.now() - startedAt) / 1000);
+    }
   }
 
   #insert(index: number, tasks: readonly AnyTask[]): void {
@@ -227,7 +247,7 @@ export class TaskQueue {
       const delayMs = result.status === 'repeat' ? (result.delayMs ?? REPEAT_DELAY_MS) : undefined;
       if (delayMs === undefined) this.#removeEntry(entry, result.afterTasks ?? []);
       else this.#keepEntry(entry, now + delayMs, result.afterTasks ?? []);
-      this.addFirst(...(result.headTasks ?? []));
+      this.#insert(0, result.headTasks ?? []);
       for (const task of result.tailTasks ?? []) this.#deps.addToTail(task);
     }
     this.#changed();

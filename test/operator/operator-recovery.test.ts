@@ -1,0 +1,344 @@
+import assert from 'node:assert/strict';
+import { chmod, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { execa } from 'execa';
+import { isJsonObject } from '../../src/core/json.ts';
+import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
+import { KubeApiError, KubeClient } from '../../src/delivery/kube-client.ts';
+import { connectionFromKubeconfig } from '../../src/delivery/kube-connection.ts';
+import { ensureHelm } from '../cluster/ensure-helm.ts';
+import { findFreePort } from '../cluster/free-port.ts';
+import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
+import { runCli } from '../run-cli.ts';
+import { makeTempTree, type TempTree } from '../temp-tree.ts';
+import {
+  eventually,
+  killOperatorTree,
+  setOperatorConfig,
+  startE2eOperator,
+  waitReady,
+  type E2eOperator,
+} from './operator-e2e-kit.ts';
+
+const NAMESPACE = 'kaddon-recovery-e2e';
+const CRD_LABEL = 'kaddon-e2e';
+
+let cluster: TestCluster;
+let api: KubeClient;
+let helm: HelmClient;
+let helmPath: string;
+let tree: TempTree;
+/** Files the hooks write and the test reads, in the temp tree. */
+const files = {
+  get attemptsLog(): string {
+    return path.join(tree.root, 'flaky-attempts.log');
+  },
+  get failMarker(): string {
+    return path.join(tree.root, 'flaky-fails');
+  },
+  get afterDeleteMarker(): string {
+    return path.join(tree.root, 'toggled-after-delete.json');
+  },
+};
+let port: number;
+let operator: E2eOperator;
+
+function startOperator(): E2eOperator {
+  return startE2eOperator({
+    modulesDir: path.join(tree.root, 'modules'),
+    namespace: NAMESPACE,
+    kubeconfigPath: cluster.kubeconfigPath,
+    helmPath,
+    workDir: tree.root,
+    port,
+    forceKillAfterDelay: 10_000,
+    // The blocked upgrade of the crash scenario must not outlive the test if the kill is late.
+    extraEnv: { HELM_TIMEOUT: '60s', ADDON_OPERATOR_CRD_EXTRA_LABELS: `heritage=${CRD_LABEL}` },
+  });
+}
+
+before(async () => {
+  helmPath = (await ensureHelm()).helm;
+  cluster = await startTestCluster();
+  api = new KubeClient(connectionFromKubeconfig(cluster.kubeconfigPath));
+  helm = new HelmClient({ helmPath, kubeconfigPath: cluster.kubeconfigPath });
+  tree = makeTempTree('operator-recovery');
+  await writeModules();
+  await api.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
+  });
+  port = await findFreePort();
+  operator = startOperator();
+  await waitReady(operator, port);
+});
+after(async () => {
+  if (!operator.hasExited()) await killOperatorTree(operator);
+  for (const release of await helm.list(NAMESPACE)) await helm.uninstall(release, NAMESPACE, 30);
+  await cluster.stop();
+  tree.remove();
+});
+
+/**
+ * Five isolated modules: `flaky` (a beforeHelm hook that fails while the fail marker exists),
+ * `steady`, `toggled` (an afterDeleteHelm hook), `widgets` (crds/) and `slow` (a helm pre-upgrade
+ * hook Job, which never completes without a kube-controller-manager, while `slow.blockUpgrade`).
+ */
+async function writeModules(): Promise<void> {
+  const state = (module: string, data: string): Record<string, string> => ({
+    'kustomization.yaml': `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ${NAMESPACE}\nresources:\n- state.yaml\n`,
+    'state.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${module}-state\ndata:\n${data}`,
+  });
+  tree.write('modules/010-flaky', {
+    ...state('flaky', '  rev: "$(flaky.rev)"\n'),
+    'values.yaml': 'flakyEnabled: true\nflaky:\n  rev: 0\n',
+    'hooks/before-helm.mjs': hookScript({ configVersion: 'v1', beforeHelm: 10 }, [
+      `appendFileSync(${JSON.stringify(files.attemptsLog)}, Date.now() + '\\n');`,
+      `if (existsSync(${JSON.stringify(files.failMarker)})) {`,
+      `  console.error('failing on purpose while the marker exists');`,
+      '  process.exit(1);',
+      '}',
+    ]),
+  });
+  tree.write('modules/020-steady', {
+    ...state('steady', '  rev: "$(steady.rev)"\n'),
+    'values.yaml': 'steadyEnabled: true\nsteady:\n  rev: 0\n',
+  });
+  tree.write('modules/030-toggled', {
+    ...state('toggled', '  ready: "yes"\n'),
+    'values.yaml': 'toggledEnabled: true\n',
+    'hooks/after-delete.mjs': hookScript({ configVersion: 'v1', afterDeleteHelm: 10 }, [
+      `copyFileSync(process.env.BINDING_CONTEXT_PATH, ${JSON.stringify(files.afterDeleteMarker)});`,
+    ]),
+  });
+  tree.write('modules/040-widgets', {
+    'kustomization.yaml': `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ${NAMESPACE}\nresources:\n- widget.yaml\n`,
+    'widget.yaml':
+      'apiVersion: e2e.kaddon.dev/v1\nkind: Widget\nmetadata:\n  name: sample\nspec:\n  size: 3\n',
+    'values.yaml': 'widgetsEnabled: true\n',
+    'crds/widgets.yaml': crd('widgets', 'Widget'),
+    'crds/doc-skip.yaml': crd('gadgets', 'Gadget'),
+  });
+  tree.write('modules/050-slow', {
+    'kustomization.yaml': `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ${NAMESPACE}\nresources:\n- state.yaml\ncomponents:\n- path: components/block\n  when: .slow.blockUpgrade\n`,
+    'state.yaml':
+      'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: slow-state\ndata:\n  block: "$(slow.blockUpgrade)"\n',
+    'values.yaml': 'slowEnabled: true\nslow:\n  blockUpgrade: false\n',
+    'components/block/kustomization.yaml':
+      'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources:\n- job.yaml\n',
+    'components/block/job.yaml': `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: slow-pre-upgrade
+  annotations:
+    helm.sh/hook: pre-upgrade
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: wait
+        image: busybox
+`,
+  });
+  for (const hook of ['010-flaky/hooks/before-helm.mjs', '030-toggled/hooks/after-delete.mjs'])
+    await chmod(path.join(tree.root, 'modules', hook), 0o755);
+}
+
+function hookScript(config: Record<string, unknown>, body: readonly string[]): string {
+  return [
+    '#!/usr/bin/env node',
+    "import { appendFileSync, copyFileSync, existsSync } from 'node:fs';",
+    "if (process.argv[2] === '--config') {",
+    `  console.log(${JSON.stringify(JSON.stringify(config))});`,
+    '  process.exit(0);',
+    '}',
+    ...body,
+    '',
+  ].join('\n');
+}
+
+function crd(plural: string, kind: string): string {
+  return `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: ${plural}.e2e.kaddon.dev
+  labels:
+    owner: widgets-module
+spec:
+  group: e2e.kaddon.dev
+  names: {kind: ${kind}, plural: ${plural}, singular: ${kind.toLowerCase()}}
+  scope: Namespaced
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
+`;
+}
+
+async function revision(release: string): Promise<number | undefined> {
+  return (await helm.status(release, NAMESPACE))?.revision;
+}
+
+/** `helm get hooks slow`: the hook manifests helm keeps apart from the release manifest. */
+async function releaseHooks(atRevision?: number): Promise<string> {
+  const args = ['get', 'hooks', 'slow', '--namespace', NAMESPACE];
+  if (atRevision !== undefined) args.push('--revision', String(atRevision));
+  return (await execa(helmPath, args, { env: { KUBECONFIG: cluster.kubeconfigPath } })).stdout;
+}
+
+/** When helm wrote the newest revision of `release` (`helm history`'s `updated`). */
+async function updatedAt(release: string): Promise<number> {
+  const args = ['history', release, '--namespace', NAMESPACE, '--max', '1', '-o', 'json'];
+  const { stdout } = await execa(helmPath, args, { env: { KUBECONFIG: cluster.kubeconfigPath } });
+  const rows = JSON.parse(stdout) as { updated: string }[];
+  return Date.parse(rows.at(-1)?.updated ?? '');
+}
+
+async function attempts(): Promise<number[]> {
+  const text = await readFile(files.attemptsLog, 'utf8').catch(() => '');
+  return text.split('\n').filter(Boolean).map(Number);
+}
+
+async function getObject(apiPath: string): Promise<Record<string, unknown> | undefined> {
+  try {
+    return await api.request('GET', apiPath);
+  } catch (error: unknown) {
+    if (error instanceof KubeApiError && error.status === 404) return undefined;
+    throw error;
+  }
+}
+
+interface DumpedTask {
+  type: string;
+  description: string;
+  failures: number;
+  lastError?: string;
+}
+
+async function mainQueueTasks(): Promise<DumpedTask[]> {
+  const socket = ['--debug-unix-socket', path.join(tree.root, 'debug.socket')];
+  const run = await runCli(['queue', 'list', '-o', 'json', ...socket]);
+  assert.equal(run.code, 0, run.stderr);
+  const dump = JSON.parse(run.stdout) as { active: { name: string; tasks: DumpedTask[] }[] };
+  return dump.active.find((queue) => queue.name === 'main')?.tasks ?? [];
+}
+
+describe('kaddon operator: failures, crashes and module lifecycle against a real cluster', () => {
+  it('applies crds/ with the extra labels before the release that uses them, skipping doc- files', async () => {
+    const crd = await getObject(
+      '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.e2e.kaddon.dev',
+    );
+    const metadata = isJsonObject(crd?.metadata) ? crd.metadata : {};
+    assert.deepEqual(metadata.labels, { heritage: CRD_LABEL, owner: 'widgets-module' });
+    assert.equal(
+      await getObject('/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.e2e.kaddon.dev'),
+      undefined,
+      'crds/doc-skip.yaml is not applied',
+    );
+    assert.match(await helm.getManifest('widgets', NAMESPACE), /^kind: Widget$/mu);
+    const widget = await getObject(`/apis/e2e.kaddon.dev/v1/namespaces/${NAMESPACE}/widgets/sample`);
+    assert.deepEqual(widget?.spec, { size: 3 });
+  });
+
+  it('runs afterDeleteHelm when a module is disabled and installs it again when enabled', async () => {
+    assert.equal((await helm.status('toggled', NAMESPACE))?.status, 'deployed');
+    assert.equal(await readFile(files.afterDeleteMarker, 'utf8').catch(() => undefined), undefined);
+    await setOperatorConfig(api, NAMESPACE, { toggledEnabled: 'false' });
+    await eventually(operator, 'toggled uninstalled', async () =>
+      (await helm.list(NAMESPACE)).includes('toggled') ? undefined : true,
+    );
+    const contexts = await eventually(operator, 'afterDeleteHelm marker', () =>
+      readFile(files.afterDeleteMarker, 'utf8'),
+    );
+    assert.deepEqual(JSON.parse(contexts), [{ binding: 'afterDeleteHelm', snapshots: {} }]);
+
+    await setOperatorConfig(api, NAMESPACE, { toggledEnabled: 'true' });
+    const status = await eventually(operator, 'toggled installed again', async () => {
+      const current = await helm.status('toggled', NAMESPACE);
+      return current?.status === 'deployed' ? current : undefined;
+    });
+    assert.equal(status.revision, 1, 'a fresh install after the uninstall');
+  });
+
+  it('keeps a failing ModuleRun at the head of main, retried with backoff, while the next task waits', async () => {
+    const flakyRevision = (await revision('flaky')) ?? 0;
+    const steadyRevision = (await revision('steady')) ?? 0;
+    const earlier = (await attempts()).length;
+    await writeFile(files.failMarker, 'fail\n');
+    await setOperatorConfig(api, NAMESPACE, { flaky: 'rev: 1\n' });
+    await setOperatorConfig(api, NAMESPACE, { steady: 'rev: 1\n' });
+    await eventually(operator, 'two failed attempts of flaky', async () =>
+      (await attempts()).length >= earlier + 2 ? true : undefined,
+    );
+
+    const [head, ...behind] = await mainQueueTasks();
+    assert.equal(head?.type, 'ModuleRun');
+    assert.match(head.description, /^ModuleRun:main:flaky:/u);
+    assert.ok(head.failures >= 1, `failures counted: ${JSON.stringify(head)}`);
+    assert.match(head.lastError ?? '', /before-helm/u);
+    // The steady edit waits as its ModuleRun, or still as the ApplyKubeConfigValues carrying it
+    // when the watch delivered the second edit after the first was applied.
+    assert.ok(
+      behind.some(
+        (task) =>
+          (task.type === 'ModuleRun' && task.description.startsWith('ModuleRun:main:steady:')) ||
+          task.type === 'ApplyKubeConfigValues',
+      ),
+      `steady's change waits behind flaky: ${JSON.stringify(behind)}`,
+    );
+    assert.equal(await revision('steady'), steadyRevision, 'steady is not upgraded while flaky fails');
+    assert.equal(await revision('flaky'), flakyRevision);
+
+    await rm(files.failMarker);
+    await eventually(operator, 'flaky upgraded', async () =>
+      ((await revision('flaky')) ?? 0) > flakyRevision ? true : undefined,
+    );
+    await eventually(operator, 'steady upgraded', async () =>
+      ((await revision('steady')) ?? 0) > steadyRevision ? true : undefined,
+    );
+    assert.ok((await updatedAt('steady')) >= (await updatedAt('flaky')), 'steady after flaky');
+    assert.match(await helm.getManifest('flaky', NAMESPACE), /rev: "1"/u);
+    assert.match(await helm.getManifest('steady', NAMESPACE), /rev: "1"/u);
+
+    // Seed 000 "Task queues": retried after 5 s, then after 10 s (lower bounds: the hook's own
+    // run time and the queue's polling only add to them).
+    const [first, second, third] = (await attempts()).slice(earlier);
+    assert.ok(first !== undefined && second !== undefined && third !== undefined);
+    console.log(`# flaky retried ${second - first} ms after the first attempt, then ${third - second} ms`);
+    assert.ok(second - first >= 4_500, `second attempt ${second - first} ms after the first`);
+    assert.ok(third - second >= 9_500, `third attempt ${third - second} ms after the second`);
+  });
+
+  it('recovers a release left pending-upgrade by an operator killed mid-upgrade', async () => {
+    await setOperatorConfig(api, NAMESPACE, { slow: 'blockUpgrade: true\n' });
+    const stuck = await eventually(operator, 'slow pending-upgrade', async () => {
+      const current = await helm.status('slow', NAMESPACE);
+      return current?.status === 'pending-upgrade' ? current.revision : undefined;
+    });
+    await killOperatorTree(operator);
+    assert.equal(
+      (await helm.status('slow', NAMESPACE))?.status,
+      'pending-upgrade',
+      'still pending after the kill',
+    );
+    assert.match(await releaseHooks(stuck), /name: slow-pre-upgrade/u, 'the stuck revision waits on the Job');
+
+    await setOperatorConfig(api, NAMESPACE, { slow: 'blockUpgrade: false\n' });
+    operator = startOperator();
+    await waitReady(operator, port);
+    const status = await eventually(operator, 'slow deployed again', async () => {
+      const current = await helm.status('slow', NAMESPACE);
+      return current?.status === 'deployed' ? current : undefined;
+    });
+    assert.ok(status.revision > stuck, `revision ${status.revision} after the stuck ${stuck}`);
+    assert.match(await helm.getManifest('slow', NAMESPACE), /block: "false"/u);
+    assert.doesNotMatch(await releaseHooks(), /slow-pre-upgrade/u, 'the hook Job is not in the release');
+
+    operator.process.kill('SIGTERM');
+    const result = await operator.process;
+    assert.equal(result.exitCode, 0, operator.tail());
+  });
+});
