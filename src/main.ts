@@ -15,6 +15,7 @@ Commands:
   module list|values|patches|config|resource-monitor|render|snapshots [NAME]
                            dump modules, a module's state, or its manifests as delivered now
   hook snapshots [NAME]    dump the snapshots of each hook, per binding
+  git status               the Git source of the modules: revision in use, last error
 
 Run \`kaddon <command> --help\` for a command's options.`;
 
@@ -30,6 +31,7 @@ const commands = {
   global: async () => (await import('./cli/debug.ts')).runGlobal,
   module: async () => (await import('./cli/debug.ts')).runModule,
   hook: async () => (await import('./cli/debug.ts')).runHook,
+  git: async () => (await import('./cli/debug.ts')).runGit,
 } satisfies Record<string, () => Promise<Command>>;
 
 /** Runs one command line; returns the exit code. The only place that decides it. */

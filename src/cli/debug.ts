@@ -7,7 +7,7 @@ import { UsageError } from './usage-error.ts';
 /** As OperatorConfig.debugUnixSocket defaults (reference §7.1). */
 import { DEFAULT_DEBUG_UNIX_SOCKET } from '../config/operator-config.ts';
 
-type DebugGroup = 'queue' | 'global' | 'module' | 'hook';
+type DebugGroup = 'queue' | 'global' | 'module' | 'hook' | 'git';
 
 /** One debug subcommand of seed 000 "Debug" (and reference §7.4), with the route it asks. */
 interface DebugSubcommand {
@@ -98,12 +98,20 @@ const groups = {
       route: (n) => (n === undefined ? '/hook/snapshots' : `/hook/${segment(n)}/snapshots`),
     },
   ],
+  git: [
+    {
+      name: 'status',
+      summary: 'Show the Git source: revision in use, newest good one, last error.',
+      route: () => '/git/status',
+    },
+  ],
 } satisfies Record<DebugGroup, readonly DebugSubcommand[]>;
 
 export const runQueue = (args: readonly string[], io: CliIo): Promise<void> => runDebug('queue', args, io);
 export const runGlobal = (args: readonly string[], io: CliIo): Promise<void> => runDebug('global', args, io);
 export const runModule = (args: readonly string[], io: CliIo): Promise<void> => runDebug('module', args, io);
 export const runHook = (args: readonly string[], io: CliIo): Promise<void> => runDebug('hook', args, io);
+export const runGit = (args: readonly string[], io: CliIo): Promise<void> => runDebug('git', args, io);
 
 /** `kaddon <group> <subcommand>`: asks the running operator over its debug socket and prints the answer. */
 async function runDebug(group: DebugGroup, args: readonly string[], io: CliIo): Promise<void> {

@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadOperatorConfig } from '../config/operator-config.ts';
+import { loadOperatorConfig, type OperatorConfig } from '../config/operator-config.ts';
 import { ConfigMapConfigStore } from '../delivery/configmap-config-store.ts';
 import { applyCrds } from '../delivery/helm/apply-crds.ts';
 import { HelmClient } from '../delivery/helm/helm-client.ts';
@@ -20,15 +20,21 @@ import { HookBindings } from '../runtime/operator/hook-bindings.ts';
 import { HookRegistry } from '../runtime/operator/hook-registry.ts';
 import { initialOperatorState } from '../runtime/operator/operator-context.ts';
 import { Operator } from '../runtime/operator/operator.ts';
+import { treeValues, type PreparedTree } from '../runtime/operator/prepare-modules-tree.ts';
 import { ValuesStore } from '../runtime/values-store.ts';
+import { hasGitSource, loadGitSourceConfig } from '../sources/git-source-config.ts';
 import type { CliIo } from './cli-io.ts';
 import { componentRoots } from './component-roots.ts';
+import { OperatorGitSource } from './operator-git-source.ts';
 
 export const operatorUsage = `Usage: kaddon operator [--helm-path PATH]
 
 Runs the operator: converges the modules of MODULES_DIR into the cluster as Helm releases
 in ADDON_OPERATOR_NAMESPACE, and follows the ConfigMap. Settings come from the environment
-(seed 000 "Environment variables"); the helm binary from --helm-path or KADDON_HELM_PATH.`;
+(seed 000 "Environment variables"); the helm binary from --helm-path or KADDON_HELM_PATH.
+With MODULES_GIT_URL the modules tree (and global-hooks/, components/ beside
+MODULES_GIT_SUBPATH) comes from that Git repository instead, polled every
+MODULES_GIT_POLL_INTERVAL; each new revision is validated before it is used.`;
 
 /** `kaddon operator`: wiring only; the lifecycle is Operator. Resolves after SIGTERM/SIGINT. */
 export async function runOperator(args: readonly string[], io: CliIo): Promise<void> {
@@ -58,17 +64,9 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   });
   const kube = new KubeClient(loadKubeConnection(process.env, config.kubeconfig), { metrics });
   const jq = await loadJqEngine();
-  const tree = loadModulesTree(config.modulesDirs);
-  const globalHooksDir = existsSync(config.globalHooksDir) ? config.globalHooksDir : undefined;
   mkdirSync(config.tmpDir, { recursive: true });
   const configMap = new ConfigMapConfigStore(kube, config.namespace, config.configMapName, { logger });
   const initialConfig = await configMap.load();
-  const store = await ValuesStore.open({
-    statics: tree.statics,
-    modules: tree.modules.map((module) => module.name),
-    schemas: loadTreeSchemas(tree, globalHooksDir),
-    configStore: configMap,
-  });
   const runDeps = createHookRunDeps({
     logger,
     baseEnv: selectHookEnv(process.env),
@@ -85,6 +83,30 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   });
   const bound = await http.start();
   logger.info('listening', { address: bound.address, port: bound.port });
+  const stopping = waitForSignal();
+  const git = hasGitSource(process.env, {})
+    ? new OperatorGitSource({
+        config: loadGitSourceConfig(process.env),
+        jq,
+        runDeps,
+        logger,
+        metrics,
+        initialConfig,
+      })
+    : undefined;
+  const first = git
+    ? await Promise.race([git.start(), stopping.then(() => undefined)])
+    : localModulesTree(config);
+  if (first === undefined) {
+    logger.info('stopping before the first good revision of the modules repository');
+    await git?.stop();
+    stopLiveTicks();
+    await http.stop();
+    return;
+  }
+  const { tree, globalHooksDir } = first;
+  const store = await ValuesStore.open({ ...treeValues(first), configStore: configMap });
+  git?.useStore(store);
   const operator = new Operator(
     {
       tree,
@@ -113,13 +135,14 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
       logger,
       metrics,
       hookMetrics,
-      sharedComponentRoots: componentRoots(undefined, config.modulesDirs),
+      sharedComponentRoots: first.sharedComponentRoots,
       namespace: config.namespace,
       helmTimeoutSeconds: config.helmTimeoutSeconds,
       helmIgnoreRelease: config.helmIgnoreRelease || undefined,
       applyCrds: (crdsDir) =>
         applyCrds(crdsDir, { extraLabels: config.crdExtraLabels, filterPrefixes: config.crdFilterPrefixes }, kube),
       state: initialOperatorState(),
+      modulesSource: git,
     },
     {
       globalHooksDir,
@@ -134,7 +157,6 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   const debug = createDebugServer({ socketPath: config.debugUnixSocket, state: operator.debugState(), logger });
   await debug.start();
   logger.info('debug socket listening', { socket: config.debugUnixSocket });
-  const stopping = waitForSignal();
   await operator.start();
   const signal = await stopping;
   logger.info('stopping', { signal });
@@ -143,6 +165,20 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   await debug.stop();
   await http.stop();
 }
+
+/** MODULES_DIR and GLOBAL_HOOKS_DIR as they are on disk, when no Git source is set. */
+function localModulesTree(config: OperatorConfig): OperatorTree {
+  const tree = loadModulesTree(config.modulesDirs);
+  const globalHooksDir = existsSync(config.globalHooksDir) ? config.globalHooksDir : undefined;
+  return {
+    tree,
+    schemas: loadTreeSchemas(tree, globalHooksDir),
+    globalHooksDir,
+    sharedComponentRoots: componentRoots(undefined, config.modulesDirs),
+  };
+}
+
+type OperatorTree = Pick<PreparedTree, 'tree' | 'schemas' | 'globalHooksDir' | 'sharedComponentRoots'>;
 
 /** How long SIGTERM waits for the running task (a hook, a helm upgrade) before exiting anyway. */
 const STOP_GRACE_MS = 20_000;

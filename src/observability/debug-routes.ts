@@ -3,7 +3,13 @@ import { stringifyYamlStream } from '../core/yaml.ts';
 import { DebugRouteError } from './debug-errors.ts';
 import type { DebugOutput } from './debug-format.ts';
 import type { DebugState, HookSnapshots } from './debug-state.ts';
-import { formatHookSnapshots, formatModuleList, formatResourceMonitors, NO_MONITOR } from './debug-text.ts';
+import {
+  formatGitStatus,
+  formatHookSnapshots,
+  formatModuleList,
+  formatResourceMonitors,
+  NO_MONITOR,
+} from './debug-text.ts';
 
 /** A matched request: the state, the `{module}` / `{hook}` path parameters and the query. */
 export interface RouteRequest {
@@ -54,6 +60,13 @@ export const DEBUG_ROUTES: readonly DebugRoute[] = [
   {
     path: '/hook/{hook}/snapshots',
     handle: ({ state, hook }) => snapshots(state.hookSnapshots().filter((entry) => entry.hook === hook)),
+  },
+  {
+    path: '/git/status',
+    handle: ({ state }) => {
+      const status = state.gitStatus();
+      return { data: status ?? { source: 'none' }, text: formatGitStatus(status) };
+    },
   },
 ];
 

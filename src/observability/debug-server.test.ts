@@ -48,6 +48,11 @@ const cases: readonly RouteCase[] = [
   },
   { path: '/queue/main', data: queueDump.active[0], text: "Queue 'main': length 1\n" },
   { path: '/global/list', data: { globalHooks: ['000-nodes.sh', '100-certs.sh'] } },
+  {
+    path: '/git/status',
+    data: { source: 'none' },
+    text: 'No Git source: the modules tree is MODULES_DIR.\n',
+  },
   { path: '/global/values', data: { clusterName: 'dev', discovery: { nodes: 3 } } },
   { path: '/global/config', data: { clusterName: 'dev' } },
   { path: '/global/patches', data: [{ op: 'add', path: '/discovery/nodes', value: 3 }] },

@@ -34,6 +34,23 @@ export interface DebugState {
   renderedManifests(name: string): Promise<readonly JsonObject[]>;
   /** The snapshot of each kubernetes binding of every hook that has one. */
   hookSnapshots(): readonly HookSnapshots[];
+  /** The Git source the modules tree comes from; undefined when it is MODULES_DIR. */
+  gitStatus(): GitStatus | undefined;
+}
+
+export interface GitStatus {
+  /** Without credentials. */
+  readonly url: string;
+  /** Undefined: the remote's default branch. */
+  readonly ref: string | undefined;
+  /** The newest good revision synced. */
+  readonly currentRevision: string | undefined;
+  /** The revision the operator serves; behind currentRevision until it has switched. */
+  readonly revisionInUse: string | undefined;
+  /** Why the last sync failed or its revision was refused; undefined after a good sync. */
+  readonly lastError: string | undefined;
+  /** ISO time of the last good sync. */
+  readonly lastSyncTime: string | undefined;
 }
 
 /** A state with a text form of its own; `data` is JSON-serializable. */

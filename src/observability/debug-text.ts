@@ -1,6 +1,6 @@
 import { isJsonObject, scalarText, type JsonValue } from '../core/json.ts';
 import type { ObjectAndFilterResult } from '../hooks/binding-context.ts';
-import type { DebugModule, HookSnapshots } from './debug-state.ts';
+import type { DebugModule, GitStatus, HookSnapshots } from './debug-state.ts';
 
 /** The text forms of the debug routes that read better as tables or lists than as YAML. */
 
@@ -25,6 +25,19 @@ export function formatResourceMonitors(dump: Readonly<Record<string, readonly st
     typeof ids === 'string' ? `${module}: ${ids}` : [`${module}:`, ...ids.map((id) => `  ${id}`)].join('\n'),
   );
   return blocks.length === 0 ? 'No enabled modules.\n' : `${blocks.join('\n')}\n`;
+}
+
+/** `git status -o text`: the source, the revisions and the last error. */
+export function formatGitStatus(status: GitStatus | undefined): string {
+  if (status === undefined) return 'No Git source: the modules tree is MODULES_DIR.\n';
+  const rows = [
+    `Git source: ${status.url} (${status.ref === undefined ? 'default branch' : `ref ${status.ref}`})`,
+    `Revision in use: ${status.revisionInUse ?? 'none yet'}`,
+    `Newest good revision: ${status.currentRevision ?? 'none yet'}`,
+    `Last good sync: ${status.lastSyncTime ?? 'never'}`,
+    `Last error: ${status.lastError ?? 'none'}`,
+  ];
+  return `${rows.join('\n')}\n`;
 }
 
 /** `hook snapshots -o text`: per hook and binding, the count and one line per object. */

@@ -562,3 +562,64 @@ describe('values store: config store interface', () => {
     assert.deepEqual(saved, ['global', { a: 1, b: 2 }]);
   });
 });
+
+describe('values store: a new modules tree (GitOps)', () => {
+  const schema =
+    'type: object\nproperties:\n  replicas: {type: integer}\n  replicasDefault: {type: integer, default: 1}\n';
+  const before = {
+    'modules/values.yaml': 'global: {}\n',
+    'modules/010-kept/values.yaml': 'kept:\n  replicas: 1\n',
+    'modules/020-removed/values.yaml': 'removed:\n  x: 1\n',
+  };
+  const modulesOf = (name: string, files: Record<string, string>) => {
+    const next = loadModulesTree([path.join(tree.write(name, files), 'modules')]);
+    return {
+      statics: next.statics,
+      modules: next.modules.map((module) => module.name),
+      schemas: loadTreeSchemas(next, undefined),
+    };
+  };
+
+  it('takes the new values files, modules and schemas, and keeps the patches of modules that remain', async () => {
+    const f = await fixture('tree-before', before, 'kept: |\n  fromConfig: true\n');
+    await f.store.applyHookPatches(
+      moduleOwner('kept'),
+      { valuesPatch: patch('{"op":"add","path":"/kept/fromHook","value":1}') },
+      'h',
+    );
+    await f.store.replaceModules(
+      modulesOf('tree-after', {
+        'modules/values.yaml': 'global: {}\n',
+        'modules/010-kept/values.yaml': 'kept:\n  replicas: 3\n',
+        'modules/010-kept/openapi/values.yaml': schema,
+        'modules/030-added/values.yaml': 'added:\n  y: 2\n',
+      }),
+    );
+    assert.deepEqual(f.store.moduleValues('kept'), {
+      replicas: 3,
+      fromConfig: true,
+      replicasDefault: 1,
+      fromHook: 1,
+    });
+    assert.deepEqual(f.store.moduleValues('added'), { y: 2 });
+    assert.throws(() => f.store.moduleValues('removed'), /not a module of this store/);
+  });
+
+  it('refuses a tree whose values break its schema, and changes nothing', async () => {
+    const f = await fixture('tree-refused', before);
+    const broken = modulesOf('tree-broken', {
+      'modules/values.yaml': 'global: {}\nkeptEnabled: true\n',
+      'modules/010-kept/values.yaml': 'kept:\n  replicas: many\n',
+      'modules/010-kept/openapi/values.yaml': schema,
+    });
+    assert.throws(() => {
+      f.store.checkModules(broken);
+    }, ValuesValidationError);
+    await assert.rejects(
+      f.store.replaceModules(broken),
+      /kept\.replicas must be integer|replicas must be integer/,
+    );
+    assert.deepEqual(f.store.moduleValues('kept'), { replicas: 1 });
+    assert.deepEqual(f.store.moduleValues('removed'), { x: 1 });
+  });
+});

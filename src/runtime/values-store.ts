@@ -26,6 +26,9 @@ export interface ValuesStoreInit {
   readonly configStore: ConfigStore;
 }
 
+/** The part of the store a modules tree gives: its values files, its modules and their schemas. */
+export type ValuesStoreModules = Pick<ValuesStoreInit, 'statics' | 'modules' | 'schemas'>;
+
 /** What a hook run or a config reload changed (seed 001 events 13, 14 and 16). */
 export interface ValuesChanges {
   /** Global values changed: reload all modules. */
@@ -59,20 +62,14 @@ interface State {
  * config leaves every layer exactly as it was.
  */
 export class ValuesStore {
-  readonly #init: ValuesStoreInit;
-  readonly #layers: ReadonlyMap<string, OwnerLayers>;
+  #init: ValuesStoreInit;
+  #layers: ReadonlyMap<string, OwnerLayers>;
   #state: State;
   #tail: Promise<unknown> = Promise.resolve();
 
   private constructor(init: ValuesStoreInit, config: ConfigValues) {
     this.#init = init;
-    const owners = [GLOBAL_OWNER, ...init.modules.map(moduleOwner)];
-    this.#layers = new Map(
-      owners.map((owner) => [
-        ownerValuesKey(owner),
-        { owner, statics: init.statics, schemas: this.#schemas(owner) },
-      ]),
-    );
+    this.#layers = ownerLayers(init);
     const empty: State = { config, patches: new Map(), dynamic: new Map(), values: new Map() };
     this.#state = this.#withConfig(empty, config);
   }
@@ -226,25 +223,53 @@ export class ValuesStore {
     this.#withConfig(this.#state, config);
   }
 
+  /**
+   * A new modules tree (GitOps): its values files, module list and schemas replace the old ones;
+   * config values and the values patches of the owners that remain are kept. Throws as
+   * checkModules does and then changes nothing.
+   */
+  replaceModules(modules: ValuesStoreModules): Promise<void> {
+    return this.#serialize(() => {
+      const next = this.#withModules(modules);
+      this.#init = next.init;
+      this.#layers = next.layers;
+      this.#state = next.state;
+      return Promise.resolve();
+    });
+  }
+
+  /**
+   * Throws when a new modules tree cannot be used with the config values of now: config values
+   * break a config schema, or merged values (values files, defaults, kept patches) break a values
+   * schema, for global or a module enabled by values. Changes nothing.
+   */
+  checkModules(modules: ValuesStoreModules): void {
+    this.#withModules(modules);
+  }
+
+  #withModules(modules: ValuesStoreModules): {
+    init: ValuesStoreInit;
+    layers: ReadonlyMap<string, OwnerLayers>;
+    state: State;
+  } {
+    const init = { ...this.#init, ...modules };
+    const layers = ownerLayers(init);
+    const patches = new Map([...this.#state.patches].filter(([key]) => layers.has(key)));
+    const state = withConfigOver(layers, init.statics, { ...this.#state, patches }, this.#state.config);
+    for (const [key, { owner, schemas }] of layers)
+      if (owner.kind === 'global' || isEnabledByValues(owner.name, init.statics, state.config, state.dynamic))
+        schemas.validate('values', state.values.get(key) ?? {});
+    return { init, layers, state };
+  }
+
   /** The values patch kept in memory from an owner's hook runs, compacted. */
   patches(owner: ValuesOwner): ValuesPatch {
     return structuredClone(this.#state.patches.get(ownerValuesKey(owner)) ?? []);
   }
 
-  /**
-   * A state over new config values, with every owner recomputed. Config values of global and
-   * of each module enabled by values are checked; a disabled module's are not, as in
-   * addon-operator.
-   */
+  /** See withConfigOver. */
   #withConfig(state: State, config: ConfigValues): State {
-    const values = new Map<string, JsonValue>();
-    for (const [key, layers] of this.#layers) {
-      const { owner } = layers;
-      if (owner.kind === 'global' || isEnabledByValues(owner.name, this.#init.statics, config, state.dynamic))
-        layers.schemas.validate('config', configLayer(layers, configSection(config, owner)));
-      values.set(key, mergedSection(layers, config, state.patches.get(key) ?? []));
-    }
-    return { ...state, config, values };
+    return withConfigOver(this.#layers, this.#init.statics, state, config);
   }
 
   #changes(before: State, after: State): ValuesChanges {
@@ -272,9 +297,7 @@ export class ValuesStore {
   }
 
   #schemas(owner: ValuesOwner): ValuesSchemas {
-    const schemas =
-      owner.kind === 'global' ? this.#init.schemas?.global : this.#init.schemas?.modules.get(owner.name);
-    return schemas ?? new ValuesSchemas(owner);
+    return schemasOf(this.#init, owner);
   }
 
   #serialize<T>(task: () => Promise<T>): Promise<T> {
@@ -282,6 +305,43 @@ export class ValuesStore {
     this.#tail = result.catch(() => undefined);
     return result;
   }
+}
+
+function schemasOf(init: ValuesStoreInit, owner: ValuesOwner): ValuesSchemas {
+  const schemas = owner.kind === 'global' ? init.schemas?.global : init.schemas?.modules.get(owner.name);
+  return schemas ?? new ValuesSchemas(owner);
+}
+
+/** The layers of global and of every module, by owner values key. */
+function ownerLayers(init: ValuesStoreInit): ReadonlyMap<string, OwnerLayers> {
+  const owners = [GLOBAL_OWNER, ...init.modules.map(moduleOwner)];
+  return new Map(
+    owners.map((owner) => [
+      ownerValuesKey(owner),
+      { owner, statics: init.statics, schemas: schemasOf(init, owner) },
+    ]),
+  );
+}
+
+/**
+ * A state over new config values, with every owner recomputed. Config values of global and
+ * of each module enabled by values are checked; a disabled module's are not, as in
+ * addon-operator.
+ */
+function withConfigOver(
+  layers: ReadonlyMap<string, OwnerLayers>,
+  statics: StaticValues,
+  state: State,
+  config: ConfigValues,
+): State {
+  const values = new Map<string, JsonValue>();
+  for (const [key, owned] of layers) {
+    const { owner } = owned;
+    if (owner.kind === 'global' || isEnabledByValues(owner.name, statics, config, state.dynamic))
+      owned.schemas.validate('config', configLayer(owned, configSection(config, owner)));
+    values.set(key, mergedSection(owned, config, state.patches.get(key) ?? []));
+  }
+  return { ...state, config, values };
 }
 
 function setFlags(dynamic: Map<string, boolean>, flags: readonly EnabledFlagPatch[]): void {

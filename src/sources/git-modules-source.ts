@@ -57,6 +57,8 @@ export interface GitModulesSourceOptions {
   readonly validate: ValidateRevision;
   readonly logger: Logger;
   readonly metrics?: GitSyncMetrics;
+  /** Revisions a reader still uses besides the current and previous ones: never pruned. */
+  readonly keep?: () => readonly string[];
   /** The longest wait between failed syncs (default 5 minutes). */
   readonly maxBackoffMs?: number;
   readonly now?: () => Date;
@@ -221,7 +223,11 @@ export class GitModulesSource {
     const previous = this.#current;
     this.#store.pointCurrent(candidate.sha);
     this.#current = candidate;
-    this.#store.prune([candidate.sha, ...(previous ? [previous.sha] : [])]);
+    this.#store.prune([
+      candidate.sha,
+      ...(previous ? [previous.sha] : []),
+      ...(this.#options.keep?.() ?? []),
+    ]);
     this.#options.metrics?.gitRevision(candidate.sha);
     this.#options.logger.info('git source: new revision in use', {
       revision: candidate.sha,

@@ -87,5 +87,6 @@ export function fakeDebugState(): DebugState {
     renderedManifests: (name) =>
       name === 'broken' ? Promise.reject(new FakeRenderError()) : Promise.resolve([deployment]),
     hookSnapshots: () => snapshots,
+    gitStatus: () => undefined,
   };
 }

@@ -106,6 +106,20 @@ export class HookBindings {
 
   /** A disabled or deleted module: its watches and schedules stop. */
   async stopModule(module: string): Promise<void> {
+    await this.#stopOwner(module);
+  }
+
+  /** The hooks of global (`undefined`) or a module whose bindings run, as they were started. */
+  bound(module: string | undefined): LoadedHook[] {
+    return [...this.#hooks.values()].filter((bound) => bound.module === module).map(({ hook }) => hook);
+  }
+
+  /** Global hooks replaced by a new modules tree: their watches and schedules stop. */
+  async stopGlobal(): Promise<void> {
+    await this.#stopOwner(undefined);
+  }
+
+  async #stopOwner(module: string | undefined): Promise<void> {
     const ids = [...this.#hooks].filter(([, bound]) => bound.module === module).map(([id]) => id);
     for (const id of ids) {
       this.#hooks.delete(id);

@@ -17,6 +17,7 @@ export function hookId(module: string | undefined, hook: LoadedHook): string {
  * start, a module's hooks the first time the module runs.
  */
 export interface HookRegistryDeps {
+  /** The tree at start; `replace` gives a new one. */
   readonly tree: ModulesTree;
   readonly runDeps: HookRunDeps;
   readonly jq: JqEngine;
@@ -25,13 +26,41 @@ export interface HookRegistryDeps {
   readonly onLoaded?: (module: string | undefined, hooks: readonly LoadedHook[]) => void;
 }
 
+/** Every hook of a tree, loaded: global ones and by module name. */
+export interface TreeHooks {
+  readonly global: readonly LoadedHook[];
+  readonly modules: ReadonlyMap<string, readonly LoadedHook[]>;
+}
+
 export class HookRegistry {
   readonly #deps: HookRegistryDeps;
-  #global: LoadedHook[] = [];
-  readonly #modules = new Map<string, LoadedHook[]>();
+  #tree: ModulesTree;
+  #global: readonly LoadedHook[] = [];
+  readonly #modules = new Map<string, readonly LoadedHook[]>();
 
   constructor(deps: HookRegistryDeps) {
     this.#deps = deps;
+    this.#tree = deps.tree;
+  }
+
+  /**
+   * A new modules tree (GitOps): every hook is replaced at once by the hooks loaded (and checked)
+   * from it, so a lookup sees the old hooks or the new ones, never a mix.
+   */
+  replace(tree: ModulesTree, hooks: TreeHooks): void {
+    this.#tree = tree;
+    this.#global = hooks.global;
+    this.#modules.clear();
+    this.#deps.onLoaded?.(undefined, hooks.global);
+    for (const [module, loaded] of hooks.modules) {
+      this.#modules.set(module, loaded);
+      this.#deps.onLoaded?.(module, loaded);
+    }
+  }
+
+  /** The hooks loaded so far: global ones, and those of each module that has run. */
+  loaded(): TreeHooks {
+    return { global: this.#global, modules: new Map(this.#modules) };
   }
 
   async loadGlobal(globalHooksDir: string | undefined): Promise<void> {
@@ -58,9 +87,9 @@ export class HookRegistry {
 
   /** Every hook of a module, loaded the first time. */
   async moduleHooks(name: string): Promise<readonly LoadedHook[]> {
-    let hooks = this.#modules.get(name);
+    let hooks: readonly LoadedHook[] | undefined = this.#modules.get(name);
     if (!hooks) {
-      const module = this.#deps.tree.modules.find((candidate) => candidate.name === name);
+      const module = this.#tree.modules.find((candidate) => candidate.name === name);
       if (!module) return [];
       const discovery = await discoverModuleHooks({ name, dir: module.dir });
       const loaded = await loadHooks(discovery.hooks, this.#deps.runDeps, this.#deps.jq);

@@ -33,6 +33,7 @@ export function createOperatorDebugState(ctx: OperatorContext, queues: TaskQueue
       Promise.resolve(
         (renderEnabled(ctx).rendered.slices.get(name) ?? []).map((resource) => structuredClone(resource.obj)),
       ),
+    gitStatus: () => ctx.modulesSource?.status(),
     hookSnapshots: () =>
       ctx.bindings.allSnapshots().map(
         ({ hook, module, snapshots }): HookSnapshots => ({

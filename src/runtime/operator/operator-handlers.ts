@@ -9,6 +9,7 @@ import type { ValuesChanges } from '../values-store.ts';
 import { finishConverge, purgeRelease, startConverge } from './converge-modules.ts';
 import type { OperatorContext } from './operator-context.ts';
 import { lifecycleRun } from './run-hooks.ts';
+import { switchModulesTree } from './switch-modules-tree.ts';
 import { deleteDisabledModule, runModule } from './run-module.ts';
 
 export interface HandlerEvents {
@@ -66,6 +67,7 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
       await purgeRelease(ctx, task.payload.release);
       return success();
     }),
+    SwitchModulesTree: guarded(ctx, () => switchModulesTree(ctx, events.now())),
     ApplyKubeConfigValues: guarded(ctx, async () => {
       const changes = await ctx.store.reloadConfig(ctx.state.pendingConfig);
       return success({ headTasks: followUps(ctx, changes, events.now()) });

@@ -102,10 +102,27 @@ export class Operator {
         },
       },
     );
+    this.#ctx.modulesSource?.follow(() => {
+      this.#queueTreeSwitch();
+    });
+  }
+
+  /** A newer validated tree from Git: one switch task at a time, which takes the newest. */
+  #queueTreeSwitch(): void {
+    if (this.#queues.find('SwitchModulesTree') !== undefined) return;
+    const revision = this.#ctx.modulesSource?.next()?.revision;
+    this.#queues.addLast(
+      createTask(
+        'SwitchModulesTree',
+        { queue: MAIN_QUEUE, payload: {}, metadata: { event: `git revision ${revision ?? ''}` } },
+        Date.now(),
+      ),
+    );
   }
 
   /** Graceful stop: no new tasks, the running handler is aborted and awaited, watches stopped. */
   async stop(): Promise<void> {
+    await this.#ctx.modulesSource?.stop();
     await this.#watch?.stop();
     await this.#queues.stop();
     await this.#ctx.bindings.stop();

@@ -77,6 +77,7 @@ export function recordingHandlers(run: RunHandler = () => success()): {
     ModulePurge: handler,
     DiscoverHelmReleases: handler,
     ApplyKubeConfigValues: handler,
+    SwitchModulesTree: handler,
   } satisfies TaskHandlers;
   return { handlers, ran };
 }

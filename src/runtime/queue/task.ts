@@ -25,6 +25,8 @@ export interface TaskPayloads {
   readonly ModulePurge: { readonly release: string };
   readonly DiscoverHelmReleases: EmptyPayload;
   readonly ApplyKubeConfigValues: EmptyPayload;
+  /** GitOps: move to the newest validated modules tree, then reload all modules. */
+  readonly SwitchModulesTree: EmptyPayload;
 }
 
 export type TaskType = keyof TaskPayloads;

@@ -1,0 +1,23 @@
+import type { GitSourceStatus } from '../../sources/git-modules-source.ts';
+import type { PreparedTree } from './prepare-modules-tree.ts';
+
+/** What the debug socket shows of the source. */
+export interface ModulesSourceStatus extends GitSourceStatus {
+  /** The revision the operator's tasks use; behind currentRevision until the switch task ran. */
+  readonly revisionInUse: string | undefined;
+}
+
+/**
+ * Where new modules trees come from while the operator runs (GitOps); declared here, where the
+ * operator consumes it. Every tree it offers was validated and prepared beforehand.
+ */
+export interface ModulesTreeSource {
+  /** Calls `onNewTree` whenever a tree newer than the one in use is ready, until `stop`. */
+  follow(onNewTree: () => void): void;
+  /** The newest prepared tree, when it is not the one in use. */
+  next(): PreparedTree | undefined;
+  /** The operator now serves `revision`: its directories must stay until another one is in use. */
+  markInUse(revision: string): void;
+  status(): ModulesSourceStatus;
+  stop(): Promise<void>;
+}

@@ -1,0 +1,227 @@
+import assert from 'node:assert/strict';
+import { chmodSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { ResultPromise } from 'execa';
+import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
+import { KubeClient } from '../../src/delivery/kube-client.ts';
+import { connectionFromKubeconfig } from '../../src/delivery/kube-connection.ts';
+import type { GitStatus } from '../../src/observability/debug-state.ts';
+import { ensureHelm } from '../cluster/ensure-helm.ts';
+import { findFreePort } from '../cluster/free-port.ts';
+import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
+import { runCli } from '../run-cli.ts';
+import { makeGitFixture, type GitFixture } from '../sources/git-fixture.ts';
+import { startOperatorProcess } from './start-operator.ts';
+
+const NAMESPACE = 'kaddon-operator-git-e2e';
+const DEADLINE_MS = 40_000;
+
+let cluster: TestCluster;
+let helm: HelmClient;
+let repo: GitFixture;
+let workDir: string;
+let port: number;
+let operator: ResultPromise<{ reject: false; all: true; forceKillAfterDelay: number }>;
+let output = '';
+
+/**
+ * Two modules in `modules/` of the repository: app's ConfigMap shows its greeting and what its
+ * beforeHelm hook wrote; extra has a ConfigMap of its own. With `ticks`, the hook also has a
+ * schedule binding every second, each run appending a line to ticks.log.
+ */
+function appHook(mark: string, ticks?: string): string {
+  const config = {
+    configVersion: 'v1',
+    beforeHelm: 10,
+    ...(ticks === undefined ? {} : { schedule: [{ name: 'tick', crontab: '*/1 * * * * *' }] }),
+  };
+  return `#!/bin/bash
+if [ "$1" = "--config" ]; then echo '${JSON.stringify(config)}'; exit 0; fi
+if grep -q Schedule "$BINDING_CONTEXT_PATH"; then echo tick >> '${ticks ?? '/dev/null'}'; exit 0; fi
+echo '[{"op":"add","path":"/app/fromHook","value":"${mark}"}]' > "$VALUES_JSON_PATCH_PATH"
+`;
+}
+
+const kustomization = (resource: string): string =>
+  `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ${NAMESPACE}\nresources:\n- ${resource}\n`;
+
+const TREE = {
+  'modules/values.yaml': 'global: {}\nappEnabled: true\nextraEnabled: true\n',
+  'modules/010-app/values.yaml': 'app:\n  greeting: hello\n  fromHook: none\n',
+  'modules/010-app/kustomization.yaml': kustomization('configmap.yaml'),
+  'modules/010-app/configmap.yaml':
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: app\ndata:\n  greeting: $(app.greeting)\n  hook: $(app.fromHook)\n',
+  'modules/020-extra/kustomization.yaml': kustomization('configmap.yaml'),
+  'modules/020-extra/configmap.yaml':
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\ndata:\n  x: "1"\n',
+};
+
+before(async () => {
+  const helmPath = (await ensureHelm()).helm;
+  cluster = await startTestCluster();
+  helm = new HelmClient({ helmPath, kubeconfigPath: cluster.kubeconfigPath });
+  const api = new KubeClient(connectionFromKubeconfig(cluster.kubeconfigPath));
+  await api.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
+  });
+  workDir = await mkdtemp(path.join(os.tmpdir(), 'kaddon-operator-git-e2e-'));
+  repo = makeGitFixture('operator-git');
+  // The first commit is refused: the operator must wait for a good one, not crash.
+  repo.write({
+    ...TREE,
+    'modules/010-app/hooks/mark.sh': appHook('v1'),
+    'modules/020-extra/kustomization.yaml': kustomization('missing.yaml'),
+  });
+  chmodSync(path.join(repo.git('rev-parse', '--show-toplevel'), 'modules/010-app/hooks/mark.sh'), 0o755);
+  repo.commit('broken start');
+  port = await findFreePort();
+  operator = startOperatorProcess({
+    modulesDir: path.join(workDir, 'not-used'),
+    namespace: NAMESPACE,
+    kubeconfigPath: cluster.kubeconfigPath,
+    helmPath,
+    workDir,
+    port,
+    forceKillAfterDelay: 30_000,
+    extraEnv: {
+      MODULES_GIT_URL: repo.fileUrl,
+      MODULES_GIT_SUBPATH: 'modules',
+      MODULES_GIT_POLL_INTERVAL: '1s',
+      MODULES_GIT_CACHE_DIR: path.join(workDir, 'git-cache'),
+    },
+  });
+  operator.all.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+});
+
+after(async () => {
+  if (operator.exitCode === null) operator.kill('SIGKILL');
+  await operator.catch(() => undefined);
+  for (const release of await helm.list(NAMESPACE)) await helm.uninstall(release, NAMESPACE);
+  await cluster.stop();
+  repo.remove();
+  await rm(workDir, { recursive: true, force: true });
+});
+
+/** Polls `check` until it returns a value, or fails with the operator's output at the deadline. */
+async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + DEADLINE_MS;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline || operator.exitCode !== null)
+      assert.fail(`${what}: not reached. Operator output:\n${output.slice(-4000)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function revision(release: string): Promise<number | undefined> {
+  return (await helm.status(release, NAMESPACE))?.revision;
+}
+
+/** The release's revision once its manifest matches `pattern`. */
+function releaseMatching(release: string, pattern: RegExp): Promise<number> {
+  return eventually(`release ${release} matching ${String(pattern)}`, async () =>
+    pattern.test(await helm.getManifest(release, NAMESPACE)) ? revision(release) : undefined,
+  );
+}
+
+async function gitStatus(): Promise<GitStatus> {
+  const run = await runCli([
+    'git',
+    'status',
+    '-o',
+    'json',
+    '--debug-unix-socket',
+    path.join(workDir, 'debug.socket'),
+  ]);
+  assert.equal(run.code, 0, run.stderr);
+  return JSON.parse(run.stdout) as GitStatus;
+}
+
+async function gitSyncErrors(): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const match = /^addon_operator_git_sync_errors_total (\S+)$/mu.exec(text);
+  return Number(match?.[1] ?? 0);
+}
+
+describe('kaddon operator following a Git repository', () => {
+  it('converges each good revision, refuses a broken one, and purges a removed module', async () => {
+    // No good revision yet: the operator waits, live but not ready, and counts the refusal.
+    await eventually('a refusal counted', async () => ((await gitSyncErrors()) > 0 ? true : undefined));
+    assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 503);
+    assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
+    await eventually('the wait logged', () =>
+      Promise.resolve(output.includes('no good revision yet') ? true : undefined),
+    );
+
+    // The first good revision converges.
+    repo.write({ 'modules/020-extra/kustomization.yaml': kustomization('configmap.yaml') });
+    repo.commit('initial');
+    await eventually('/readyz 200', async () =>
+      (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200 ? true : undefined,
+    );
+    assert.equal(await releaseMatching('app', /greeting: hello[\s\S]*hook: v1/u), 1);
+    assert.equal(await revision('extra'), 1);
+
+    // A commit that changes a value, and the hook with a new schedule binding: app is upgraded
+    // with both, the schedule runs, extra is not touched.
+    const ticks = path.join(workDir, 'ticks.log');
+    repo.write({
+      'modules/010-app/values.yaml': 'app:\n  greeting: bonjour\n  fromHook: none\n',
+      'modules/010-app/hooks/mark.sh': appHook('v2', ticks),
+    });
+    const good = repo.commit('greeting and hook');
+    assert.equal(await releaseMatching('app', /greeting: bonjour[\s\S]*hook: v2/u), 2);
+    assert.equal((await gitStatus()).revisionInUse, good);
+    assert.equal(await revision('extra'), 1);
+    await eventually('a schedule run of the re-registered hook', async () =>
+      (await readFile(ticks, 'utf8').catch(() => '')).includes('tick') ? true : undefined,
+    );
+
+    // A broken module: refused, the last good revision keeps serving.
+    const errorsBefore = await gitSyncErrors();
+    repo.write({ 'modules/020-extra/kustomization.yaml': kustomization('missing.yaml') });
+    const broken = repo.commit('broken extra');
+    const refusal = await eventually('the refusal in git status', async () => {
+      const status = await gitStatus();
+      return status.lastError === undefined ? undefined : status;
+    });
+    assert.match(refusal.lastError ?? '', /020-extra[\s\S]*missing\.yaml/u);
+    assert.equal(refusal.revisionInUse, good);
+    assert.ok((await gitSyncErrors()) > errorsBefore, 'git_sync_errors_total counts the refusal');
+    assert.match(output, new RegExp(`revision refused.*${broken}|${broken}.*revision refused`, 'u'));
+    assert.match(output, /missing\.yaml/u);
+    assert.equal(await revision('app'), 2, 'app keeps its release');
+    assert.equal(await revision('extra'), 1, 'extra keeps its release');
+
+    // The fix is picked up.
+    repo.write({
+      'modules/020-extra/kustomization.yaml': kustomization('configmap.yaml'),
+      'modules/020-extra/configmap.yaml':
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\ndata:\n  x: "2"\n',
+    });
+    const fixed = repo.commit('fixed extra');
+    assert.equal(await releaseMatching('extra', /x: "2"/u), 2);
+    const status = await gitStatus();
+    assert.equal(status.revisionInUse, fixed);
+    assert.equal(status.lastError, undefined);
+
+    // A removed module: its release is purged; the other stays.
+    repo.delete('modules/020-extra');
+    repo.write({ 'modules/values.yaml': 'global: {}\nappEnabled: true\n' });
+    repo.commit('remove extra');
+    await eventually('extra purged', async () =>
+      (await helm.list(NAMESPACE)).includes('extra') ? undefined : true,
+    );
+    assert.equal(await revision('app'), 2, 'app is not upgraded by the removal');
+
+    operator.kill('SIGTERM');
+    const result = await operator;
+    assert.equal(result.exitCode, 0, output.slice(-4000));
+  });
+});
