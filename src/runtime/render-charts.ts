@@ -24,7 +24,12 @@ export interface ChartRenderDeps {
   readonly tmpRoot?: string;
   /** Paths in messages are shown relative to this folder. */
   readonly displayBase?: string;
+  /** Charts rendered earlier, reused while the module's helm values stay the same (the operator's). */
+  readonly cache?: ChartCache;
 }
+
+/** The last render of each chart module with the helm values (as JSON) it was rendered with. */
+export type ChartCache = Map<string, { readonly values: string; readonly objects: readonly ChartObject[] }>;
 
 /** The rendered objects of each enabled chart module, by module name: RenderTreeInput.charts. */
 export type RenderedCharts = ReadonlyMap<string, readonly ChartObject[]>;
@@ -50,18 +55,19 @@ export async function renderCharts(
 ): Promise<RenderedCharts> {
   const charts = new Map<string, readonly ChartObject[]>();
   for (const module of enabledChartModules(tree, enabledModules)) {
-    const rendered = await renderChartModule(
-      module.dir,
-      module.name,
-      deps.namespace,
-      deps.helmValues(module.name),
-      deps.helm,
-      {
-        tmpRoot: deps.tmpRoot ?? os.tmpdir(),
-        displayDir: displayPath(module.dir, deps.displayBase ?? process.cwd()),
-      },
-    );
+    const values = deps.helmValues(module.name);
+    const key = JSON.stringify(values);
+    const cached = deps.cache?.get(module.name);
+    if (cached?.values === key) {
+      charts.set(module.name, cached.objects);
+      continue;
+    }
+    const rendered = await renderChartModule(module.dir, module.name, deps.namespace, values, deps.helm, {
+      tmpRoot: deps.tmpRoot ?? os.tmpdir(),
+      displayDir: displayPath(module.dir, deps.displayBase ?? process.cwd()),
+    });
     charts.set(module.name, rendered.documents);
+    deps.cache?.set(module.name, { values: key, objects: rendered.documents });
   }
   return charts;
 }

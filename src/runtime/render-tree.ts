@@ -39,6 +39,8 @@ export interface RenderTreeInput {
    * resources. Required for every enabled module whose source is 'chart'.
    */
   readonly charts?: ReadonlyMap<string, readonly ChartObject[]>;
+  /** Reuse of Kustomization modules read earlier with the same values view (the operator's). */
+  readonly cache?: ModuleLoadCache;
 }
 
 export interface RenderTreeResult {
@@ -81,6 +83,33 @@ export function renderTree(input: RenderTreeInput): RenderTreeResult {
   };
 }
 
+/** A Kustomization module as read for one values view. */
+interface LoadedModule {
+  readonly node: ModuleInput['node'];
+  readonly unresolved: readonly UnresolvedReference[];
+  readonly warnings: readonly string[];
+}
+
+/**
+ * The Kustomization modules of one tree as last read, each with the values view it was read with:
+ * the operator renders the whole tree for every module run, and a module whose view did not change
+ * is not read, parsed and expanded again. The pipeline copies what it takes from a node, so a node
+ * is reused as it is. Files are read once per view: edits on disk are seen when the view changes
+ * or a new tree (a new revision) is loaded.
+ */
+export class ModuleLoadCache {
+  readonly #entries = new Map<string, { readonly key: string; readonly loaded: LoadedModule }>();
+
+  load(module: string, view: JsonObject, read: () => LoadedModule): LoadedModule {
+    const key = JSON.stringify(view);
+    const entry = this.#entries.get(module);
+    if (entry?.key === key) return entry.loaded;
+    const loaded = read();
+    this.#entries.set(module, { key, loaded });
+    return loaded;
+  }
+}
+
 function loadModule(
   module: ModuleDefinition,
   view: JsonObject,
@@ -89,6 +118,25 @@ function loadModule(
   warnings: string[],
 ): ModuleInput['node'] {
   if (module.source === 'none') return undefined;
+  if (module.source === 'chart' || !input.cache) return readModule(module, view, input, unresolved, warnings);
+  const loaded = input.cache.load(module.name, view, () => {
+    const ownUnresolved: UnresolvedReference[] = [];
+    const ownWarnings: string[] = [];
+    const node = readModule(module, view, input, ownUnresolved, ownWarnings);
+    return { node, unresolved: ownUnresolved, warnings: ownWarnings };
+  });
+  unresolved.push(...loaded.unresolved);
+  warnings.push(...loaded.warnings);
+  return loaded.node;
+}
+
+function readModule(
+  module: ModuleDefinition,
+  view: JsonObject,
+  input: RenderTreeInput,
+  unresolved: UnresolvedReference[],
+  warnings: string[],
+): ModuleInput['node'] {
   const displayBase = input.displayBase ?? process.cwd();
   if (module.source === 'chart') {
     const objects = input.charts?.get(module.name);
