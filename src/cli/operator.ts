@@ -20,6 +20,7 @@ import { HookBindings } from '../runtime/operator/hook-bindings.ts';
 import { HookRegistry } from '../runtime/operator/hook-registry.ts';
 import { initialOperatorState } from '../runtime/operator/operator-context.ts';
 import { Operator } from '../runtime/operator/operator.ts';
+import { ResourceMonitor } from '../runtime/operator/resource-monitor.ts';
 import { treeValues, type PreparedTree } from '../runtime/operator/prepare-modules-tree.ts';
 import { ValuesStore } from '../runtime/values-store.ts';
 import { hasGitSource, loadGitSourceConfig } from '../sources/git-source-config.ts';
@@ -67,11 +68,15 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   mkdirSync(config.tmpDir, { recursive: true });
   const configMap = new ConfigMapConfigStore(kube, config.namespace, config.configMapName, { logger });
   const initialConfig = await configMap.load();
+  // Aborted when SIGTERM's grace period ends: running hooks have their process groups ended.
+  const hooksStop = new AbortController();
   const runDeps = createHookRunDeps({
     logger,
     baseEnv: selectHookEnv(process.env),
     cwd: process.cwd(),
     tmpRoot: config.tmpDir,
+    keepTempFiles: config.keepTempFiles,
+    stopSignal: hooksStop.signal,
   });
   const hookMetrics = createHookMetricsStore({ isReserved: (name) => metrics.isBuiltIn(name) });
   const stopLiveTicks = metrics.startLiveTicks();
@@ -107,6 +112,28 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   const { tree, globalHooksDir } = first;
   const store = await ValuesStore.open({ ...treeValues(first), configStore: configMap });
   git?.useStore(store);
+  const helm = new HelmClient({
+    helmPath: config.helmPath,
+    historyMax: config.helmHistoryMax,
+    ...(config.kubeconfig === undefined ? {} : { kubeconfigPath: config.kubeconfig }),
+  });
+  // Release auto-healing (seed 000): a module whose objects were deleted runs again.
+  const resources = new ResourceMonitor({
+    api: kube,
+    intervalMs: config.resourcesMonitorIntervalMs,
+    defaultNamespace: config.namespace,
+    logger,
+    metrics,
+    onMissing: (module) => {
+      operator.healModule(module);
+    },
+    release: {
+      status: async (module) => (await helm.status(module, config.namespace))?.status,
+      onUnexpectedStatus: (module) => {
+        operator.healModule(module);
+      },
+    },
+  });
   const operator = new Operator(
     {
       tree,
@@ -127,11 +154,8 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
       bindings: new HookBindings({ api: kube, jq, logger, metrics }),
       jq,
       runDeps,
-      helm: new HelmClient({
-        helmPath: config.helmPath,
-        historyMax: config.helmHistoryMax,
-        ...(config.kubeconfig === undefined ? {} : { kubeconfigPath: config.kubeconfig }),
-      }),
+      helm,
+      resources,
       logger,
       metrics,
       hookMetrics,
@@ -140,7 +164,11 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
       helmTimeoutSeconds: config.helmTimeoutSeconds,
       helmIgnoreRelease: config.helmIgnoreRelease || undefined,
       applyCrds: (crdsDir) =>
-        applyCrds(crdsDir, { extraLabels: config.crdExtraLabels, filterPrefixes: config.crdFilterPrefixes }, kube),
+        applyCrds(
+          crdsDir,
+          { extraLabels: config.crdExtraLabels, filterPrefixes: config.crdFilterPrefixes },
+          kube,
+        ),
       state: initialOperatorState(),
       modulesSource: git,
     },
@@ -149,18 +177,37 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
       configMap,
       initialConfig,
       onConverged: () => {
+        if (http.isReady()) {
+          logger.info('modules converged');
+          return;
+        }
         http.setReady();
-        logger.info('modules converged', { ms: Math.round(performance.now() - startedAt) });
+        logger.info('modules converged for the first time', {
+          msSinceStart: Math.round(performance.now() - startedAt),
+        });
       },
     },
   );
-  const debug = createDebugServer({ socketPath: config.debugUnixSocket, state: operator.debugState(), logger });
+  const debug = createDebugServer({
+    socketPath: config.debugUnixSocket,
+    state: operator.debugState(),
+    logger,
+  });
   await debug.start();
   logger.info('debug socket listening', { socket: config.debugUnixSocket });
   await operator.start();
+  resources.start();
   const signal = await stopping;
   logger.info('stopping', { signal });
-  await Promise.race([operator.stop(), delay(STOP_GRACE_MS)]);
+  // No new tasks; the running one may finish within the grace period, then its hook is ended.
+  const stopped = operator.stop();
+  const finished = await Promise.race([stopped.then(() => true), delay(HOOK_GRACE_MS).then(() => false)]);
+  if (!finished) {
+    logger.error('the running task did not finish in time: ending running hooks', { graceMs: HOOK_GRACE_MS });
+    hooksStop.abort();
+    await Promise.race([stopped, delay(STOP_GRACE_MS - HOOK_GRACE_MS)]);
+  }
+  await resources.stop();
   stopLiveTicks();
   await debug.stop();
   await http.stop();
@@ -180,6 +227,8 @@ function localModulesTree(config: OperatorConfig): OperatorTree {
 
 type OperatorTree = Pick<PreparedTree, 'tree' | 'schemas' | 'globalHooksDir' | 'sharedComponentRoots'>;
 
+/** How long SIGTERM lets a running hook finish before its process group is ended. */
+const HOOK_GRACE_MS = 10_000;
 /** How long SIGTERM waits for the running task (a hook, a helm upgrade) before exiting anyway. */
 const STOP_GRACE_MS = 20_000;
 

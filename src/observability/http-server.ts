@@ -27,6 +27,7 @@ export interface OperatorHttpServer {
   stop(): Promise<void>;
   /** /readyz answers 200 from now on: called once the first convergence is done. */
   setReady(): void;
+  isReady(): boolean;
 }
 
 const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
@@ -77,6 +78,7 @@ export function createHttpServer(options: HttpServerOptions): OperatorHttpServer
         });
         running.closeAllConnections();
       }),
+    isReady: () => ready,
     setReady: () => {
       ready = true;
     },

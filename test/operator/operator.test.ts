@@ -34,6 +34,18 @@ before(async () => {
   workDir = await mkdtemp(path.join(os.tmpdir(), 'kaddon-operator-e2e-'));
   await cp(path.join(ROOT, 'examples/platform/modules'), path.join(workDir, 'modules'), { recursive: true });
   await writeWatcherModule(path.join(workDir, 'modules/070-watcher'));
+  // A chart module (templates/ only, chart synthesized as addon-operator does), delivered as it renders.
+  await cp(
+    path.join(ROOT, 'examples/chart-module/modules/020-hello'),
+    path.join(workDir, 'modules/080-hello'),
+    {
+      recursive: true,
+    },
+  );
+  await writeFile(
+    path.join(workDir, 'modules/080-hello/values.yaml'),
+    'helloEnabled: true\nhello:\n  greeting: hello from a chart\n',
+  );
   await api.request('POST', '/api/v1/namespaces', {
     body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
   });
@@ -46,6 +58,7 @@ before(async () => {
     workDir,
     port,
     forceKillAfterDelay: 30_000,
+    extraEnv: { KADDON_RESOURCES_MONITOR_INTERVAL: '1s' },
   });
 });
 after(async () => {
@@ -189,9 +202,12 @@ describe('kaddon operator against a real cluster and helm', () => {
     await eventually('two schedule runs', async () => ((await tickCount()) >= 2 ? true : undefined));
 
     const releases = await helm.list(NAMESPACE);
-    for (const module of ['echo-server', 'redis', 'prometheus', 'nightly-report', 'greeter'])
+    for (const module of ['echo-server', 'redis', 'prometheus', 'nightly-report', 'greeter', 'hello'])
       assert.ok(releases.includes(module), `release ${module} in ${releases.join(', ')}`);
     assert.ok(!releases.includes('debug-tools'), 'a disabled module has no release');
+    const hello = await helm.getManifest('hello', NAMESPACE);
+    assert.match(hello, /greeting: hello from a chart/);
+    assert.match(hello, new RegExp(`namespace: ${NAMESPACE}`), '.Release.Namespace is the release namespace');
     assert.equal(await revision('echo-server'), 1);
     const deployments = await api.request('GET', '/apis/apps/v1/deployments', {
       query: { fieldSelector: 'metadata.name=echo-server' },
@@ -200,6 +216,8 @@ describe('kaddon operator against a real cluster and helm', () => {
       Array.isArray(deployments.items) && deployments.items.length === 1,
       'Deployment echo-server exists',
     );
+
+    await checkAutoHealing();
 
     await setConfig({ greeter: 'size: medium\n' });
     await eventually('greeter revision 2', async () =>
@@ -298,6 +316,40 @@ async function checkMetricsAndDebugSocket(): Promise<void> {
   assert.equal(queues.code, 0, queues.stderr);
   assert.match(queues.stdout, /^Summary:\n- 'main' queue: \d+ tasks?\.$/mu);
   assert.match(queues.stdout, /^- total \d+ tasks? to handle\.$/mu);
+}
+
+/**
+ * Seed 000 "Release auto-healing": managed objects deleted from the cluster (a namespaced one and a
+ * cluster-scoped one) come back by a helm upgrade of their module's release only.
+ */
+async function checkAutoHealing(): Promise<void> {
+  const prometheus = (await revision('prometheus')) ?? 0;
+  const echo = await revision('echo-server');
+  const configMap = '/api/v1/namespaces/monitoring/configmaps/prometheus-config';
+  const clusterRole = '/apis/rbac.authorization.k8s.io/v1/clusterroles/prometheus-discovery';
+  await api.request('DELETE', configMap);
+  await api.request('DELETE', clusterRole);
+  await eventually('deleted objects recreated', async () => {
+    const back = await Promise.all(
+      [configMap, clusterRole].map((url) =>
+        api.request('GET', url).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
+    return back.every(Boolean) ? true : undefined;
+  });
+  assert.ok(((await revision('prometheus')) ?? 0) > prometheus, 'the prometheus release was upgraded');
+  assert.equal(await revision('echo-server'), echo, 'another release is not upgraded');
+  const text = await scrape();
+  assert.ok(
+    (sample(text, 'addon_operator_modules_absent_resources_total', {
+      module: 'prometheus',
+      resource: 'monitoring/ConfigMap/prometheus-config',
+    }) ?? 0) >= 1,
+    'modules_absent_resources_total counts the deleted ConfigMap',
+  );
 }
 
 /** An edit that does not parse is counted and ignored; the next valid edit still applies. */

@@ -41,7 +41,13 @@ export interface DeliverDeps {
 export type UpgradeReason = 'absent' | 'checksum-changed' | 'not-deployed' | 'resources-missing';
 
 export type DeliverResult =
-  | { readonly outcome: 'unchanged'; readonly revision: number; readonly checksum: string }
+  | {
+      readonly outcome: 'unchanged';
+      readonly revision: number;
+      readonly checksum: string;
+      /** A stuck release rolled back to a revision that already held this content. */
+      readonly recovery?: ReleaseRecovery;
+    }
   | {
       readonly outcome: 'installed' | 'upgraded' | 'recovered';
       readonly reason: UpgradeReason;
@@ -73,7 +79,8 @@ export async function deliverModule(input: DeliverModuleInput, deps: DeliverDeps
     current = await deps.helm.status(module, namespace);
   }
   const reason = await upgradeReason(current, checksum, input, deps);
-  if (reason === undefined && current) return { outcome: 'unchanged', revision: current.revision, checksum };
+  if (reason === undefined && current)
+    return { outcome: 'unchanged', revision: current.revision, checksum, ...(recovery ? { recovery } : {}) };
   await upgradeRelease(input, checksum, deps);
   const revision = (await deps.helm.status(module, namespace))?.revision ?? 0;
   const outcome = recovery ? 'recovered' : current ? 'upgraded' : 'installed';

@@ -2,7 +2,9 @@ import type { Resource } from '../../core/resource.ts';
 import { moduleOwner } from '../../core/values.ts';
 import { stringifyYamlStream } from '../../core/yaml.ts';
 import { deliverModule, releaseChecksum, type DeliverResult } from '../../delivery/helm/deliver-module.ts';
-import { renderTree, type RenderTreeResult } from '../render-tree.ts';
+import type { ModulesTree } from '../../loader/modules-tree.ts';
+import { renderTreeWithCharts, type ChartCache } from '../render-charts.ts';
+import { ModuleLoadCache, type RenderTreeResult } from '../render-tree.ts';
 import type { OperatorContext } from './operator-context.ts';
 
 /** The module whose run delivers the tree, for its render and helm metrics. */
@@ -24,7 +26,7 @@ export async function deliverTree(
 ): Promise<Map<string, DeliverResult>> {
   const enabled = ctx.state.enabledModules;
   const startedAt = performance.now();
-  const result = renderEnabled(ctx);
+  const result = await renderEnabled(ctx);
   ctx.metrics.moduleRender(run.module, (performance.now() - startedAt) / 1000);
   for (const module of enabled)
     ctx.metrics.unresolvedVarReferences(
@@ -44,37 +46,104 @@ export async function deliverTree(
       ctx.state.checksums.get(module) === releaseChecksum(manifest)
     )
       continue;
-    const helmStartedAt = performance.now();
-    const outcome = await deliverModule(
-      { module, namespace: ctx.namespace, manifest, resourcesMissing },
-      { helm: ctx.helm, timeoutSeconds: ctx.helmTimeoutSeconds },
-    );
-    const seconds = (performance.now() - helmStartedAt) / 1000;
-    ctx.metrics.helmOperation({ module, activation: run.activation, operation: 'deliver' }, seconds);
-    if (outcome.outcome !== 'unchanged')
-      ctx.logger.info(`release ${outcome.outcome}`, {
-        module,
-        revision: outcome.revision,
-        ...(module === run.module ? {} : { changedBy: run.module }),
-      });
-    ctx.state.revisions.set(module, outcome.revision);
-    ctx.state.delivered.set(module, resourceIds(resources));
-    ctx.state.checksums.set(module, outcome.checksum);
-    ctx.state.resourcesMissing.delete(module);
-    delivered.set(module, outcome);
+    delivered.set(module, await deliverSlice(ctx, run, { module, resources, manifest, resourcesMissing }));
   }
   return delivered;
 }
 
+interface Slice {
+  readonly module: string;
+  readonly resources: readonly Resource[];
+  readonly manifest: string;
+  readonly resourcesMissing: boolean;
+}
+
+/** One module's release upgraded (or found unchanged), with what the operator keeps of it. */
+async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice): Promise<DeliverResult> {
+  const { module, resources, manifest, resourcesMissing } = slice;
+  const helmStartedAt = performance.now();
+  // Objects helm removes during the upgrade are not deletions to heal.
+  ctx.resources?.pause(module);
+  let outcome: DeliverResult;
+  try {
+    outcome = await deliverModule(
+      { module, namespace: ctx.namespace, manifest, resourcesMissing },
+      { helm: ctx.helm, timeoutSeconds: ctx.helmTimeoutSeconds },
+    );
+    ctx.resources?.delivered(
+      module,
+      resources.map((resource) => resource.id),
+      { unchanged: outcome.outcome === 'unchanged' },
+    );
+  } finally {
+    ctx.resources?.resume(module);
+  }
+  const seconds = (performance.now() - helmStartedAt) / 1000;
+  ctx.metrics.helmOperation({ module, activation: run.activation, operation: 'deliver' }, seconds);
+  if (outcome.recovery !== undefined)
+    ctx.logger.info('stuck release recovered', {
+      module,
+      from: outcome.recovery.from,
+      action: outcome.recovery.action,
+      ...(outcome.recovery.action === 'rollback' ? { toRevision: outcome.recovery.toRevision } : {}),
+    });
+  if (outcome.outcome !== 'unchanged')
+    ctx.logger.info(`release ${outcome.outcome}`, {
+      module,
+      revision: outcome.revision,
+      ...(module === run.module ? {} : { changedBy: run.module }),
+    });
+  ctx.state.revisions.set(module, outcome.revision);
+  ctx.state.delivered.set(module, resourceIds(resources));
+  ctx.state.checksums.set(module, outcome.checksum);
+  ctx.state.resourcesMissing.delete(module);
+  return outcome;
+}
+
 /** The tree rendered with the current values of the enabled modules (also the debug `render`). */
-export function renderEnabled(ctx: OperatorContext): RenderTreeResult {
+export async function renderEnabled(ctx: OperatorContext): Promise<RenderTreeResult> {
   const enabled = ctx.state.enabledModules;
-  return renderTree({
-    tree: ctx.tree,
-    values: { enabledModules: enabled, viewFor: (name) => ctx.store.valuesView(moduleOwner(name), enabled) },
-    sharedComponentRoots: ctx.sharedComponentRoots,
-    jq: ctx.jq,
-  });
+  const caches = cachesFor(ctx.tree);
+  return renderTreeWithCharts(
+    {
+      tree: ctx.tree,
+      values: {
+        enabledModules: enabled,
+        viewFor: (name) => ctx.store.valuesView(moduleOwner(name), enabled),
+      },
+      sharedComponentRoots: ctx.sharedComponentRoots,
+      jq: ctx.jq,
+      cache: caches.modules,
+    },
+    {
+      helm: ctx.helm,
+      namespace: ctx.namespace,
+      helmValues: (name) => ctx.store.helmValues(name),
+      tmpRoot: ctx.runDeps.tmpRoot,
+      cache: caches.charts,
+    },
+  );
+}
+
+interface TreeCaches {
+  readonly modules: ModuleLoadCache;
+  readonly charts: ChartCache;
+}
+
+/**
+ * What renders of a tree reuse: every module run renders the whole tree, and only the modules
+ * whose values changed are read (or `helm template`d) again. A new tree (a new Git revision)
+ * starts empty.
+ */
+const treeCaches = new WeakMap<ModulesTree, TreeCaches>();
+
+function cachesFor(tree: ModulesTree): TreeCaches {
+  let caches = treeCaches.get(tree);
+  if (caches === undefined) {
+    caches = { modules: new ModuleLoadCache(), charts: new Map() };
+    treeCaches.set(tree, caches);
+  }
+  return caches;
 }
 
 /** `ns/Kind/name`, sorted (reference §7.2 resource monitor). */

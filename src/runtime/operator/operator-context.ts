@@ -1,6 +1,8 @@
 import type { ConfigStore } from '../config-store.ts';
+import type { ResId } from '../../core/res-id.ts';
 import type { HookRunDeps } from '../../hooks/run-hook-deps.ts';
 import type { ReleaseHelm } from '../../delivery/helm/recover-release.ts';
+import type { ChartTemplater } from '../../delivery/helm/render-chart-module.ts';
 import type { JqEngine } from '../../loader/jq-engine.ts';
 import type { ModulesTree } from '../../loader/modules-tree.ts';
 import type { ConfigValues } from '../../core/values.ts';
@@ -23,7 +25,7 @@ export interface OperatorContext {
   readonly bindings: HookBindings;
   readonly jq: JqEngine;
   readonly runDeps: HookRunDeps;
-  readonly helm: ReleaseHelm;
+  readonly helm: ReleaseHelm & ChartTemplater;
   readonly logger: Logger;
   /** Built-in metrics (seed 000 "Addon-operator metrics"). */
   readonly metrics: OperatorMetrics;
@@ -40,9 +42,20 @@ export interface OperatorContext {
    * ADDON_OPERATOR_CRD_EXTRA_LABELS, skipping ADDON_OPERATOR_CRD_FILTER_PREFIXES; the names applied.
    */
   readonly applyCrds: (crdsDir: string) => Promise<string[]>;
+  /** Release auto-healing (seed 000): told what each release holds, paused while its module runs. */
+  readonly resources?: ReleaseResources;
   readonly state: OperatorState;
   /** Where new trees come from when the operator follows a Git repository (MODULES_GIT_URL). */
   readonly modulesSource?: ModulesTreeSource;
+}
+
+/** What the operator tells the resource monitor (ResourceMonitor). */
+export interface ReleaseResources {
+  delivered(module: string, objects: readonly ResId[], options?: { unchanged?: boolean }): void;
+  forget(module: string): void;
+  pause(module: string): void;
+  resume(module: string): void;
+  afterModuleHook(module: string): Promise<void>;
 }
 
 /** What the operator knows between tasks. */

@@ -1,7 +1,12 @@
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { moduleValuesKey } from '../../core/module-name.ts';
 import { GLOBAL_OWNER, moduleOwner } from '../../core/values.ts';
-import type { DebugDocument, DebugModule, DebugState, HookSnapshots } from '../../observability/debug-state.ts';
+import type {
+  DebugDocument,
+  DebugModule,
+  DebugState,
+  HookSnapshots,
+} from '../../observability/debug-state.ts';
 import { dumpQueues, formatQueueDump } from '../queue/queue-dump.ts';
 import { MAIN_QUEUE, type TaskQueueSet } from '../queue/task-queue-set.ts';
 import { renderEnabled } from './deliver-tree.ts';
@@ -29,19 +34,17 @@ export function createOperatorDebugState(ctx: OperatorContext, queues: TaskQueue
     moduleConfig: configOf,
     modulePatches: (name) => ctx.store.patches(moduleOwner(name)),
     resourceMonitors: () => new Map(ctx.state.enabledModules.flatMap((name) => monitored(ctx, name))),
-    renderedManifests: (name) =>
-      Promise.resolve(
-        (renderEnabled(ctx).rendered.slices.get(name) ?? []).map((resource) => structuredClone(resource.obj)),
+    renderedManifests: async (name) =>
+      ((await renderEnabled(ctx)).rendered.slices.get(name) ?? []).map((resource) =>
+        structuredClone(resource.obj),
       ),
     gitStatus: () => ctx.modulesSource?.status(),
     hookSnapshots: () =>
-      ctx.bindings.allSnapshots().map(
-        ({ hook, module, snapshots }): HookSnapshots => ({
-          hook: hook.descriptor.name,
-          ...(module === undefined ? {} : { module }),
-          bindings: snapshots,
-        }),
-      ),
+      ctx.bindings.allSnapshots().map(({ hook, module, snapshots }): HookSnapshots => ({
+        hook: hook.descriptor.name,
+        ...(module === undefined ? {} : { module }),
+        bindings: snapshots,
+      })),
   };
 }
 

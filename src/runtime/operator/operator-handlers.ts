@@ -137,8 +137,19 @@ async function runHookTask(
     queue: task.queue,
     binding: (task.metadata.bindings ?? []).join(','),
     allowFailure: task.metadata.allowFailure,
+    task: task.id,
   };
-  const changes = await runHookWithContexts(hook, contexts, label, lifecycleRun(ctx, module, metricLabels));
+  let changes: ValuesChanges;
+  if (module !== undefined) ctx.resources?.pause(module);
+  try {
+    changes = await runHookWithContexts(hook, contexts, label, lifecycleRun(ctx, module, metricLabels));
+  } finally {
+    // What a module's own hook deleted is not healed (seed 000 "Release auto-healing").
+    if (module !== undefined) {
+      await ctx.resources?.afterModuleHook(module);
+      ctx.resources?.resume(module);
+    }
+  }
   // Before the first converge (global Synchronization, seed 001 step 2) changes trigger nothing.
   if (!ctx.state.converged) return success();
   const now = events.now();
@@ -178,6 +189,10 @@ function guarded<T extends TaskType>(
         `task ${task.type} failed: ${error instanceof Error ? error.message : String(error)}`,
         {
           module: task.metadata.module,
+          hook: task.metadata.hook,
+          binding: task.metadata.bindings?.join(','),
+          queue: task.queue,
+          task: task.id,
           attempts: task.attempts,
         },
       );

@@ -38,7 +38,16 @@ export class Operator {
         },
         onTaskWait: (task, waitMs) => {
           const { module, hook, bindings } = task.metadata;
-          ctx.metrics.taskWaited({ queue: task.queue, module, hook, binding: bindings?.join(',') }, waitMs / 1000);
+          ctx.metrics.taskWaited(
+            // Hook ids are `<module|global>/<hook>`; metrics name the hook as its runs do.
+            {
+              queue: task.queue,
+              module,
+              hook: hook?.slice(hook.indexOf('/') + 1),
+              binding: bindings?.join(','),
+            },
+            waitMs / 1000,
+          );
         },
         onQueueAction: (queue, action, seconds) => {
           ctx.metrics.queueAction(queue, action, seconds);
@@ -62,6 +71,27 @@ export class Operator {
 
   get queues(): TaskQueueSet {
     return this.#queues;
+  }
+
+  /**
+   * Seed 001 step 15, "helm resources absent" (and a release found not deployed): the module
+   * runs again and its release is upgraded whatever its checksum.
+   */
+  healModule(module: string): void {
+    if (!this.#ctx.state.enabledModules.includes(module)) return;
+    this.#ctx.state.resourcesMissing.add(module);
+    if (this.#queues.find('ModuleRun', (task) => task.metadata.module === module) !== undefined) return;
+    this.#queues.addLast(
+      createTask(
+        'ModuleRun',
+        {
+          queue: MAIN_QUEUE,
+          payload: { doModuleStartup: false, isReloadAll: false },
+          metadata: { module, event: 'AbsentHelmResourcesDetected' },
+        },
+        Date.now(),
+      ),
+    );
   }
 
   /** What the debug socket reads. */

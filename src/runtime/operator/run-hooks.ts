@@ -56,6 +56,8 @@ export interface HookRunMetricLabels {
   /** The binding names; the run's label when absent (a lifecycle binding). */
   readonly binding?: string | undefined;
   readonly allowFailure?: boolean | undefined;
+  /** The task's id, for the hook's log lines. */
+  readonly task?: string | undefined;
 }
 
 export function lifecycleRun(
@@ -68,7 +70,16 @@ export function lifecycleRun(
     owner: module === undefined ? GLOBAL_OWNER : moduleOwner(module),
     ...(module === undefined ? {} : { enabledModules: ctx.state.enabledModules }),
     snapshots: (hook) => ctx.bindings.snapshots(module, hook),
-    runDeps: ctx.runDeps,
+    // The hook's output lines carry who ran it (issue 7: stable field names).
+    runDeps: {
+      ...ctx.runDeps,
+      logger: ctx.runDeps.logger.child({
+        module,
+        queue: labels?.queue ?? MAIN_QUEUE,
+        binding: labels?.binding,
+        task: labels?.task,
+      }),
+    },
     onRun: (hook, label, result, seconds) => {
       recordHookRun(ctx, module, hook, { label, result, seconds, labels });
     },

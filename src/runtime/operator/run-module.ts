@@ -17,6 +17,8 @@ const MAX_AFTER_HELM_RERUNS = 3;
  */
 export async function runModule(ctx: OperatorContext, module: string, activation: string): Promise<void> {
   const startedAt = performance.now();
+  // addon-operator pauses the module's resource monitor while its hooks run (reference §6.5).
+  ctx.resources?.pause(module);
   try {
     await runModulePhases(ctx, module, activation);
     ctx.state.moduleErrors.delete(module);
@@ -25,6 +27,7 @@ export async function runModule(ctx: OperatorContext, module: string, activation
     ctx.state.moduleErrors.set(module, error instanceof Error ? error.message : String(error));
     throw error;
   } finally {
+    ctx.resources?.resume(module);
     ctx.metrics.moduleRun(module, (performance.now() - startedAt) / 1000);
   }
 }
@@ -43,6 +46,8 @@ async function runModulePhases(ctx: OperatorContext, module: string, activation:
     await deliverTree(ctx, { module, activation });
     ctx.metrics.moduleHelm(module, activation, (performance.now() - helmStartedAt) / 1000);
     const changes = await runModuleHooks(ctx, module, 'afterHelm');
+    // What afterHelm deleted is the module's own doing: not healed.
+    await ctx.resources?.afterModuleHook(module);
     if (!changedModule(changes, module)) return;
     ctx.logger.info('values changed in afterHelm: running the module again', { module });
   }
@@ -56,25 +61,33 @@ async function ensureCrds(ctx: OperatorContext, module: string): Promise<void> {
   if (applied.length > 0) ctx.logger.info('CRDs applied', { module, crds: applied.join(',') });
 }
 
-/** ModuleDelete (reference §6.6): helm uninstall, then afterDeleteHelm hooks. */
+/**
+ * ModuleDelete (seed 001 step 6, reference §6.6): beforeDeleteHelm hooks when there is a release,
+ * `helm uninstall`, afterDeleteHelm hooks, then the module's bindings stop (the hooks still get
+ * their snapshots). A failure throws and counts in module_delete_errors_total: the task is retried.
+ */
 export async function deleteDisabledModule(
   ctx: OperatorContext,
   module: string,
   activation: string,
 ): Promise<void> {
-  await ctx.bindings.stopModule(module);
-  const startedAt = performance.now();
   try {
+    if ((await ctx.helm.status(module, ctx.namespace)) !== undefined)
+      await runModuleHooks(ctx, module, 'beforeDeleteHelm');
+    const startedAt = performance.now();
     await deleteModule(module, ctx.namespace, ctx.helm, ctx.helmTimeoutSeconds);
+    ctx.metrics.helmOperation(
+      { module, activation, operation: 'uninstall' },
+      (performance.now() - startedAt) / 1000,
+    );
+    forgetModule(ctx, module);
+    await runModuleHooks(ctx, module, 'afterDeleteHelm');
   } catch (error: unknown) {
     ctx.metrics.moduleDeleteError(module);
     ctx.state.moduleErrors.set(module, error instanceof Error ? error.message : String(error));
     throw error;
   }
-  const seconds = (performance.now() - startedAt) / 1000;
-  ctx.metrics.helmOperation({ module, activation, operation: 'uninstall' }, seconds);
-  forgetModule(ctx, module);
-  await runModuleHooks(ctx, module, 'afterDeleteHelm');
+  await ctx.bindings.stopModule(module);
   ctx.state.startedModules.delete(module);
   ctx.logger.info('module deleted', { module });
 }

@@ -46,6 +46,9 @@ function bindingsOf(task: AnyTask & { type: 'GlobalHookRun' | 'ModuleHookRun' })
 
 function hookName(module: string | undefined, hook: string | undefined): string | undefined {
   if (hook === undefined) return undefined;
+  // The operator's tasks carry hook ids, `<module>/<hook>` or `global/<hook>`.
+  if (module !== undefined && hook.startsWith(`${module}/`)) return hook;
+  if (module === undefined && hook.startsWith('global/')) return hook.slice('global/'.length);
   return module === undefined ? hook : `${module}/${hook}`;
 }
 
