@@ -11,6 +11,8 @@ import type { OperatorContext } from './operator-context.ts';
 export interface DeliverRun {
   readonly module: string;
   readonly activation: string;
+  /** Whether a module has a ModuleRun waiting: its own run delivers it, with its hooks run first. */
+  readonly willRun?: (module: string) => boolean;
 }
 
 /**
@@ -42,8 +44,8 @@ export async function deliverTree(
     const resourcesMissing = ctx.state.resourcesMissing.has(module);
     if (
       module !== run.module &&
-      !resourcesMissing &&
-      ctx.state.checksums.get(module) === releaseChecksum(manifest)
+      (run.willRun?.(module) === true ||
+        (!resourcesMissing && ctx.state.checksums.get(module) === releaseChecksum(manifest)))
     )
       continue;
     delivered.set(module, await deliverSlice(ctx, run, { module, resources, manifest, resourcesMissing }));

@@ -54,6 +54,7 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
           ctx,
           module,
           task.payload.isReloadAll ? (task.metadata.event ?? 'ModuleRun') : 'ModuleRun',
+          (other) => events.isQueued('ModuleRun', other),
         );
       return success();
     }),

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { deleteModule } from '../../delivery/helm/delete-module.ts';
 import { forgetModule } from './converge-modules.ts';
 import type { ValuesChanges } from '../values-store.ts';
-import { deliverTree } from './deliver-tree.ts';
+import { deliverTree, type DeliverRun } from './deliver-tree.ts';
 import type { OperatorContext } from './operator-context.ts';
 import { runHookWithContexts } from '../lifecycle-hooks.ts';
 import { lifecycleRun, runModuleHooks } from './run-hooks.ts';
@@ -15,12 +15,17 @@ const MAX_AFTER_HELM_RERUNS = 3;
  * newly enabled, beforeHelm, render and deliver, afterHelm; a values change during afterHelm runs
  * the module again.
  */
-export async function runModule(ctx: OperatorContext, module: string, activation: string): Promise<void> {
+export async function runModule(
+  ctx: OperatorContext,
+  module: string,
+  activation: string,
+  willRun?: (module: string) => boolean,
+): Promise<void> {
   const startedAt = performance.now();
   // addon-operator pauses the module's resource monitor while its hooks run (reference §6.5).
   ctx.resources?.pause(module);
   try {
-    await runModulePhases(ctx, module, activation);
+    await runModulePhases(ctx, module, { module, activation, ...(willRun ? { willRun } : {}) });
     ctx.state.moduleErrors.delete(module);
   } catch (error: unknown) {
     ctx.metrics.moduleRunError(module);
@@ -32,19 +37,19 @@ export async function runModule(ctx: OperatorContext, module: string, activation
   }
 }
 
-async function runModulePhases(ctx: OperatorContext, module: string, activation: string): Promise<void> {
+async function runModulePhases(ctx: OperatorContext, module: string, run: DeliverRun): Promise<void> {
   if (!ctx.state.startedModules.has(module)) {
     await ensureCrds(ctx, module);
     await runModuleHooks(ctx, module, 'onStartup');
     await synchronizeModule(ctx, module);
     ctx.state.startedModules.add(module);
   }
-  for (let run = 0; run <= MAX_AFTER_HELM_RERUNS; run++) {
+  for (let attempt = 0; attempt <= MAX_AFTER_HELM_RERUNS; attempt++) {
     await runModuleHooks(ctx, module, 'beforeHelm');
     ctx.state.preparedModules.add(module);
     const helmStartedAt = performance.now();
-    await deliverTree(ctx, { module, activation });
-    ctx.metrics.moduleHelm(module, activation, (performance.now() - helmStartedAt) / 1000);
+    await deliverTree(ctx, run);
+    ctx.metrics.moduleHelm(module, run.activation, (performance.now() - helmStartedAt) / 1000);
     const changes = await runModuleHooks(ctx, module, 'afterHelm');
     // What afterHelm deleted is the module's own doing: not healed.
     await ctx.resources?.afterModuleHook(module);
