@@ -41,7 +41,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.stdout(`${usage}\n`);
     return name === undefined ? 2 : 0;
   }
-  const load: (() => Promise<Command>) | undefined = (commands as Record<string, () => Promise<Command>>)[name];
+  const load: (() => Promise<Command>) | undefined = (commands as Record<string, () => Promise<Command>>)[
+    name
+  ];
   try {
     if (!load) throw new UsageError(`unknown command '${name}'`, usage);
     const command = await load();

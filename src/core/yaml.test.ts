@@ -3,7 +3,13 @@ import { describe, it } from 'node:test';
 import { VarTypeError } from './var-expansion.ts';
 import { parseYamlDocuments, stringifyYaml, type YamlExpansion } from './yaml.ts';
 
-const values: Record<string, unknown> = { replicas: 3, port: '8080', debug: true, labels: { a: 'b' }, host: 'example.com' };
+const values: Record<string, unknown> = {
+  replicas: 3,
+  port: '8080',
+  debug: true,
+  labels: { a: 'b' },
+  host: 'example.com',
+};
 
 function expand(text: string, unresolved: string[] = []): unknown {
   const expansion: YamlExpansion = {
@@ -23,12 +29,19 @@ describe('$(var) expansion while parsing YAML', () => {
   });
 
   it('keeps quoted and block scalars strings', () => {
-    assert.deepEqual(expand('a: "$(replicas)"\nb: \'$(debug)\'\nc: |\n  n=$(replicas)\n'), { a: '3', b: 'true', c: 'n=3\n' });
+    assert.deepEqual(expand('a: "$(replicas)"\nb: \'$(debug)\'\nc: |\n  n=$(replicas)\n'), {
+      a: '3',
+      b: 'true',
+      c: 'n=3\n',
+    });
   });
 
   it('formats references inside longer strings and leaves unknown ones, reporting the line', () => {
     const unresolved: string[] = [];
-    assert.deepEqual(expand('host: web.$(host)\nother:\n  x: $(nope)-1\n', unresolved), { host: 'web.example.com', other: { x: '$(nope)-1' } });
+    assert.deepEqual(expand('host: web.$(host)\nother:\n  x: $(nope)-1\n', unresolved), {
+      host: 'web.example.com',
+      other: { x: '$(nope)-1' },
+    });
     assert.deepEqual(unresolved, ['nope@f.yaml:3']);
   });
 
@@ -38,7 +51,8 @@ describe('$(var) expansion while parsing YAML', () => {
   });
 
   it('leaves a document annotated kaddon.io/expand-vars: "false" as written', () => {
-    const text = 'metadata:\n  annotations:\n    kaddon.io/expand-vars: "false"\ndata:\n  s: echo $$(date) $(replicas)\n';
+    const text =
+      'metadata:\n  annotations:\n    kaddon.io/expand-vars: "false"\ndata:\n  s: echo $$(date) $(replicas)\n';
     assert.deepEqual(expand(text), {
       metadata: { annotations: { 'kaddon.io/expand-vars': 'false' } },
       data: { s: 'echo $$(date) $(replicas)' },
