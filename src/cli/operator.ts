@@ -195,7 +195,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   });
   await debug.start();
   logger.info('debug socket listening', { socket: config.debugUnixSocket });
-  await operator.start();
+  operator.start();
   resources.start();
   const signal = await stopping;
   logger.info('stopping', { signal });

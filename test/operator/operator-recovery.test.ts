@@ -40,6 +40,12 @@ const files = {
   get afterDeleteMarker(): string {
     return path.join(tree.root, 'toggled-after-delete.json');
   },
+  get startupLog(): string {
+    return path.join(tree.root, 'global-startup.log');
+  },
+  get enabledLog(): string {
+    return path.join(tree.root, 'picky-enabled.log');
+  },
 };
 let port: number;
 let operator: E2eOperator;
@@ -54,7 +60,11 @@ function startOperator(): E2eOperator {
     port,
     forceKillAfterDelay: 10_000,
     // The blocked upgrade of the crash scenario must not outlive the test if the kill is late.
-    extraEnv: { HELM_TIMEOUT: '60s', ADDON_OPERATOR_CRD_EXTRA_LABELS: `heritage=${CRD_LABEL}` },
+    extraEnv: {
+      HELM_TIMEOUT: '60s',
+      ADDON_OPERATOR_CRD_EXTRA_LABELS: `heritage=${CRD_LABEL}`,
+      GLOBAL_HOOKS_DIR: path.join(tree.root, 'global-hooks'),
+    },
   });
 }
 
@@ -141,14 +151,38 @@ spec:
         image: busybox
 `,
   });
-  for (const hook of ['010-flaky/hooks/before-helm.mjs', '030-toggled/hooks/after-delete.mjs'])
-    await chmod(path.join(tree.root, 'modules', hook), 0o755);
+  // A global onStartup hook that fails its first run, and an `enabled` script that fails twice.
+  tree.write('global-hooks', {
+    'startup.mjs': hookScript({ configVersion: 'v1', onStartup: 1 }, [
+      `appendFileSync(${JSON.stringify(files.startupLog)}, Date.now() + '\\n');`,
+      `if (readFileSync(${JSON.stringify(files.startupLog)}, 'utf8').trim().split('\\n').length < 2) process.exit(1);`,
+    ]),
+  });
+  tree.write('modules/060-picky', {
+    ...state('picky', '  ready: "yes"\n'),
+    'values.yaml': 'pickyEnabled: true\n',
+    enabled: [
+      '#!/usr/bin/env node',
+      "import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';",
+      `appendFileSync(${JSON.stringify(files.enabledLog)}, Date.now() + '\\n');`,
+      `if (readFileSync(${JSON.stringify(files.enabledLog)}, 'utf8').trim().split('\\n').length < 3) process.exit(1);`,
+      "writeFileSync(process.env.MODULE_ENABLED_RESULT, 'true');",
+      '',
+    ].join('\n'),
+  });
+  for (const hook of [
+    'modules/010-flaky/hooks/before-helm.mjs',
+    'modules/030-toggled/hooks/after-delete.mjs',
+    'global-hooks/startup.mjs',
+    'modules/060-picky/enabled',
+  ])
+    await chmod(path.join(tree.root, hook), 0o755);
 }
 
 function hookScript(config: Record<string, unknown>, body: readonly string[]): string {
   return [
     '#!/usr/bin/env node',
-    "import { appendFileSync, copyFileSync, existsSync } from 'node:fs';",
+    "import { appendFileSync, copyFileSync, existsSync, readFileSync } from 'node:fs';",
     "if (process.argv[2] === '--config') {",
     `  console.log(${JSON.stringify(JSON.stringify(config))});`,
     '  process.exit(0);',
@@ -197,9 +231,14 @@ async function updatedAt(release: string): Promise<number> {
   return Date.parse(rows.at(-1)?.updated ?? '');
 }
 
-async function attempts(): Promise<number[]> {
-  const text = await readFile(files.attemptsLog, 'utf8').catch(() => '');
+/** Milliseconds since the epoch, one line each, as the hooks append them. */
+async function timestamps(file: string): Promise<number[]> {
+  const text = await readFile(file, 'utf8').catch(() => '');
   return text.split('\n').filter(Boolean).map(Number);
+}
+
+async function attempts(): Promise<number[]> {
+  return timestamps(files.attemptsLog);
 }
 
 async function getObject(apiPath: string): Promise<Record<string, unknown> | undefined> {
@@ -227,6 +266,20 @@ async function mainQueueTasks(): Promise<DumpedTask[]> {
 }
 
 describe('kaddon operator: failures, crashes and module lifecycle against a real cluster', () => {
+  it('retries a failing global onStartup hook and a failing enabled script instead of stopping', async () => {
+    // The operator became ready in before(): both failures were retried, none was fatal.
+    const startup = await timestamps(files.startupLog);
+    assert.equal(startup.length, 2, 'onStartup ran twice: failed, then succeeded');
+    assert.ok((startup[1] ?? 0) - (startup[0] ?? 0) >= 4_500, 'retried after the 5 s backoff');
+    const enabled = await timestamps(files.enabledLog);
+    assert.ok(enabled.length >= 3, `the enabled script ran ${String(enabled.length)} times`);
+    const [first = 0, second = 0, third = 0] = enabled;
+    assert.ok(second - first >= 4_500 && third - second >= 4_500, 'discovery retried after 5 s');
+    // Every 5 s (seed 000), not the growing task backoff, which would wait 10 s the second time.
+    assert.ok(third - second < 9_000, `second retry after ${String(third - second)} ms`);
+    assert.equal(await revision('picky'), 1, 'the module is installed once its script succeeds');
+  });
+
   it('applies crds/ with the extra labels before the release that uses them, skipping doc- files', async () => {
     const crd = await getObject(
       '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/widgets.e2e.kaddon.dev',

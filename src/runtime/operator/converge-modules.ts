@@ -1,6 +1,7 @@
 import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
-import { createTask, type AnyTask, type ConvergeEvent } from '../queue/task.ts';
-import { discoverModules } from './discover-modules.ts';
+import { createTask, type ConvergeEvent } from '../queue/task.ts';
+import { fail, success, type TaskResult } from '../queue/task-result.ts';
+import { discoverModules, type ModuleDiscovery } from './discover-modules.ts';
 import type { OperatorContext } from './operator-context.ts';
 import { runGlobalHooks } from './run-hooks.ts';
 
@@ -10,19 +11,26 @@ import { runGlobalHooks } from './run-hooks.ts';
  * main queue: a ModuleRun per enabled module, a ModuleDelete per module that is now disabled, a
  * ModulePurge per release without a module, and the AfterAll phase. Each is its own task, so a
  * failing module is retried alone and what waits behind it is visible in `queue list`.
- * A failure here (a beforeAll hook, an `enabled` script) throws: the task is retried with backoff.
+ * A failing beforeAll hook throws (retried with backoff); a failing discovery is retried in 5 s.
  */
 export async function startConverge(
   ctx: OperatorContext,
   event: ConvergeEvent,
   now: number,
-): Promise<AnyTask[]> {
+): Promise<TaskResult> {
   const startedAt = performance.now();
   await runGlobalHooks(ctx, 'beforeAll');
-  const discovery = await discoverModules(ctx).catch((error: unknown) => {
+  let discovery: ModuleDiscovery;
+  try {
+    discovery = await discoverModules(ctx);
+  } catch (error: unknown) {
+    // Seed 000: a failing `enabled` script is retried every 5 s, not with the growing backoff.
     ctx.metrics.moduleDiscoverError();
-    throw error;
-  });
+    ctx.logger.error(
+      `module discovery failed, retried in ${String(DISCOVERY_RETRY_MS / 1000)} s: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return fail(error, DISCOVERY_RETRY_MS);
+  }
   const known = new Set(ctx.tree.modules.map((module) => module.name));
   const previous = ctx.state.enabledModules;
   const releases = await ctx.helm.list(ctx.namespace);
@@ -40,7 +48,7 @@ export async function startConverge(
     .sort()
     .reverse();
   const activation = { event };
-  return [
+  const headTasks = [
     ...discovery.enabled.map((module) =>
       createTask(
         'ModuleRun',
@@ -68,7 +76,11 @@ export async function startConverge(
       now,
     ),
   ];
+  return success({ headTasks });
 }
+
+/** How often a failed module discovery is tried again. */
+const DISCOVERY_RETRY_MS = 5_000;
 
 /** ConvergeModules in AfterAll (seed 001 step 8): afterAll hooks, then the converge is done. */
 export async function finishConverge(

@@ -8,7 +8,7 @@ import { fail, success, type TaskResult } from '../queue/task-result.ts';
 import type { ValuesChanges } from '../values-store.ts';
 import { finishConverge, purgeRelease, startConverge } from './converge-modules.ts';
 import type { OperatorContext } from './operator-context.ts';
-import { lifecycleRun } from './run-hooks.ts';
+import { lifecycleRun, onStartupTasks } from './run-hooks.ts';
 import { switchModulesTree } from './switch-modules-tree.ts';
 import { deleteDisabledModule, runModule } from './run-module.ts';
 
@@ -44,7 +44,7 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
       }
       // A new converge supersedes the rest of any converge still queued (reference §3.4).
       events.removeConvergeTasks(task.id);
-      return success({ headTasks: await startConverge(ctx, event, events.now()) });
+      return startConverge(ctx, event, events.now());
     }),
     ModuleRun: guarded(ctx, async (task: Task<'ModuleRun'>) => {
       const module = task.metadata.module;
@@ -69,6 +69,33 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
       return success();
     }),
     SwitchModulesTree: guarded(ctx, () => switchModulesTree(ctx, events.now())),
+    LoadGlobalHooks: guarded(ctx, async (task: Task<'LoadGlobalHooks'>) => {
+      await ctx.hooks.loadGlobal(task.payload.globalHooksDir);
+      const now = events.now();
+      return success({
+        headTasks: [
+          ...onStartupTasks(ctx, now),
+          createTask('GlobalHookEnableKubernetesBindings', { queue: MAIN_QUEUE, payload: {} }, now),
+        ],
+      });
+    }),
+    GlobalHookEnableKubernetesBindings: guarded(ctx, async () => {
+      const hooks = ctx.hooks.globalHooks();
+      let tasks: HookRunTask[];
+      try {
+        tasks = await ctx.bindings.startGlobal(hooks);
+      } catch (error: unknown) {
+        // Retried from scratch: what did start is stopped (a kind not served yet, a bad selector).
+        await ctx.bindings.stopGlobal();
+        throw error;
+      }
+      ctx.bindings.enableGlobalSchedules(hooks);
+      // Seed 001 step 2: waited Synchronization runs come before the converge queued behind.
+      return success({
+        headTasks: tasks.filter((hookTask) => hookTask.queue === MAIN_QUEUE),
+        tailTasks: tasks.filter((hookTask) => hookTask.queue !== MAIN_QUEUE),
+      });
+    }),
     ApplyKubeConfigValues: guarded(ctx, async () => {
       const changes = await ctx.store.reloadConfig(ctx.state.pendingConfig);
       return success({ headTasks: followUps(ctx, changes, events.now()) });
@@ -76,7 +103,6 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
     GlobalHookRun: guarded(ctx, (task: Task<'GlobalHookRun'>) => runHookTask(ctx, events, task)),
     ModuleHookRun: guarded(ctx, (task: Task<'ModuleHookRun'>) => runHookTask(ctx, events, task)),
     GlobalHookEnableScheduleBindings: notYet(),
-    GlobalHookEnableKubernetesBindings: notYet(),
     GlobalHookWaitKubernetesSynchronization: notYet(),
     ModuleEnsureCRDs: notYet(),
     ParallelModuleRun: notYet(),

@@ -8,7 +8,6 @@ import type { OperatorContext } from './operator-context.ts';
 import type { DebugState } from '../../observability/debug-state.ts';
 import { createOperatorDebugState } from './operator-debug-state.ts';
 import { createOperatorHandlers } from './operator-handlers.ts';
-import { onStartupTasks } from './run-hooks.ts';
 
 export interface OperatorOptions {
   readonly globalHooksDir: string | undefined;
@@ -99,19 +98,20 @@ export class Operator {
     return createOperatorDebugState(this.#ctx, this.#queues);
   }
 
-  /** Seed 001 steps 1–8, then events (step 16); resolves once the work is queued. */
-  async start(): Promise<void> {
-    await this.#ctx.hooks.loadGlobal(this.#options.globalHooksDir);
-    // Seed 001 step 1: one task per onStartup hook, in ORDER; a failing one is retried with backoff.
-    this.#queues.addLast(...onStartupTasks(this.#ctx, Date.now()));
-    const globalHooks = this.#ctx.hooks.globalHooks();
-    // Seed 001 step 2: Synchronization runs that are waited for are queued before the converge.
-    this.#queues.addLast(...(await this.#ctx.bindings.startGlobal(globalHooks)));
+  /** Seed 001 steps 1–8, then events (step 16): queues the start-up work and follows the ConfigMap. */
+  start(): void {
+    // Seed 001 steps 1–2 as tasks (LoadGlobalHooks queues onStartup runs and the kubernetes
+    // bindings' Synchronization at the head), then the first converge; a failure is retried.
+    const now = Date.now();
     this.#queues.addLast(
-      createTask('ConvergeModules', { queue: MAIN_QUEUE, payload: { event: 'OperatorStartup' } }, Date.now()),
+      createTask(
+        'LoadGlobalHooks',
+        { queue: MAIN_QUEUE, payload: { globalHooksDir: this.#options.globalHooksDir } },
+        now,
+      ),
+      createTask('ConvergeModules', { queue: MAIN_QUEUE, payload: { event: 'OperatorStartup' } }, now),
     );
     this.#queues.start();
-    this.#ctx.bindings.enableGlobalSchedules(globalHooks);
     this.#watch = this.#options.configMap.watch(
       (config, change) => {
         if (!isConfigChanged(change)) return;

@@ -78,6 +78,7 @@ export function recordingHandlers(run: RunHandler = () => success()): {
     DiscoverHelmReleases: handler,
     ApplyKubeConfigValues: handler,
     SwitchModulesTree: handler,
+    LoadGlobalHooks: handler,
   } satisfies TaskHandlers;
   return { handlers, ran };
 }

@@ -27,6 +27,11 @@ export interface TaskPayloads {
   readonly ApplyKubeConfigValues: EmptyPayload;
   /** GitOps: move to the newest validated modules tree, then reload all modules. */
   readonly SwitchModulesTree: EmptyPayload;
+  /**
+   * Start-up (seed 001 step 1): the global hooks' `--config` loaded, then their onStartup runs and
+   * kubernetes bindings queued. A hook that cannot be loaded is retried, never fatal.
+   */
+  readonly LoadGlobalHooks: { readonly globalHooksDir: string | undefined };
 }
 
 export type TaskType = keyof TaskPayloads;
