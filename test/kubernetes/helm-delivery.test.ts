@@ -6,7 +6,7 @@ import { after, before, describe, it, type TestContext } from 'node:test';
 import { execa } from 'execa';
 import { isJsonObject } from '../../src/core/json.ts';
 import { applyCrds } from '../../src/delivery/helm/apply-crds.ts';
-import { deleteModule, purgeReleases } from '../../src/delivery/helm/delete-module.ts';
+import { deleteModule, orphanReleases } from '../../src/delivery/helm/delete-module.ts';
 import {
   CHECKSUM_VALUES_KEY,
   deliverModule,
@@ -165,8 +165,9 @@ describe('helm delivery against a real cluster and helm', () => {
     await deleteModule('alpha', ns, helm);
     await deleteModule('alpha', ns, helm);
     assert.equal(await helm.status('alpha', ns), undefined);
-    const result = await purgeReleases(ns, ['beta'], 'kaddon', helm);
-    assert.deepEqual(result, { purged: ['gamma'], failed: [] });
+    const orphans = orphanReleases(await helm.list(ns), new Set(['beta', 'delta']), 'kaddon');
+    assert.deepEqual(orphans, ['gamma']);
+    for (const release of orphans) await helm.uninstall(release, ns);
     assert.deepEqual(await helm.list(ns), ['beta', 'kaddon']);
   });
 

@@ -1,3 +1,4 @@
+import { orphanReleases } from '../../delivery/helm/delete-module.ts';
 import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
 import { createTask, type ConvergeEvent } from '../queue/task.ts';
 import { fail, success, type TaskResult } from '../queue/task-result.ts';
@@ -43,10 +44,7 @@ export async function startConverge(
     .filter((name) => !discovery.enabled.includes(name))
     .filter((name) => previous.includes(name) || (!ctx.state.converged && releases.includes(name)));
   // Seed 001 step 7: releases whose module directory is gone (HELM_IGNORE_RELEASE kept).
-  const toPurge = releases
-    .filter((release) => !known.has(release) && release !== ctx.helmIgnoreRelease)
-    .sort()
-    .reverse();
+  const toPurge = orphanReleases(releases, known, ctx.helmIgnoreRelease);
   const activation = { event };
   const headTasks = [
     ...discovery.enabled.map((module) =>

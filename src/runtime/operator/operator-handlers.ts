@@ -27,12 +27,6 @@ export interface HandlerEvents {
  * the task at its head and retries it with backoff (seed 000 "Task queues").
  */
 export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEvents): TaskHandlers {
-  const notYet =
-    <T extends TaskType>(): TaskHandler<T> =>
-    (task) => {
-      ctx.logger.info('task type not handled yet; dropped', { task: task.type });
-      return Promise.resolve(success());
-    };
   return {
     ConvergeModules: guarded(ctx, async (task: Task<'ConvergeModules'>) => {
       const { event, phase, startedAt } = task.payload;
@@ -102,11 +96,6 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
     }),
     GlobalHookRun: guarded(ctx, (task: Task<'GlobalHookRun'>) => runHookTask(ctx, events, task)),
     ModuleHookRun: guarded(ctx, (task: Task<'ModuleHookRun'>) => runHookTask(ctx, events, task)),
-    GlobalHookEnableScheduleBindings: notYet(),
-    GlobalHookWaitKubernetesSynchronization: notYet(),
-    ModuleEnsureCRDs: notYet(),
-    ParallelModuleRun: notYet(),
-    DiscoverHelmReleases: notYet(),
   } satisfies TaskHandlers;
 }
 

@@ -27,8 +27,6 @@ function aboutTask(task: AnyTask): string[] {
       return present([module, task.payload.doModuleStartup ? 'doStartup' : undefined, event]);
     case 'ConvergeModules':
       return present([task.payload.event, task.payload.phase]);
-    case 'ParallelModuleRun':
-      return present([task.payload.modules.join(','), event]);
     case 'ModulePurge':
       return present([task.payload.release, event]);
     default:

@@ -3,27 +3,24 @@ import type { BindingContext } from '../../hooks/binding-context.ts';
 import type { BindingType, ConfigVersion } from '../../hooks/hook-config.ts';
 
 /**
- * What a task of each type carries (reference §3.2). The keys are the task types: a closed set of
- * string literals, so a handler registry keyed by them is checked by the compiler.
+ * What a task of each type carries (reference §3.2, the types kaddon queues). The keys are the
+ * task types: a closed set of string literals, so a handler registry keyed by them is checked by
+ * the compiler. addon-operator's GlobalHookEnableScheduleBindings and ModuleEnsureCRDs are steps of
+ * GlobalHookEnableKubernetesBindings and ModuleRun here, DiscoverHelmReleases is part of every
+ * converge, and modules run one at a time (no ParallelModuleRun).
  */
 export interface TaskPayloads {
   /** A global hook with the binding contexts of one or more events (combined when piled up). */
   readonly GlobalHookRun: HookRunPayload;
   readonly ModuleHookRun: HookRunPayload;
-  readonly GlobalHookEnableScheduleBindings: EmptyPayload;
+  /** Global kubernetes bindings started (their Synchronization queued), then their schedules. */
   readonly GlobalHookEnableKubernetesBindings: EmptyPayload;
-  /** Repeats until every waited Synchronization task in other queues is done. */
-  readonly GlobalHookWaitKubernetesSynchronization: EmptyPayload;
   /** 'Reload all modules' (seed 001 steps 3 to 8). */
   readonly ConvergeModules: ConvergeModulesPayload;
-  readonly ModuleEnsureCRDs: EmptyPayload;
   readonly ModuleRun: ModuleRunPayload;
-  /** Modules of one order that run side by side, each as a ModuleRun in a parallel queue. */
-  readonly ParallelModuleRun: { readonly modules: readonly string[] };
   readonly ModuleDelete: EmptyPayload;
   /** A release with no module directory (seed 001 step 7). */
   readonly ModulePurge: { readonly release: string };
-  readonly DiscoverHelmReleases: EmptyPayload;
   readonly ApplyKubeConfigValues: EmptyPayload;
   /** GitOps: move to the newest validated modules tree, then reload all modules. */
   readonly SwitchModulesTree: EmptyPayload;
