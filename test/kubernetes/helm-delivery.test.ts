@@ -101,6 +101,13 @@ describe('helm delivery against a real cluster and helm', () => {
     assert.equal(third.reason, 'checksum-changed');
     assert.deepEqual(await historyStates('echo-server', ns), ['superseded', 'deployed']);
     assert.equal(await helm.getManifest('echo-server', ns), helmManifest('echo-server', [changed]));
+    assert.equal(third.revision, 2, 'the revision helm upgrade printed');
+    assert.deepEqual(await helm.release('echo-server', ns), {
+      status: 'deployed',
+      revision: 2,
+      values: { [CHECKSUM_VALUES_KEY]: third.checksum },
+    });
+    assert.equal(await helm.release('never-installed', ns), undefined);
   });
 
   it('upgrades an unchanged slice when resources are missing, and a changed checksum input', async (t) => {

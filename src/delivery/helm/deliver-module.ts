@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { ReleaseStatus } from './helm-client.ts';
+import type { ReleaseDetails } from './helm-client.ts';
 import {
   isStuckState,
   recoverStuckRelease,
@@ -72,40 +72,43 @@ export function releaseChecksum(manifest: string, inputs: readonly string[] = []
 export async function deliverModule(input: DeliverModuleInput, deps: DeliverDeps): Promise<DeliverResult> {
   const { module, namespace } = input;
   const checksum = releaseChecksum(input.manifest, input.checksumInputs);
-  let current = await deps.helm.status(module, namespace);
+  // One helm call answers state, revision and stored checksum; an unchanged release costs no more.
+  let current = await deps.helm.release(module, namespace);
   let recovery: ReleaseRecovery | undefined;
   if (current && isStuckState(current.status)) {
     recovery = await recoverStuckRelease(deps.helm, module, namespace, deps.timeoutSeconds);
-    current = await deps.helm.status(module, namespace);
+    current = await deps.helm.release(module, namespace);
   }
-  const reason = await upgradeReason(current, checksum, input, deps);
+  const reason = upgradeReason(current, checksum, input);
   if (reason === undefined && current)
     return { outcome: 'unchanged', revision: current.revision, checksum, ...(recovery ? { recovery } : {}) };
-  await upgradeRelease(input, checksum, deps);
-  const revision = (await deps.helm.status(module, namespace))?.revision ?? 0;
+  const revision = await upgradeRelease(input, checksum, deps);
   const outcome = recovery ? 'recovered' : current ? 'upgraded' : 'installed';
   return { outcome, reason: reason ?? 'absent', revision, checksum, ...(recovery ? { recovery } : {}) };
 }
 
 /** addon-operator's shouldRunHelmUpgrade (reference §6.3 step 5), with a missing checksum as changed. */
-async function upgradeReason(
-  current: ReleaseStatus | undefined,
+function upgradeReason(
+  current: ReleaseDetails | undefined,
   checksum: string,
   input: DeliverModuleInput,
-  deps: DeliverDeps,
-): Promise<UpgradeReason | undefined> {
+): UpgradeReason | undefined {
   if (!current) return 'absent';
   if (current.status !== 'deployed') return 'not-deployed';
   if (input.resourcesMissing === true) return 'resources-missing';
-  const values = await deps.helm.getValues(input.module, input.namespace);
-  return values[CHECKSUM_VALUES_KEY] === checksum ? undefined : 'checksum-changed';
+  return current.values[CHECKSUM_VALUES_KEY] === checksum ? undefined : 'checksum-changed';
 }
 
-async function upgradeRelease(input: DeliverModuleInput, checksum: string, deps: DeliverDeps): Promise<void> {
+/** `helm upgrade --install` of the release chart; the revision it wrote. */
+async function upgradeRelease(
+  input: DeliverModuleInput,
+  checksum: string,
+  deps: DeliverDeps,
+): Promise<number> {
   const dir = await mkdtemp(path.join(deps.tmpRoot ?? os.tmpdir(), `kaddon-release-${input.module}-`));
   try {
     await writeReleaseChart(dir, input.module, input.manifest);
-    await deps.helm.upgradeInstall(input.module, input.namespace, dir, {
+    return await deps.helm.upgradeInstall(input.module, input.namespace, dir, {
       values: { [CHECKSUM_VALUES_KEY]: checksum },
       timeoutSeconds: deps.timeoutSeconds,
     });

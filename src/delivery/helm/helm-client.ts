@@ -22,6 +22,12 @@ export interface ReleaseStatus {
   readonly revision: number;
 }
 
+/** The newest revision with the values it was installed with. */
+export interface ReleaseDetails extends ReleaseStatus {
+  /** The user-supplied values (`helm get values`). */
+  readonly values: JsonObject;
+}
+
 export interface ReleaseRevision extends ReleaseStatus {
   readonly description: string;
 }
@@ -68,16 +74,46 @@ export class HelmClient {
     namespace: string,
     chartDir: string,
     options: UpgradeInstallOptions,
-  ): Promise<void> {
-    await this.#withValuesFile(release, options.values, async (valuesFile) => {
-      const args = ['upgrade', '--install', release, chartDir, '--namespace', namespace];
+  ): Promise<number> {
+    return this.#withValuesFile(release, options.values, async (valuesFile) => {
+      const args = ['upgrade', '--install', release, chartDir, '--namespace', namespace, '-o', 'json'];
       args.push('--values', valuesFile, '--timeout', `${options.timeoutSeconds}s`);
       args.push('--history-max', String(this.#options.historyMax ?? 10));
       // SkipCRDs and TakeOwnership as addon-operator (§6.3): CRDs go through applyCrds.
       args.push('--skip-crds', '--take-ownership');
       if (options.wait === true) args.push('--wait=watcher');
-      await this.#run(release, args, options.timeoutSeconds * 1000 + PROCESS_GRACE_MS);
+      const stdout = await this.#run(release, args, options.timeoutSeconds * 1000 + PROCESS_GRACE_MS);
+      // The release helm printed: its `version` is the revision just written.
+      const printed = this.#parseJson(release, args, stdout);
+      return isJsonObject(printed) ? Number(printed.version) : Number.NaN;
     });
+  }
+
+  /**
+   * `helm status -o json`: the newest revision's state, number and values in one helm call;
+   * undefined when there is no release of that name.
+   */
+  async release(release: string, namespace: string): Promise<ReleaseDetails | undefined> {
+    const args = ['status', release, '--namespace', namespace, '-o', 'json'];
+    let parsed: unknown;
+    try {
+      parsed = await this.#runJson(release, args);
+    } catch (error: unknown) {
+      if (error instanceof HelmError && /release: not found/.test(error.stderr)) return undefined;
+      throw error;
+    }
+    if (!isJsonObject(parsed) || !isJsonObject(parsed.info))
+      throw new HelmError(
+        release,
+        args.join(' '),
+        'printed no release',
+        JSON.stringify(parsed).slice(0, 400),
+      );
+    return {
+      status: scalarText(parsed.info.status) as ReleaseState,
+      revision: Number(parsed.version),
+      values: isJsonObject(parsed.config) ? parsed.config : {},
+    };
   }
 
   /** The newest revision's state, or undefined when there is no release of that name. */
@@ -183,7 +219,10 @@ export class HelmClient {
   }
 
   async #runJson(release: string, args: readonly string[]): Promise<unknown> {
-    const stdout = await this.#run(release, args);
+    return this.#parseJson(release, args, await this.#run(release, args));
+  }
+
+  #parseJson(release: string, args: readonly string[], stdout: string): unknown {
     try {
       return JSON.parse(stdout) as unknown;
     } catch (error: unknown) {
