@@ -2,7 +2,7 @@ import type { HelmClient, ReleaseState } from './helm-client.ts';
 
 export type ReleaseHelm = Pick<
   HelmClient,
-  'upgradeInstall' | 'status' | 'release' | 'history' | 'getValues' | 'uninstall' | 'list' | 'rollback'
+  'upgradeInstall' | 'status' | 'release' | 'history' | 'uninstall' | 'list' | 'rollback'
 >;
 
 /** What was done to a release that an interrupted helm left behind. */
