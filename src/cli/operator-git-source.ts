@@ -20,6 +20,8 @@ export interface OperatorGitSourceOptions {
   readonly jq: JqEngine;
   readonly runDeps: HookRunDeps;
   readonly logger: Logger;
+  /** UNNUMBERED_MODULE_ORDER, for every revision's tree. */
+  readonly unnumberedOrder?: number;
   readonly metrics: GitSyncMetrics;
   /** Config values read at start: revisions are checked against them until `useStore`. */
   readonly initialConfig: ConfigValues;

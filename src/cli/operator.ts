@@ -94,6 +94,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
         config: loadGitSourceConfig(process.env),
         jq,
         runDeps,
+        unnumberedOrder: config.unnumberedModulesOrder,
         logger,
         metrics,
         initialConfig,
@@ -215,7 +216,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
 
 /** MODULES_DIR and GLOBAL_HOOKS_DIR as they are on disk, when no Git source is set. */
 function localModulesTree(config: OperatorConfig): OperatorTree {
-  const tree = loadModulesTree(config.modulesDirs);
+  const tree = loadModulesTree(config.modulesDirs, { unnumberedOrder: config.unnumberedModulesOrder });
   const globalHooksDir = existsSync(config.globalHooksDir) ? config.globalHooksDir : undefined;
   return {
     tree,

@@ -28,6 +28,8 @@ export interface PreparedTree extends ModulesTreeLocation {
 export interface PrepareTreeDeps {
   readonly runDeps: HookRunDeps;
   readonly jq: JqEngine;
+  /** UNNUMBERED_MODULE_ORDER: the order of modules without a numeric prefix. */
+  readonly unnumberedOrder?: number;
 }
 
 /**
@@ -38,7 +40,10 @@ export async function prepareModulesTree(
   location: ModulesTreeLocation,
   deps: PrepareTreeDeps,
 ): Promise<PreparedTree> {
-  const tree = loadModulesTree([location.modulesDir]);
+  const tree = loadModulesTree(
+    [location.modulesDir],
+    deps.unnumberedOrder === undefined ? {} : { unnumberedOrder: deps.unnumberedOrder },
+  );
   const schemas = loadTreeSchemas(tree, location.globalHooksDir);
   const warnings = [...tree.warnings];
   const global =
