@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { ResultPromise } from 'execa';
-import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
-import { KubeClient } from '../../src/delivery/kube-client.ts';
-import { connectionFromKubeconfig } from '../../src/delivery/kube-connection.ts';
-import { ensureHelm } from '../cluster/ensure-helm.ts';
-import { findFreePort } from '../cluster/free-port.ts';
-import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
-import { startOperatorProcess } from '../operator/start-operator.ts';
+import {
+  eventually,
+  startOperatorEnvironment,
+  waitReady,
+  type E2eOperator,
+  type OperatorEnvironment,
+} from '../operator/operator-e2e-kit.ts';
 
 const NAMESPACE = 'kaddon-metrics-e2e';
 const WATCH_LABEL = 'e2e.kaddon.dev/metrics';
@@ -27,48 +25,24 @@ const SEED_NAMES_PROMTOOL_DISLIKES = [
   `${P}live_ticks counter metrics should have "_total" suffix`,
 ];
 
-let cluster: TestCluster;
-let api: KubeClient;
-let helm: HelmClient;
-let workDir: string;
-let port: number;
-let operator: ResultPromise<{ reject: false; all: true; forceKillAfterDelay: number }>;
+let env: OperatorEnvironment;
+let operator: E2eOperator;
 
 before(async () => {
-  const helmPath = (await ensureHelm()).helm;
-  cluster = await startTestCluster();
-  api = new KubeClient(connectionFromKubeconfig(cluster.kubeconfigPath));
-  helm = new HelmClient({ helmPath, kubeconfigPath: cluster.kubeconfigPath });
-  workDir = await mkdtemp(path.join(os.tmpdir(), 'kaddon-metrics-e2e-'));
-  await writeWatcherModule(path.join(workDir, 'modules/010-watcher'));
-  await writeGlobalHook(path.join(workDir, 'global-hooks'));
-  await api.request('POST', '/api/v1/namespaces', {
-    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
-  });
-  port = await findFreePort();
-  operator = startOperatorProcess({
-    modulesDir: path.join(workDir, 'modules'),
-    namespace: NAMESPACE,
-    kubeconfigPath: cluster.kubeconfigPath,
-    helmPath,
-    workDir,
-    port,
+  env = await startOperatorEnvironment({ namespace: NAMESPACE, prefix: 'metrics-e2e' });
+  await writeWatcherModule(path.join(env.tree.root, 'modules/010-watcher'));
+  await writeGlobalHook(path.join(env.tree.root, 'global-hooks'));
+  operator = env.startOperator({
     forceKillAfterDelay: 20_000,
     extraEnv: {
-      GLOBAL_HOOKS_DIR: path.join(workDir, 'global-hooks'),
+      GLOBAL_HOOKS_DIR: path.join(env.tree.root, 'global-hooks'),
       LOG_TYPE: 'json',
       LOG_LEVEL: 'debug',
       LOG_NO_TIME: 'true',
     },
   });
 });
-after(async () => {
-  if (operator.exitCode === null) operator.kill('SIGKILL');
-  await operator.catch(() => undefined);
-  for (const release of await helm.list(NAMESPACE)) await helm.uninstall(release, NAMESPACE);
-  await cluster.stop();
-  await rm(workDir, { recursive: true, force: true });
-});
+after(() => env.stop());
 
 /** An executable hook that prints `config` for --config and otherwise does nothing. */
 async function writeHook(file: string, config: object): Promise<void> {
@@ -125,7 +99,7 @@ async function writeGlobalHook(dir: string): Promise<void> {
 }
 
 async function scrape(): Promise<string> {
-  const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+  const response = await fetch(`http://127.0.0.1:${env.port}/metrics`);
   assert.equal(response.status, 200);
   return response.text();
 }
@@ -160,19 +134,6 @@ function isDeepEqual(a: Readonly<Record<string, string>>, b: Readonly<Record<str
   return keys.length === Object.keys(b).length && keys.every((key) => a[key] === b[key]);
 }
 
-async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + DEADLINE_MS;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline || operator.exitCode !== null) {
-      const output = operator.exitCode === null ? '(still running)' : (await operator).all;
-      assert.fail(`${what}: not reached. Operator output:\n${output.slice(-4000)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 function checkWithPromtool(text: string): void {
   const promtool = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
   assert.equal(promtool.error, undefined, 'promtool on PATH (apt-get install -y prometheus)');
@@ -190,21 +151,24 @@ const NAMESPACES = { module: '', hook: 'namespaces.mjs', binding: 'namespaces', 
 
 describe('kaddon operator /metrics against a real cluster (seed 000 "Addon-operator metrics")', () => {
   it('records Kubernetes client, kubernetes binding and queue action metrics with their labels', async () => {
-    await eventually('/readyz 200', async () =>
-      (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200 ? true : undefined,
-    );
+    await waitReady(operator, env.port, DEADLINE_MS);
     for (const name of ['one', 'two'])
-      await api.request('POST', `/api/v1/namespaces/${NAMESPACE}/configmaps`, {
+      await env.api.request('POST', `/api/v1/namespaces/${NAMESPACE}/configmaps`, {
         body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { [WATCH_LABEL]: 'yes' } } },
       });
-    const text = await eventually('two watch events handled by the module binding', async () => {
-      const scraped = await scrape();
-      const events = valueOf(scraped, `${P}kube_event_duration_seconds_count`, {
-        ...WATCHED,
-        kind: 'ConfigMap',
-      });
-      return (events ?? 0) >= 2 ? scraped : undefined;
-    });
+    const text = await eventually(
+      operator,
+      'two watch events handled by the module binding',
+      async () => {
+        const scraped = await scrape();
+        const events = valueOf(scraped, `${P}kube_event_duration_seconds_count`, {
+          ...WATCHED,
+          kind: 'ConfigMap',
+        });
+        return (events ?? 0) >= 2 ? scraped : undefined;
+      },
+      DEADLINE_MS,
+    );
     checkWithPromtool(text);
 
     // The filter ran on the first list (one call) and on each event.
@@ -214,7 +178,7 @@ describe('kaddon operator /metrics against a real cluster (seed 000 "Addon-opera
     // Each item holds the object (keepFullObjectsInMemory) and the jqFilter result, in JSON bytes.
     let expectedBytes = 0;
     for (const name of ['one', 'two']) {
-      const object = await api.request('GET', `/api/v1/namespaces/${NAMESPACE}/configmaps/${name}`);
+      const object = await env.api.request('GET', `/api/v1/namespaces/${NAMESPACE}/configmaps/${name}`);
       expectedBytes += Buffer.byteLength(JSON.stringify(object)) + Buffer.byteLength(JSON.stringify(name));
     }
     assert.equal(valueOf(text, `${P}kube_snapshot_bytes`, WATCHED), expectedBytes);
@@ -222,7 +186,7 @@ describe('kaddon operator /metrics against a real cluster (seed 000 "Addon-opera
     const namespaceFilter = { ...NAMESPACES, kind: 'Namespace' };
     assert.ok((valueOf(text, `${P}kube_jq_filter_duration_seconds_count`, namespaceFilter) ?? 0) >= 1);
 
-    const host = new URL(cluster.server).host;
+    const host = new URL(env.cluster.server).host;
     const results = samples(text, `${P}kubernetes_client_request_result_total`);
     assert.ok(
       results.some((s) => isDeepEqual(s.labels, { code: '200', method: 'GET', host }) && s.value > 0),
@@ -248,8 +212,8 @@ describe('kaddon operator /metrics against a real cluster (seed 000 "Addon-opera
       `AddLast on main in ${JSON.stringify(actions.map((s) => s.labels))}`,
     );
 
-    operator.kill('SIGTERM');
-    const result = await operator;
+    operator.process.kill('SIGTERM');
+    const result = await operator.process;
     assert.equal(result.exitCode, 0, result.all);
     checkLogs(result.all);
   });

@@ -1,15 +1,24 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
-import type { KubeClient } from '../../src/delivery/kube-client.ts';
+import path from 'node:path';
+import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
+import { KubeClient } from '../../src/delivery/kube-client.ts';
+import { connectionFromKubeconfig } from '../../src/delivery/kube-connection.ts';
+import { ensureHelm } from '../cluster/ensure-helm.ts';
+import { findFreePort } from '../cluster/free-port.ts';
+import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
+import { makeTempTree, type TempTree } from '../temp-tree.ts';
 import { startOperatorProcess, type OperatorProcessOptions } from './start-operator.ts';
 
 /** How much of the operator's output a failed wait shows. */
 const TAIL_CHARS = 6000;
 
-/** A running `kaddon operator` process with the tail of what it printed so far. */
+/** A running `kaddon operator` process and what it printed so far. */
 export interface E2eOperator {
   readonly process: ReturnType<typeof startOperatorProcess>;
-  /** The last lines the operator printed (stdout and stderr interleaved), while it runs too. */
+  /** Everything the operator printed (stdout and stderr interleaved), while it runs too. */
+  output(): string;
+  /** The last lines of `output()`. */
   tail(): string;
   hasExited(): boolean;
 }
@@ -18,13 +27,84 @@ export function startE2eOperator(options: OperatorProcessOptions): E2eOperator {
   const child = startOperatorProcess(options);
   let printed = '';
   child.all.on('data', (chunk: Buffer) => {
-    printed = (printed + chunk.toString('utf8')).slice(-4 * TAIL_CHARS);
+    printed += chunk.toString('utf8');
   });
   return {
     process: child,
+    output: () => printed,
     tail: () => printed.slice(-TAIL_CHARS),
     hasExited: () => child.exitCode !== null || child.signalCode !== null,
   };
+}
+
+export interface OperatorEnvironmentOptions {
+  /** Created in the cluster: the operator's namespace and its releases'. */
+  readonly namespace: string;
+  /** Names the work dir, `kaddon-<prefix>-*` under the OS temp dir. */
+  readonly prefix: string;
+  /** For the releases `stop()` uninstalls; helm client's default when not given. */
+  readonly uninstallTimeoutSeconds?: number;
+}
+
+/** What differs between the operators the e2e tests start on one environment. */
+export interface EnvironmentOperatorOptions {
+  /** Default: `modules/` in the work dir. */
+  readonly modulesDir?: string;
+  readonly forceKillAfterDelay: number;
+  readonly extraEnv?: Readonly<Record<string, string>>;
+}
+
+/** A test cluster, helm, the namespace and a work dir for the `kaddon operator` runs of one test file. */
+export interface OperatorEnvironment {
+  readonly cluster: TestCluster;
+  readonly api: KubeClient;
+  readonly helm: HelmClient;
+  readonly helmPath: string;
+  /** The operator's work dir (debug socket, hooks' temp files) and the files the test writes. */
+  readonly tree: TempTree;
+  /** The loopback port every operator of the environment listens on, one at a time. */
+  readonly port: number;
+  startOperator(options: EnvironmentOperatorOptions): E2eOperator;
+  /** Kills the operators still running, uninstalls the namespace's releases, stops the cluster. */
+  stop(): Promise<void>;
+}
+
+export async function startOperatorEnvironment(
+  options: OperatorEnvironmentOptions,
+): Promise<OperatorEnvironment> {
+  const { namespace } = options;
+  const helmPath = (await ensureHelm()).helm;
+  const cluster = await startTestCluster();
+  const api = new KubeClient(connectionFromKubeconfig(cluster.kubeconfigPath));
+  const helm = new HelmClient({ helmPath, kubeconfigPath: cluster.kubeconfigPath });
+  await api.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace } },
+  });
+  const tree = makeTempTree(options.prefix);
+  const port = await findFreePort();
+  const operators: E2eOperator[] = [];
+  const startOperator = (operatorOptions: EnvironmentOperatorOptions): E2eOperator => {
+    const { modulesDir = path.join(tree.root, 'modules'), ...rest } = operatorOptions;
+    const operator = startE2eOperator({
+      ...rest,
+      modulesDir,
+      namespace,
+      kubeconfigPath: cluster.kubeconfigPath,
+      helmPath,
+      workDir: tree.root,
+      port,
+    });
+    operators.push(operator);
+    return operator;
+  };
+  const stop = async (): Promise<void> => {
+    for (const operator of operators) if (!operator.hasExited()) await killOperatorTree(operator);
+    for (const release of await helm.list(namespace))
+      await helm.uninstall(release, namespace, options.uninstallTimeoutSeconds);
+    await cluster.stop();
+    tree.remove();
+  };
+  return { cluster, api, helm, helmPath, tree, port, startOperator, stop };
 }
 
 /**
@@ -48,11 +128,16 @@ export async function eventually<T>(
 }
 
 /** Resolves once the operator answers /readyz with 200: its first convergence is done. */
-export async function waitReady(operator: E2eOperator, port: number): Promise<void> {
-  await eventually(operator, '/readyz 200', async () => {
-    const response = await fetch(`http://127.0.0.1:${port}/readyz`);
-    return response.status === 200 ? true : undefined;
-  });
+export async function waitReady(operator: E2eOperator, port: number, deadlineMs?: number): Promise<void> {
+  await eventually(
+    operator,
+    '/readyz 200',
+    async () => {
+      const response = await fetch(`http://127.0.0.1:${port}/readyz`);
+      return response.status === 200 ? true : undefined;
+    },
+    deadlineMs,
+  );
 }
 
 /** Merges `data` into ConfigMap/addon-operator (seed 000 "Values storage"), creating it if absent. */

@@ -1,31 +1,25 @@
 import assert from 'node:assert/strict';
 import { chmodSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { ResultPromise } from 'execa';
-import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
-import { KubeClient } from '../../src/delivery/kube-client.ts';
-import { connectionFromKubeconfig } from '../../src/delivery/kube-connection.ts';
 import type { GitStatus } from '../../src/observability/debug-state.ts';
-import { ensureHelm } from '../cluster/ensure-helm.ts';
-import { findFreePort } from '../cluster/free-port.ts';
-import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
 import { runCli } from '../run-cli.ts';
 import { makeGitFixture, type GitFixture } from '../sources/git-fixture.ts';
-import { startOperatorProcess } from './start-operator.ts';
+import {
+  eventually,
+  startOperatorEnvironment,
+  waitReady,
+  type E2eOperator,
+  type OperatorEnvironment,
+} from './operator-e2e-kit.ts';
 
 const NAMESPACE = 'kaddon-operator-git-e2e';
 const DEADLINE_MS = 40_000;
 
-let cluster: TestCluster;
-let helm: HelmClient;
+let env: OperatorEnvironment;
 let repo: GitFixture;
-let workDir: string;
-let port: number;
-let operator: ResultPromise<{ reject: false; all: true; forceKillAfterDelay: number }>;
-let output = '';
+let operator: E2eOperator;
 
 /**
  * Two modules in `modules/` of the repository: app's ConfigMap shows its greeting and what its
@@ -60,14 +54,7 @@ const TREE = {
 };
 
 before(async () => {
-  const helmPath = (await ensureHelm()).helm;
-  cluster = await startTestCluster();
-  helm = new HelmClient({ helmPath, kubeconfigPath: cluster.kubeconfigPath });
-  const api = new KubeClient(connectionFromKubeconfig(cluster.kubeconfigPath));
-  await api.request('POST', '/api/v1/namespaces', {
-    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
-  });
-  workDir = await mkdtemp(path.join(os.tmpdir(), 'kaddon-operator-git-e2e-'));
+  env = await startOperatorEnvironment({ namespace: NAMESPACE, prefix: 'operator-git-e2e' });
   repo = makeGitFixture('operator-git');
   // The first commit is refused: the operator must wait for a good one, not crash.
   repo.write({
@@ -77,56 +64,36 @@ before(async () => {
   });
   chmodSync(path.join(repo.git('rev-parse', '--show-toplevel'), 'modules/010-app/hooks/mark.sh'), 0o755);
   repo.commit('broken start');
-  port = await findFreePort();
-  operator = startOperatorProcess({
-    modulesDir: path.join(workDir, 'not-used'),
-    namespace: NAMESPACE,
-    kubeconfigPath: cluster.kubeconfigPath,
-    helmPath,
-    workDir,
-    port,
+  operator = env.startOperator({
+    modulesDir: path.join(env.tree.root, 'not-used'),
     forceKillAfterDelay: 30_000,
     extraEnv: {
       MODULES_GIT_URL: repo.fileUrl,
       MODULES_GIT_SUBPATH: 'modules',
       MODULES_GIT_POLL_INTERVAL: '1s',
-      MODULES_GIT_CACHE_DIR: path.join(workDir, 'git-cache'),
+      MODULES_GIT_CACHE_DIR: path.join(env.tree.root, 'git-cache'),
     },
-  });
-  operator.all.on('data', (chunk: Buffer) => {
-    output += chunk.toString();
   });
 });
 
 after(async () => {
-  if (operator.exitCode === null) operator.kill('SIGKILL');
-  await operator.catch(() => undefined);
-  for (const release of await helm.list(NAMESPACE)) await helm.uninstall(release, NAMESPACE);
-  await cluster.stop();
+  await env.stop();
   repo.remove();
-  await rm(workDir, { recursive: true, force: true });
 });
 
-/** Polls `check` until it returns a value, or fails with the operator's output at the deadline. */
-async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + DEADLINE_MS;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline || operator.exitCode !== null)
-      assert.fail(`${what}: not reached. Operator output:\n${output.slice(-4000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
+/** The kit's `eventually` on this file's operator, with this file's deadline. */
+function waitFor<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
+  return eventually(operator, what, check, DEADLINE_MS);
 }
 
 async function revision(release: string): Promise<number | undefined> {
-  return (await helm.status(release, NAMESPACE))?.revision;
+  return (await env.helm.status(release, NAMESPACE))?.revision;
 }
 
 /** The release's revision once its manifest matches `pattern`. */
 function releaseMatching(release: string, pattern: RegExp): Promise<number> {
-  return eventually(`release ${release} matching ${String(pattern)}`, async () =>
-    pattern.test(await helm.getManifest(release, NAMESPACE)) ? revision(release) : undefined,
+  return waitFor(`release ${release} matching ${String(pattern)}`, async () =>
+    pattern.test(await env.helm.getManifest(release, NAMESPACE)) ? revision(release) : undefined,
   );
 }
 
@@ -137,14 +104,14 @@ async function gitStatus(): Promise<GitStatus> {
     '-o',
     'json',
     '--debug-unix-socket',
-    path.join(workDir, 'debug.socket'),
+    path.join(env.tree.root, 'debug.socket'),
   ]);
   assert.equal(run.code, 0, run.stderr);
   return JSON.parse(run.stdout) as GitStatus;
 }
 
 async function gitSyncErrors(): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const text = await (await fetch(`http://127.0.0.1:${env.port}/metrics`)).text();
   const match = /^addon_operator_git_sync_errors_total (\S+)$/mu.exec(text);
   return Number(match?.[1] ?? 0);
 }
@@ -152,25 +119,23 @@ async function gitSyncErrors(): Promise<number> {
 describe('kaddon operator following a Git repository', () => {
   it('converges each good revision, refuses a broken one, and purges a removed module', async () => {
     // No good revision yet: the operator waits, live but not ready, and counts the refusal.
-    await eventually('a refusal counted', async () => ((await gitSyncErrors()) > 0 ? true : undefined));
-    assert.equal((await fetch(`http://127.0.0.1:${port}/readyz`)).status, 503);
-    assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
-    await eventually('the wait logged', () =>
-      Promise.resolve(output.includes('no good revision yet') ? true : undefined),
+    await waitFor('a refusal counted', async () => ((await gitSyncErrors()) > 0 ? true : undefined));
+    assert.equal((await fetch(`http://127.0.0.1:${env.port}/readyz`)).status, 503);
+    assert.equal((await fetch(`http://127.0.0.1:${env.port}/healthz`)).status, 200);
+    await waitFor('the wait logged', () =>
+      Promise.resolve(operator.output().includes('no good revision yet') ? true : undefined),
     );
 
     // The first good revision converges.
     repo.write({ 'modules/020-extra/kustomization.yaml': kustomization('configmap.yaml') });
     repo.commit('initial');
-    await eventually('/readyz 200', async () =>
-      (await fetch(`http://127.0.0.1:${port}/readyz`)).status === 200 ? true : undefined,
-    );
+    await waitReady(operator, env.port, DEADLINE_MS);
     assert.equal(await releaseMatching('app', /greeting: hello[\s\S]*hook: v1/u), 1);
     assert.equal(await revision('extra'), 1);
 
     // A commit that changes a value, and the hook with a new schedule binding: app is upgraded
     // with both, the schedule runs, extra is not touched.
-    const ticks = path.join(workDir, 'ticks.log');
+    const ticks = path.join(env.tree.root, 'ticks.log');
     repo.write({
       'modules/010-app/values.yaml': 'app:\n  greeting: bonjour\n  fromHook: none\n',
       'modules/010-app/hooks/mark.sh': appHook('v2', ticks),
@@ -179,7 +144,7 @@ describe('kaddon operator following a Git repository', () => {
     assert.equal(await releaseMatching('app', /greeting: bonjour[\s\S]*hook: v2/u), 2);
     assert.equal((await gitStatus()).revisionInUse, good);
     assert.equal(await revision('extra'), 1);
-    await eventually('a schedule run of the re-registered hook', async () =>
+    await waitFor('a schedule run of the re-registered hook', async () =>
       (await readFile(ticks, 'utf8').catch(() => '')).includes('tick') ? true : undefined,
     );
 
@@ -187,15 +152,18 @@ describe('kaddon operator following a Git repository', () => {
     const errorsBefore = await gitSyncErrors();
     repo.write({ 'modules/020-extra/kustomization.yaml': kustomization('missing.yaml') });
     const broken = repo.commit('broken extra');
-    const refusal = await eventually('the refusal in git status', async () => {
+    const refusal = await waitFor('the refusal in git status', async () => {
       const status = await gitStatus();
       return status.lastError === undefined ? undefined : status;
     });
     assert.match(refusal.lastError ?? '', /020-extra[\s\S]*missing\.yaml/u);
     assert.equal(refusal.revisionInUse, good);
     assert.ok((await gitSyncErrors()) > errorsBefore, 'git_sync_errors_total counts the refusal');
-    assert.match(output, new RegExp(`revision refused.*${broken}|${broken}.*revision refused`, 'u'));
-    assert.match(output, /missing\.yaml/u);
+    assert.match(
+      operator.output(),
+      new RegExp(`revision refused.*${broken}|${broken}.*revision refused`, 'u'),
+    );
+    assert.match(operator.output(), /missing\.yaml/u);
     assert.equal(await revision('app'), 2, 'app keeps its release');
     assert.equal(await revision('extra'), 1, 'extra keeps its release');
 
@@ -215,13 +183,13 @@ describe('kaddon operator following a Git repository', () => {
     repo.delete('modules/020-extra');
     repo.write({ 'modules/values.yaml': 'global: {}\nappEnabled: true\n' });
     repo.commit('remove extra');
-    await eventually('extra purged', async () =>
-      (await helm.list(NAMESPACE)).includes('extra') ? undefined : true,
+    await waitFor('extra purged', async () =>
+      (await env.helm.list(NAMESPACE)).includes('extra') ? undefined : true,
     );
     assert.equal(await revision('app'), 2, 'app is not upgraded by the removal');
 
-    operator.kill('SIGTERM');
-    const result = await operator;
-    assert.equal(result.exitCode, 0, output.slice(-4000));
+    operator.process.kill('SIGTERM');
+    const result = await operator.process;
+    assert.equal(result.exitCode, 0, operator.tail());
   });
 });

@@ -4,90 +4,65 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
 import { isJsonObject } from '../../src/core/json.ts';
-import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
-import { KubeApiError, KubeClient } from '../../src/delivery/kube-client.ts';
-import { connectionFromKubeconfig } from '../../src/delivery/kube-connection.ts';
-import { ensureHelm } from '../cluster/ensure-helm.ts';
-import { findFreePort } from '../cluster/free-port.ts';
-import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
+import { KubeApiError } from '../../src/delivery/kube-client.ts';
 import { runCli } from '../run-cli.ts';
-import { makeTempTree, type TempTree } from '../temp-tree.ts';
 import {
   eventually,
   killOperatorTree,
   setOperatorConfig,
-  startE2eOperator,
+  startOperatorEnvironment,
   waitReady,
   type E2eOperator,
+  type OperatorEnvironment,
 } from './operator-e2e-kit.ts';
 
 const NAMESPACE = 'kaddon-recovery-e2e';
 const CRD_LABEL = 'kaddon-e2e';
 
-let cluster: TestCluster;
-let api: KubeClient;
-let helm: HelmClient;
-let helmPath: string;
-let tree: TempTree;
+let env: OperatorEnvironment;
 /** Files the hooks write and the test reads, in the temp tree. */
 const files = {
   get attemptsLog(): string {
-    return path.join(tree.root, 'flaky-attempts.log');
+    return path.join(env.tree.root, 'flaky-attempts.log');
   },
   get failMarker(): string {
-    return path.join(tree.root, 'flaky-fails');
+    return path.join(env.tree.root, 'flaky-fails');
   },
   get afterDeleteMarker(): string {
-    return path.join(tree.root, 'toggled-after-delete.json');
+    return path.join(env.tree.root, 'toggled-after-delete.json');
   },
   get startupLog(): string {
-    return path.join(tree.root, 'global-startup.log');
+    return path.join(env.tree.root, 'global-startup.log');
   },
   get enabledLog(): string {
-    return path.join(tree.root, 'picky-enabled.log');
+    return path.join(env.tree.root, 'picky-enabled.log');
   },
 };
-let port: number;
 let operator: E2eOperator;
 
 function startOperator(): E2eOperator {
-  return startE2eOperator({
-    modulesDir: path.join(tree.root, 'modules'),
-    namespace: NAMESPACE,
-    kubeconfigPath: cluster.kubeconfigPath,
-    helmPath,
-    workDir: tree.root,
-    port,
+  return env.startOperator({
     forceKillAfterDelay: 10_000,
     // The blocked upgrade of the crash scenario must not outlive the test if the kill is late.
     extraEnv: {
       HELM_TIMEOUT: '60s',
       ADDON_OPERATOR_CRD_EXTRA_LABELS: `heritage=${CRD_LABEL}`,
-      GLOBAL_HOOKS_DIR: path.join(tree.root, 'global-hooks'),
+      GLOBAL_HOOKS_DIR: path.join(env.tree.root, 'global-hooks'),
     },
   });
 }
 
 before(async () => {
-  helmPath = (await ensureHelm()).helm;
-  cluster = await startTestCluster();
-  api = new KubeClient(connectionFromKubeconfig(cluster.kubeconfigPath));
-  helm = new HelmClient({ helmPath, kubeconfigPath: cluster.kubeconfigPath });
-  tree = makeTempTree('operator-recovery');
-  await writeModules();
-  await api.request('POST', '/api/v1/namespaces', {
-    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
+  env = await startOperatorEnvironment({
+    namespace: NAMESPACE,
+    prefix: 'operator-recovery',
+    uninstallTimeoutSeconds: 30,
   });
-  port = await findFreePort();
+  await writeModules();
   operator = startOperator();
-  await waitReady(operator, port);
+  await waitReady(operator, env.port);
 });
-after(async () => {
-  if (!operator.hasExited()) await killOperatorTree(operator);
-  for (const release of await helm.list(NAMESPACE)) await helm.uninstall(release, NAMESPACE, 30);
-  await cluster.stop();
-  tree.remove();
-});
+after(() => env.stop());
 
 /**
  * Five isolated modules: `flaky` (a beforeHelm hook that fails while the fail marker exists),
@@ -99,7 +74,7 @@ async function writeModules(): Promise<void> {
     'kustomization.yaml': `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ${NAMESPACE}\nresources:\n- state.yaml\n`,
     'state.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${module}-state\ndata:\n${data}`,
   });
-  tree.write('modules/010-flaky', {
+  env.tree.write('modules/010-flaky', {
     ...state('flaky', '  rev: "$(flaky.rev)"\n'),
     'values.yaml': 'flakyEnabled: true\nflaky:\n  rev: 0\n',
     'hooks/before-helm.mjs': hookScript({ configVersion: 'v1', beforeHelm: 10 }, [
@@ -110,18 +85,18 @@ async function writeModules(): Promise<void> {
       '}',
     ]),
   });
-  tree.write('modules/020-steady', {
+  env.tree.write('modules/020-steady', {
     ...state('steady', '  rev: "$(steady.rev)"\n'),
     'values.yaml': 'steadyEnabled: true\nsteady:\n  rev: 0\n',
   });
-  tree.write('modules/030-toggled', {
+  env.tree.write('modules/030-toggled', {
     ...state('toggled', '  ready: "yes"\n'),
     'values.yaml': 'toggledEnabled: true\n',
     'hooks/after-delete.mjs': hookScript({ configVersion: 'v1', afterDeleteHelm: 10 }, [
       `copyFileSync(process.env.BINDING_CONTEXT_PATH, ${JSON.stringify(files.afterDeleteMarker)});`,
     ]),
   });
-  tree.write('modules/040-widgets', {
+  env.tree.write('modules/040-widgets', {
     'kustomization.yaml': `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ${NAMESPACE}\nresources:\n- widget.yaml\n`,
     'widget.yaml':
       'apiVersion: e2e.kaddon.dev/v1\nkind: Widget\nmetadata:\n  name: sample\nspec:\n  size: 3\n',
@@ -129,7 +104,7 @@ async function writeModules(): Promise<void> {
     'crds/widgets.yaml': crd('widgets', 'Widget'),
     'crds/doc-skip.yaml': crd('gadgets', 'Gadget'),
   });
-  tree.write('modules/050-slow', {
+  env.tree.write('modules/050-slow', {
     'kustomization.yaml': `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ${NAMESPACE}\nresources:\n- state.yaml\ncomponents:\n- path: components/block\n  when: .slow.blockUpgrade\n`,
     'state.yaml':
       'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: slow-state\ndata:\n  block: "$(slow.blockUpgrade)"\n',
@@ -152,13 +127,13 @@ spec:
 `,
   });
   // A global onStartup hook that fails its first run, and an `enabled` script that fails twice.
-  tree.write('global-hooks', {
+  env.tree.write('global-hooks', {
     'startup.mjs': hookScript({ configVersion: 'v1', onStartup: 1 }, [
       `appendFileSync(${JSON.stringify(files.startupLog)}, Date.now() + '\\n');`,
       `if (readFileSync(${JSON.stringify(files.startupLog)}, 'utf8').trim().split('\\n').length < 2) process.exit(1);`,
     ]),
   });
-  tree.write('modules/060-picky', {
+  env.tree.write('modules/060-picky', {
     ...state('picky', '  ready: "yes"\n'),
     'values.yaml': 'pickyEnabled: true\n',
     enabled: [
@@ -176,7 +151,7 @@ spec:
     'global-hooks/startup.mjs',
     'modules/060-picky/enabled',
   ])
-    await chmod(path.join(tree.root, hook), 0o755);
+    await chmod(path.join(env.tree.root, hook), 0o755);
 }
 
 function hookScript(config: Record<string, unknown>, body: readonly string[]): string {
@@ -213,20 +188,20 @@ spec:
 }
 
 async function revision(release: string): Promise<number | undefined> {
-  return (await helm.status(release, NAMESPACE))?.revision;
+  return (await env.helm.status(release, NAMESPACE))?.revision;
 }
 
 /** `helm get hooks slow`: the hook manifests helm keeps apart from the release manifest. */
 async function releaseHooks(atRevision?: number): Promise<string> {
   const args = ['get', 'hooks', 'slow', '--namespace', NAMESPACE];
   if (atRevision !== undefined) args.push('--revision', String(atRevision));
-  return (await execa(helmPath, args, { env: { KUBECONFIG: cluster.kubeconfigPath } })).stdout;
+  return (await execa(env.helmPath, args, { env: { KUBECONFIG: env.cluster.kubeconfigPath } })).stdout;
 }
 
 /** When helm wrote the newest revision of `release` (`helm history`'s `updated`). */
 async function updatedAt(release: string): Promise<number> {
   const args = ['history', release, '--namespace', NAMESPACE, '--max', '1', '-o', 'json'];
-  const { stdout } = await execa(helmPath, args, { env: { KUBECONFIG: cluster.kubeconfigPath } });
+  const { stdout } = await execa(env.helmPath, args, { env: { KUBECONFIG: env.cluster.kubeconfigPath } });
   const rows = JSON.parse(stdout) as { updated: string }[];
   return Date.parse(rows.at(-1)?.updated ?? '');
 }
@@ -243,7 +218,7 @@ async function attempts(): Promise<number[]> {
 
 async function getObject(apiPath: string): Promise<Record<string, unknown> | undefined> {
   try {
-    return await api.request('GET', apiPath);
+    return await env.api.request('GET', apiPath);
   } catch (error: unknown) {
     if (error instanceof KubeApiError && error.status === 404) return undefined;
     throw error;
@@ -258,7 +233,7 @@ interface DumpedTask {
 }
 
 async function mainQueueTasks(): Promise<DumpedTask[]> {
-  const socket = ['--debug-unix-socket', path.join(tree.root, 'debug.socket')];
+  const socket = ['--debug-unix-socket', path.join(env.tree.root, 'debug.socket')];
   const run = await runCli(['queue', 'list', '-o', 'json', ...socket]);
   assert.equal(run.code, 0, run.stderr);
   const dump = JSON.parse(run.stdout) as { active: { name: string; tasks: DumpedTask[] }[] };
@@ -291,26 +266,26 @@ describe('kaddon operator: failures, crashes and module lifecycle against a real
       undefined,
       'crds/doc-skip.yaml is not applied',
     );
-    assert.match(await helm.getManifest('widgets', NAMESPACE), /^kind: Widget$/mu);
+    assert.match(await env.helm.getManifest('widgets', NAMESPACE), /^kind: Widget$/mu);
     const widget = await getObject(`/apis/e2e.kaddon.dev/v1/namespaces/${NAMESPACE}/widgets/sample`);
     assert.deepEqual(widget?.spec, { size: 3 });
   });
 
   it('runs afterDeleteHelm when a module is disabled and installs it again when enabled', async () => {
-    assert.equal((await helm.status('toggled', NAMESPACE))?.status, 'deployed');
+    assert.equal((await env.helm.status('toggled', NAMESPACE))?.status, 'deployed');
     assert.equal(await readFile(files.afterDeleteMarker, 'utf8').catch(() => undefined), undefined);
-    await setOperatorConfig(api, NAMESPACE, { toggledEnabled: 'false' });
+    await setOperatorConfig(env.api, NAMESPACE, { toggledEnabled: 'false' });
     await eventually(operator, 'toggled uninstalled', async () =>
-      (await helm.list(NAMESPACE)).includes('toggled') ? undefined : true,
+      (await env.helm.list(NAMESPACE)).includes('toggled') ? undefined : true,
     );
     const contexts = await eventually(operator, 'afterDeleteHelm marker', () =>
       readFile(files.afterDeleteMarker, 'utf8'),
     );
     assert.deepEqual(JSON.parse(contexts), [{ binding: 'afterDeleteHelm', snapshots: {} }]);
 
-    await setOperatorConfig(api, NAMESPACE, { toggledEnabled: 'true' });
+    await setOperatorConfig(env.api, NAMESPACE, { toggledEnabled: 'true' });
     const status = await eventually(operator, 'toggled installed again', async () => {
-      const current = await helm.status('toggled', NAMESPACE);
+      const current = await env.helm.status('toggled', NAMESPACE);
       return current?.status === 'deployed' ? current : undefined;
     });
     assert.equal(status.revision, 1, 'a fresh install after the uninstall');
@@ -321,8 +296,8 @@ describe('kaddon operator: failures, crashes and module lifecycle against a real
     const steadyRevision = (await revision('steady')) ?? 0;
     const earlier = (await attempts()).length;
     await writeFile(files.failMarker, 'fail\n');
-    await setOperatorConfig(api, NAMESPACE, { flaky: 'rev: 1\n' });
-    await setOperatorConfig(api, NAMESPACE, { steady: 'rev: 1\n' });
+    await setOperatorConfig(env.api, NAMESPACE, { flaky: 'rev: 1\n' });
+    await setOperatorConfig(env.api, NAMESPACE, { steady: 'rev: 1\n' });
     await eventually(operator, 'two failed attempts of flaky', async () =>
       (await attempts()).length >= earlier + 2 ? true : undefined,
     );
@@ -353,8 +328,8 @@ describe('kaddon operator: failures, crashes and module lifecycle against a real
       ((await revision('steady')) ?? 0) > steadyRevision ? true : undefined,
     );
     assert.ok((await updatedAt('steady')) >= (await updatedAt('flaky')), 'steady after flaky');
-    assert.match(await helm.getManifest('flaky', NAMESPACE), /rev: "1"/u);
-    assert.match(await helm.getManifest('steady', NAMESPACE), /rev: "1"/u);
+    assert.match(await env.helm.getManifest('flaky', NAMESPACE), /rev: "1"/u);
+    assert.match(await env.helm.getManifest('steady', NAMESPACE), /rev: "1"/u);
 
     // Seed 000 "Task queues": retried after 5 s, then after 10 s (lower bounds: the hook's own
     // run time and the queue's polling only add to them).
@@ -366,28 +341,28 @@ describe('kaddon operator: failures, crashes and module lifecycle against a real
   });
 
   it('recovers a release left pending-upgrade by an operator killed mid-upgrade', async () => {
-    await setOperatorConfig(api, NAMESPACE, { slow: 'blockUpgrade: true\n' });
+    await setOperatorConfig(env.api, NAMESPACE, { slow: 'blockUpgrade: true\n' });
     const stuck = await eventually(operator, 'slow pending-upgrade', async () => {
-      const current = await helm.status('slow', NAMESPACE);
+      const current = await env.helm.status('slow', NAMESPACE);
       return current?.status === 'pending-upgrade' ? current.revision : undefined;
     });
     await killOperatorTree(operator);
     assert.equal(
-      (await helm.status('slow', NAMESPACE))?.status,
+      (await env.helm.status('slow', NAMESPACE))?.status,
       'pending-upgrade',
       'still pending after the kill',
     );
     assert.match(await releaseHooks(stuck), /name: slow-pre-upgrade/u, 'the stuck revision waits on the Job');
 
-    await setOperatorConfig(api, NAMESPACE, { slow: 'blockUpgrade: false\n' });
+    await setOperatorConfig(env.api, NAMESPACE, { slow: 'blockUpgrade: false\n' });
     operator = startOperator();
-    await waitReady(operator, port);
+    await waitReady(operator, env.port);
     const status = await eventually(operator, 'slow deployed again', async () => {
-      const current = await helm.status('slow', NAMESPACE);
+      const current = await env.helm.status('slow', NAMESPACE);
       return current?.status === 'deployed' ? current : undefined;
     });
     assert.ok(status.revision > stuck, `revision ${status.revision} after the stuck ${stuck}`);
-    assert.match(await helm.getManifest('slow', NAMESPACE), /block: "false"/u);
+    assert.match(await env.helm.getManifest('slow', NAMESPACE), /block: "false"/u);
     assert.doesNotMatch(await releaseHooks(), /slow-pre-upgrade/u, 'the hook Job is not in the release');
 
     operator.process.kill('SIGTERM');

@@ -1,73 +1,44 @@
 import assert from 'node:assert/strict';
-import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import { chmod, cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { spawnSync } from 'node:child_process';
-import type { ResultPromise } from 'execa';
 import { isJsonObject } from '../../src/core/json.ts';
-import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
-import { KubeClient } from '../../src/delivery/kube-client.ts';
-import { connectionFromKubeconfig } from '../../src/delivery/kube-connection.ts';
-import { ensureHelm } from '../cluster/ensure-helm.ts';
-import { findFreePort } from '../cluster/free-port.ts';
-import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
 import { runCli } from '../run-cli.ts';
-import { startOperatorProcess } from './start-operator.ts';
+import {
+  eventually,
+  setOperatorConfig,
+  startOperatorEnvironment,
+  waitReady,
+  type E2eOperator,
+  type OperatorEnvironment,
+} from './operator-e2e-kit.ts';
 
 const NAMESPACE = 'kaddon-operator-e2e';
 const ROOT = path.resolve(import.meta.dirname, '../..');
-const DEADLINE_MS = 90_000;
 
-let cluster: TestCluster;
-let api: KubeClient;
-let helm: HelmClient;
-let workDir: string;
-let operator: ResultPromise<{ reject: false; all: true; forceKillAfterDelay: number }>;
-let port: number;
+let env: OperatorEnvironment;
+let operator: E2eOperator;
 
 before(async () => {
-  const helmPath = (await ensureHelm()).helm;
-  cluster = await startTestCluster();
-  api = new KubeClient(connectionFromKubeconfig(cluster.kubeconfigPath));
-  helm = new HelmClient({ helmPath, kubeconfigPath: cluster.kubeconfigPath });
-  workDir = await mkdtemp(path.join(os.tmpdir(), 'kaddon-operator-e2e-'));
-  await cp(path.join(ROOT, 'examples/platform/modules'), path.join(workDir, 'modules'), { recursive: true });
-  await writeWatcherModule(path.join(workDir, 'modules/070-watcher'));
+  env = await startOperatorEnvironment({ namespace: NAMESPACE, prefix: 'operator-e2e' });
+  const modules = path.join(env.tree.root, 'modules');
+  await cp(path.join(ROOT, 'examples/platform/modules'), modules, { recursive: true });
+  await writeWatcherModule(path.join(modules, '070-watcher'));
   // A chart module (templates/ only, chart synthesized as addon-operator does), delivered as it renders.
-  await cp(
-    path.join(ROOT, 'examples/chart-module/modules/020-hello'),
-    path.join(workDir, 'modules/080-hello'),
-    {
-      recursive: true,
-    },
-  );
+  await cp(path.join(ROOT, 'examples/chart-module/modules/020-hello'), path.join(modules, '080-hello'), {
+    recursive: true,
+  });
   await writeFile(
-    path.join(workDir, 'modules/080-hello/values.yaml'),
+    path.join(modules, '080-hello/values.yaml'),
     'helloEnabled: true\nhello:\n  greeting: hello from a chart\n',
   );
-  await api.request('POST', '/api/v1/namespaces', {
-    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
-  });
-  port = await findFreePort();
-  operator = startOperatorProcess({
-    modulesDir: path.join(workDir, 'modules'),
-    namespace: NAMESPACE,
-    kubeconfigPath: cluster.kubeconfigPath,
-    helmPath,
-    workDir,
-    port,
+  operator = env.startOperator({
     forceKillAfterDelay: 30_000,
     extraEnv: { KADDON_RESOURCES_MONITOR_INTERVAL: '1s' },
   });
 });
-after(async () => {
-  if (operator.exitCode === null) operator.kill('SIGKILL');
-  await operator.catch(() => undefined);
-  for (const release of await helm.list(NAMESPACE)) await helm.uninstall(release, NAMESPACE);
-  await cluster.stop();
-  await rm(workDir, { recursive: true, force: true });
-});
+after(() => env.stop());
 
 const WATCH_LABEL = 'e2e.kaddon.dev/watch';
 
@@ -123,34 +94,18 @@ writeFileSync(process.env.VALUES_JSON_PATCH_PATH, JSON.stringify([{ op: 'add', p
 }
 
 async function tickCount(): Promise<number> {
-  const text = await readFile(path.join(workDir, 'modules/070-watcher/ticks.log'), 'utf8').catch(() => '');
+  const log = path.join(env.tree.root, 'modules/070-watcher/ticks.log');
+  const text = await readFile(log, 'utf8').catch(() => '');
   return text.split('\n').filter(Boolean).length;
 }
 
-/** Polls `check` until it returns a value, or fails with the operator's output at the deadline. */
-async function eventually<T>(what: string, check: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + DEADLINE_MS;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline || operator.exitCode !== null)
-      assert.fail(`${what}: not reached. Operator output:\n${(await outputSoFar()).slice(-4000)}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
-async function outputSoFar(): Promise<string> {
-  if (operator.exitCode === null) return '(still running)';
-  return (await operator).all;
-}
-
 async function revision(release: string): Promise<number | undefined> {
-  return (await helm.status(release, NAMESPACE))?.revision;
+  return (await env.helm.status(release, NAMESPACE))?.revision;
 }
 
 /** Whether Deployment echo-server carries the label the platform-policy Component adds. */
 async function ownerLabel(): Promise<boolean> {
-  const list = await api.request('GET', '/apis/apps/v1/deployments', {
+  const list = await env.api.request('GET', '/apis/apps/v1/deployments', {
     query: { fieldSelector: 'metadata.name=echo-server' },
   });
   const item: unknown = Array.isArray(list.items) ? list.items[0] : undefined;
@@ -158,58 +113,42 @@ async function ownerLabel(): Promise<boolean> {
   return isJsonObject(labels) && 'platform.example.com/owner' in labels;
 }
 
-async function setConfig(data: Record<string, string>): Promise<void> {
-  const body = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'addon-operator' }, data };
-  const collection = `/api/v1/namespaces/${NAMESPACE}/configmaps`;
-  try {
-    await api.request('GET', `${collection}/addon-operator`);
-  } catch {
-    await api.request('POST', collection, { body });
-    return;
-  }
-  await api.request('PATCH', `${collection}/addon-operator`, {
-    body: { data },
-    contentType: 'application/merge-patch+json',
-  });
-}
-
 describe('kaddon operator against a real cluster and helm', () => {
   it('converges the example tree, follows ConfigMap edits and stops on SIGTERM', async () => {
     const startedAt = Date.now();
-    await eventually('/readyz 200', async () => {
-      const response = await fetch(`http://127.0.0.1:${port}/readyz`);
-      return response.status === 200 ? true : undefined;
-    });
+    await waitReady(operator, env.port);
     console.log(`# time from start to first convergence (examples/platform): ${Date.now() - startedAt} ms`);
 
     // Seed 001 steps 5, 9, 12: Synchronization before the first release, then an event re-runs it.
-    assert.match(await helm.getManifest('watcher', NAMESPACE), /count: "0"/);
+    assert.match(await env.helm.getManifest('watcher', NAMESPACE), /count: "0"/);
     const watcherRevision = (await revision('watcher')) ?? 0;
-    await api.request('POST', `/api/v1/namespaces/${NAMESPACE}/configmaps`, {
+    await env.api.request('POST', `/api/v1/namespaces/${NAMESPACE}/configmaps`, {
       body: {
         apiVersion: 'v1',
         kind: 'ConfigMap',
         metadata: { name: 'watched-one', labels: { [WATCH_LABEL]: 'yes' } },
       },
     });
-    await eventually('watcher release with count 1', async () =>
+    await eventually(operator, 'watcher release with count 1', async () =>
       ((await revision('watcher')) ?? 0) > watcherRevision &&
-      /count: "1"/.test(await helm.getManifest('watcher', NAMESPACE))
+      /count: "1"/.test(await env.helm.getManifest('watcher', NAMESPACE))
         ? true
         : undefined,
     );
     // Seed 001 step 10: the schedule binding runs every second.
-    await eventually('two schedule runs', async () => ((await tickCount()) >= 2 ? true : undefined));
+    await eventually(operator, 'two schedule runs', async () =>
+      (await tickCount()) >= 2 ? true : undefined,
+    );
 
-    const releases = await helm.list(NAMESPACE);
+    const releases = await env.helm.list(NAMESPACE);
     for (const module of ['echo-server', 'redis', 'prometheus', 'nightly-report', 'greeter', 'hello'])
       assert.ok(releases.includes(module), `release ${module} in ${releases.join(', ')}`);
     assert.ok(!releases.includes('debug-tools'), 'a disabled module has no release');
-    const hello = await helm.getManifest('hello', NAMESPACE);
+    const hello = await env.helm.getManifest('hello', NAMESPACE);
     assert.match(hello, /greeting: hello from a chart/);
     assert.match(hello, new RegExp(`namespace: ${NAMESPACE}`), '.Release.Namespace is the release namespace');
     assert.equal(await revision('echo-server'), 1);
-    const deployments = await api.request('GET', '/apis/apps/v1/deployments', {
+    const deployments = await env.api.request('GET', '/apis/apps/v1/deployments', {
       query: { fieldSelector: 'metadata.name=echo-server' },
     });
     assert.ok(
@@ -219,32 +158,32 @@ describe('kaddon operator against a real cluster and helm', () => {
 
     await checkAutoHealing();
 
-    await setConfig({ greeter: 'size: medium\n' });
-    await eventually('greeter revision 2', async () =>
+    await setOperatorConfig(env.api, NAMESPACE, { greeter: 'size: medium\n' });
+    await eventually(operator, 'greeter revision 2', async () =>
       (await revision('greeter')) === 2 ? true : undefined,
     );
     assert.equal(await revision('echo-server'), 1, 'another module is not upgraded');
 
-    await setConfig({ redisEnabled: 'false' });
-    await eventually('redis uninstalled', async () =>
-      (await helm.list(NAMESPACE)).includes('redis') ? undefined : true,
+    await setOperatorConfig(env.api, NAMESPACE, { redisEnabled: 'false' });
+    await eventually(operator, 'redis uninstalled', async () =>
+      (await env.helm.list(NAMESPACE)).includes('redis') ? undefined : true,
     );
 
     assert.equal(await ownerLabel(), true, 'the cross-cutting module labels echo-server');
-    await setConfig({ platformPolicyEnabled: 'false' });
-    await eventually('platform-policy patches reverted in echo-server', async () =>
+    await setOperatorConfig(env.api, NAMESPACE, { platformPolicyEnabled: 'false' });
+    await eventually(operator, 'platform-policy patches reverted in echo-server', async () =>
       (await ownerLabel()) ? undefined : true,
     );
     assert.equal(await revision('echo-server'), 2);
-    await eventually('platform-policy uninstalled', async () =>
-      (await helm.list(NAMESPACE)).includes('platform-policy') ? undefined : true,
+    await eventually(operator, 'platform-policy uninstalled', async () =>
+      (await env.helm.list(NAMESPACE)).includes('platform-policy') ? undefined : true,
     );
 
     await checkMetricsAndDebugSocket();
     await checkInvalidConfigIgnored();
 
-    operator.kill('SIGTERM');
-    const result = await operator;
+    operator.process.kill('SIGTERM');
+    const result = await operator.process;
     assert.equal(result.exitCode, 0, result.all);
   });
 });
@@ -257,7 +196,7 @@ const SEED_NAMES_PROMTOOL_DISLIKES = [
 ];
 
 async function scrape(): Promise<string> {
-  const response = await fetch(`http://127.0.0.1:${port}/metrics`);
+  const response = await fetch(`http://127.0.0.1:${env.port}/metrics`);
   assert.equal(response.status, 200);
   return response.text();
 }
@@ -296,7 +235,7 @@ async function checkMetricsAndDebugSocket(): Promise<void> {
   assert.notEqual(sample(text, `${P}task_wait_in_queue_seconds_total`, { queue: 'main' }), undefined);
   assert.equal(sample(text, `${P}binding_count`, { module: 'watcher' }), 2, 'kubernetes + schedule');
 
-  const socket = ['--debug-unix-socket', path.join(workDir, 'debug.socket')];
+  const socket = ['--debug-unix-socket', path.join(env.tree.root, 'debug.socket')];
   const modules = await runCli(['module', 'list', '-o', 'json', ...socket]);
   assert.equal(modules.code, 0, modules.stderr);
   const list = JSON.parse(modules.stdout) as {
@@ -327,12 +266,12 @@ async function checkAutoHealing(): Promise<void> {
   const echo = await revision('echo-server');
   const configMap = '/api/v1/namespaces/monitoring/configmaps/prometheus-config';
   const clusterRole = '/apis/rbac.authorization.k8s.io/v1/clusterroles/prometheus-discovery';
-  await api.request('DELETE', configMap);
-  await api.request('DELETE', clusterRole);
-  await eventually('deleted objects recreated', async () => {
+  await env.api.request('DELETE', configMap);
+  await env.api.request('DELETE', clusterRole);
+  await eventually(operator, 'deleted objects recreated', async () => {
     const back = await Promise.all(
       [configMap, clusterRole].map((url) =>
-        api.request('GET', url).then(
+        env.api.request('GET', url).then(
           () => true,
           () => false,
         ),
@@ -358,13 +297,13 @@ async function checkInvalidConfigIgnored(): Promise<void> {
     scrape().then((text) => sample(text, 'addon_operator_config_values_errors_total') ?? 0);
   const before = await errors();
   const greeter = await revision('greeter');
-  await setConfig({ greeter: 'size: [unclosed\n' });
-  await eventually('config_values_errors_total incremented', async () =>
+  await setOperatorConfig(env.api, NAMESPACE, { greeter: 'size: [unclosed\n' });
+  await eventually(operator, 'config_values_errors_total incremented', async () =>
     (await errors()) > before ? true : undefined,
   );
   assert.equal(await revision('greeter'), greeter, 'an invalid edit changes no release');
-  await setConfig({ greeter: 'size: large\n' });
-  await eventually('greeter upgraded after a valid edit', async () =>
+  await setOperatorConfig(env.api, NAMESPACE, { greeter: 'size: large\n' });
+  await eventually(operator, 'greeter upgraded after a valid edit', async () =>
     ((await revision('greeter')) ?? 0) > (greeter ?? 0) ? true : undefined,
   );
 }
