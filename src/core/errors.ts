@@ -73,3 +73,8 @@ export class ParseError extends KaddonError {
     this.line = line;
   }
 }
+
+/** What was thrown, as an Error (a thrown string or object becomes an Error with its text). */
+export function asError(thrown: unknown): Error {
+  return thrown instanceof Error ? thrown : new Error(String(thrown));
+}

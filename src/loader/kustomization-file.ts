@@ -1,3 +1,5 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { KustomizeError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import { KUSTOMIZATION_FIELDS, type Kustomization, type KustomizationKind } from '../core/kustomization.ts';
@@ -226,4 +228,25 @@ function isComponentEntry(value: JsonValue): boolean {
 
 function invalid(file: string, problem: string, hint: string): KustomizeError {
   return new KustomizeError('kustomization-invalid', file, problem, hint);
+}
+
+/**
+ * The kind a kustomization directory declares, read without `$(var)` expansion or validation;
+ * undefined when it has no kustomization file or the file is not YAML. Lets a caller tell how far
+ * a module that failed to load could have reached (a Component module changes other modules).
+ */
+export function declaredKustomizationKind(dir: string): KustomizationKind | undefined {
+  for (const name of KUSTOMIZATION_FILE_NAMES) {
+    const file = path.join(dir, name);
+    if (!existsSync(file)) continue;
+    try {
+      const document = parseYamlDocument(readFileSync(file, 'utf8'), file);
+      const kind = isJsonObject(document) ? document.kind : undefined;
+      if (kind === undefined || kind === 'Kustomization') return 'Kustomization';
+      return kind === 'Component' ? 'Component' : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
 }

@@ -1,3 +1,4 @@
+import { asError } from '../core/errors.ts';
 import type { KustomizationNode } from '../core/kustomization.ts';
 import type { Resource } from '../core/resource.ts';
 import { accumulateTarget } from './build-kustomization.ts';
@@ -18,6 +19,20 @@ export interface RenderedModules {
   /** Names of kustomize `vars` declared anywhere: `$(NAME)` left for them is not unresolved. */
   readonly declaredVars: ReadonlySet<string>;
   readonly warnings: readonly string[];
+  /**
+   * With `isolateFailures`: the Kustomization modules that failed to build, with their errors;
+   * they are left out of the composition and have no slice.
+   */
+  readonly failed: ReadonlyMap<string, Error>;
+}
+
+export interface RenderModulesOptions {
+  /**
+   * A Kustomization module that fails to build is left out and reported in `failed` instead of
+   * failing the render: it is built alone and changes no other module's resources. A Component
+   * module's failure still fails the render.
+   */
+  readonly isolateFailures?: boolean;
 }
 
 /**
@@ -26,27 +41,41 @@ export interface RenderedModules {
  * resources; a Component module transforms everything accumulated so far. Each resource keeps the
  * module that added it, and the result is cut into one slice per module.
  */
-export function renderModules(modules: readonly ModuleInput[]): RenderedModules {
+export function renderModules(
+  modules: readonly ModuleInput[],
+  options: RenderModulesOptions = {},
+): RenderedModules {
   const ra = new ResourceAccumulator();
+  const failed = new Map<string, Error>();
   for (const module of modules) {
     const node = module.node;
     if (!node) continue;
     if (node.kind === 'Component') {
       accumulateTarget(node, ra);
     } else {
-      const own = accumulateTarget(node, new ResourceAccumulator());
+      let own: ResourceAccumulator;
+      try {
+        own = accumulateTarget(node, new ResourceAccumulator());
+      } catch (error: unknown) {
+        if (options.isolateFailures !== true) throw error;
+        failed.set(module.name, asError(error));
+        continue;
+      }
       for (const resource of own.resources) resource.owner = module.name;
       ra.absorbAccumulator(own, node.file);
     }
     for (const resource of ra.resources) resource.owner ??= module.name;
   }
   const result = finishBuild(ra, { order: 'fifo' });
-  const slices = new Map<string, Resource[]>(modules.map((module) => [module.name, []]));
+  const slices = new Map<string, Resource[]>(
+    modules.filter((module) => !failed.has(module.name)).map((module) => [module.name, []]),
+  );
   for (const resource of result.resources) slices.get(resource.owner ?? '')?.push(resource);
   for (const [name, resources] of slices) slices.set(name, sortLegacy(resources));
   return {
     slices,
     declaredVars: new Set(ra.vars.map((declared) => declared.name)),
     warnings: result.warnings,
+    failed,
   };
 }

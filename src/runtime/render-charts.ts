@@ -1,3 +1,4 @@
+import { asError } from '../core/errors.ts';
 import os from 'node:os';
 import type { JsonObject } from '../core/json.ts';
 import {
@@ -26,6 +27,8 @@ export interface ChartRenderDeps {
   readonly displayBase?: string;
   /** Charts rendered earlier, reused while the module's helm values stay the same (the operator's). */
   readonly cache?: ChartCache;
+  /** Given: a chart that fails to render is reported here and left out instead of throwing. */
+  readonly onFailure?: (module: string, error: unknown) => void;
 }
 
 /** The last render of each chart module with the helm values (as JSON) it was rendered with. */
@@ -55,35 +58,51 @@ export async function renderCharts(
 ): Promise<RenderedCharts> {
   const charts = new Map<string, readonly ChartObject[]>();
   for (const module of enabledChartModules(tree, enabledModules)) {
-    const values = deps.helmValues(module.name);
-    const key = JSON.stringify(values);
-    const cached = deps.cache?.get(module.name);
-    if (cached?.values === key) {
-      charts.set(module.name, cached.objects);
-      continue;
+    try {
+      charts.set(module.name, await renderChart(module, deps));
+    } catch (error: unknown) {
+      if (deps.onFailure === undefined) throw error;
+      deps.onFailure(module.name, error);
     }
-    const rendered = await renderChartModule(module.dir, module.name, deps.namespace, values, deps.helm, {
-      tmpRoot: deps.tmpRoot ?? os.tmpdir(),
-      displayDir: displayPath(module.dir, deps.displayBase ?? process.cwd()),
-    });
-    charts.set(module.name, rendered.documents);
-    deps.cache?.set(module.name, { values: key, objects: rendered.documents });
   }
   return charts;
 }
 
+/** One chart module's objects: from the cache while its helm values are the same. */
+async function renderChart(module: ModuleDefinition, deps: ChartRenderDeps): Promise<readonly ChartObject[]> {
+  const values = deps.helmValues(module.name);
+  const key = JSON.stringify(values);
+  const cached = deps.cache?.get(module.name);
+  if (cached?.values === key) return cached.objects;
+  const rendered = await renderChartModule(module.dir, module.name, deps.namespace, values, deps.helm, {
+    tmpRoot: deps.tmpRoot ?? os.tmpdir(),
+    displayDir: displayPath(module.dir, deps.displayBase ?? process.cwd()),
+  });
+  deps.cache?.set(module.name, { values: key, objects: rendered.documents });
+  return rendered.documents;
+}
+
 /**
  * renderTree for callers that may have chart modules (the operator, per render): the enabled
- * chart modules are rendered with helm first and become their modules' base resources.
+ * chart modules are rendered with helm first and become their modules' base resources. With
+ * `isolateFailures`, a chart that fails to render is one failed module, as in renderTree.
  */
 export async function renderTreeWithCharts(
-  input: Omit<RenderTreeInput, 'charts'>,
+  input: Omit<RenderTreeInput, 'charts' | 'failedCharts'>,
   deps: ChartRenderDeps,
 ): Promise<RenderTreeResult> {
   const displayBase = deps.displayBase ?? input.displayBase;
+  const failedCharts = new Map<string, Error>();
   const charts = await renderCharts(input.tree, input.values.enabledModules, {
     ...deps,
     ...(displayBase === undefined ? {} : { displayBase }),
+    ...(input.isolateFailures === true
+      ? {
+          onFailure: (module: string, error: unknown) => {
+            failedCharts.set(module, asError(error));
+          },
+        }
+      : {}),
   });
-  return renderTree({ ...input, charts });
+  return renderTree({ ...input, charts, failedCharts });
 }

@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
+import { cpSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { after, describe, it } from 'node:test';
+import { makeTempTree } from '../../test/temp-tree.ts';
 import type { JsonObject } from '../core/json.ts';
 import { stringifyYamlStream } from '../core/yaml.ts';
 import { loadJqEngine } from '../loader/jq-engine.ts';
-import { loadModulesTree } from '../loader/modules-tree.ts';
+import { loadModulesTree, type ModulesTree } from '../loader/modules-tree.ts';
 import { ModuleLoadCache, renderTree, type RenderTreeResult } from './render-tree.ts';
 
 const repo = path.resolve(import.meta.dirname, '../..');
@@ -49,5 +51,66 @@ describe('renderTree with a ModuleLoadCache', () => {
     assert.deepEqual(changed, render(9090, false));
     assert.notEqual(changed['echo-server'], expected['echo-server'], 'the new view is rendered');
     assert.equal(changed.redis, expected.redis);
+  });
+});
+
+describe('renderTree with isolateFailures (the operator)', () => {
+  const scratch = makeTempTree('render-isolate');
+  after(() => {
+    scratch.remove();
+  });
+
+  /** The example tree plus `broken`; `breakPolicy` also breaks the Component module platform-policy. */
+  function brokenTree(name: string, breakPolicy: boolean): ModulesTree {
+    const dir = path.join(scratch.root, name);
+    cpSync(modulesDir, dir, { recursive: true });
+    scratch.write(`${name}/050-broken`, {
+      'kustomization.yaml': 'resources:\n- missing.yaml\n',
+      'values.yaml': 'brokenEnabled: true\n',
+    });
+    if (breakPolicy)
+      writeFileSync(
+        path.join(dir, '900-platform-policy/kustomization.yaml'),
+        'kind: Component\nresources: [nope.yaml]\n',
+      );
+    return loadModulesTree([dir]);
+  }
+
+  it('leaves a broken Kustomization module out, with its error, and renders the others as without it', async () => {
+    const jq = await loadJqEngine();
+    const render = (
+      tree: ModulesTree,
+      modules: readonly string[],
+      isolateFailures: boolean,
+    ): RenderTreeResult =>
+      renderTree({
+        tree,
+        values: { enabledModules: modules, viewFor: (module) => view(module, 8080) },
+        sharedComponentRoots: [path.join(repo, 'components')],
+        jq,
+        isolateFailures,
+      });
+    const tree = brokenTree('isolated', false);
+    const result = render(tree, [...enabledModules, 'broken'], true);
+    assert.deepEqual([...result.failed.keys()], ['broken']);
+    assert.match(String(result.failed.get('broken')), /missing\.yaml/);
+    assert.deepEqual(slices(result), slices(render(tree, enabledModules, false)));
+    assert.throws(() => render(tree, [...enabledModules, 'broken'], false), /missing\.yaml/);
+  });
+
+  it('still fails the whole render when a Component module is broken: it changes the other slices', async () => {
+    const jq = await loadJqEngine();
+    const tree = brokenTree('component', true);
+    assert.throws(
+      () =>
+        renderTree({
+          tree,
+          values: { enabledModules, viewFor: (module) => view(module, 8080) },
+          sharedComponentRoots: [path.join(repo, 'components')],
+          jq,
+          isolateFailures: true,
+        }),
+      /nope\.yaml/,
+    );
   });
 });

@@ -1,10 +1,11 @@
 import path from 'node:path';
-import { KaddonError } from '../core/errors.ts';
+import { asError, KaddonError } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
 import { valueAtPath } from '../core/values.ts';
 import type { YamlExpansion } from '../core/yaml.ts';
 import type { ChartObject } from '../delivery/helm/render-chart-module.ts';
 import { isConditionTrue, type JqEngine } from '../loader/jq-engine.ts';
+import { declaredKustomizationKind } from '../loader/kustomization-file.ts';
 import { loadKustomization } from '../loader/kustomization-loader.ts';
 import type { ModuleDefinition, ModulesTree } from '../loader/modules-tree.ts';
 import { renderModules, type ModuleInput, type RenderedModules } from '../pipeline/render-modules.ts';
@@ -41,10 +42,20 @@ export interface RenderTreeInput {
   readonly charts?: ReadonlyMap<string, readonly ChartObject[]>;
   /** Reuse of Kustomization modules read earlier with the same values view (the operator's). */
   readonly cache?: ModuleLoadCache;
+  /**
+   * The operator's render: a module that fails to load or build is left out and reported in
+   * `failed` when it cannot change other modules (a Kustomization or chart module); a Component
+   * module's failure, or one whose kind cannot be told, still fails the render.
+   */
+  readonly isolateFailures?: boolean;
+  /** Chart modules whose `helm template` failed (renderCharts with isolateFailures). */
+  readonly failedCharts?: ReadonlyMap<string, Error>;
 }
 
 export interface RenderTreeResult {
   readonly enabledModules: readonly string[];
+  /** With isolateFailures: the modules left out, with their errors. */
+  readonly failed: ReadonlyMap<string, Error>;
   readonly rendered: RenderedModules;
   readonly unresolved: readonly UnresolvedReference[];
   readonly warnings: readonly string[];
@@ -70,17 +81,32 @@ export function renderTree(input: RenderTreeInput): RenderTreeResult {
   const enabled = input.tree.modules.filter((module) => enabledNames.includes(module.name));
   const unresolved: UnresolvedReference[] = [];
   const warnings: string[] = [...input.tree.warnings];
-  const modules: ModuleInput[] = enabled.map((module) => ({
-    name: module.name,
-    node: loadModule(module, input.values.viewFor(module.name), input, unresolved, warnings),
-  }));
-  const rendered = renderModules(modules);
+  const failed = new Map<string, Error>(input.failedCharts ?? []);
+  const modules: ModuleInput[] = [];
+  for (const module of enabled) {
+    if (failed.has(module.name)) continue;
+    try {
+      const node = loadModule(module, input.values.viewFor(module.name), input, unresolved, warnings);
+      modules.push({ name: module.name, node });
+    } catch (error: unknown) {
+      if (input.isolateFailures !== true || !isIsolated(module)) throw error;
+      failed.set(module.name, asError(error));
+    }
+  }
+  const rendered = renderModules(modules, { isolateFailures: input.isolateFailures === true });
+  for (const [module, error] of rendered.failed) failed.set(module, error);
   return {
     enabledModules: enabled.map((module) => module.name),
+    failed,
     rendered,
     unresolved: unresolved.filter((ref) => !rendered.declaredVars.has(ref.name)),
     warnings: [...warnings, ...rendered.warnings],
   };
+}
+
+/** Whether a module's failure leaves the other modules' slices as they would be: not a Component. */
+function isIsolated(module: ModuleDefinition): boolean {
+  return module.source === 'chart' || declaredKustomizationKind(module.dir) === 'Kustomization';
 }
 
 /** A Kustomization module as read for one values view. */

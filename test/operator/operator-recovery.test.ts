@@ -340,6 +340,34 @@ describe('kaddon operator: failures, crashes and module lifecycle against a real
     assert.ok(third - second >= 9_500, `third attempt ${third - second} ms after the second`);
   });
 
+  it('fails only the run of a broken module, naming its file; the other modules are still delivered', async () => {
+    const flakyRevision = (await revision('flaky')) ?? 0;
+    const steadyRevision = (await revision('steady')) ?? 0;
+    const kustomization = path.join(env.tree.root, 'modules/020-steady/kustomization.yaml');
+    const good = await readFile(kustomization, 'utf8');
+    await writeFile(kustomization, good.replace('- state.yaml', '- state.yaml\n- missing.yaml'));
+    // One edit, two module runs in module order: flaky's renders the whole tree, steady included
+    // (its values changed, so its files are read again), and is delivered all the same.
+    await setOperatorConfig(env.api, NAMESPACE, { flaky: 'rev: 2\n', steady: 'rev: 2\n' });
+    await eventually(operator, 'flaky upgraded while steady is broken', async () =>
+      ((await revision('flaky')) ?? 0) > flakyRevision ? true : undefined,
+    );
+    const head = await eventually(operator, "steady's run failing at the head of main", async () => {
+      const [task] = await mainQueueTasks();
+      return task?.description.startsWith('ModuleRun:main:steady:') === true && task.failures > 0
+        ? task
+        : undefined;
+    });
+    assert.match(head.lastError ?? '', /missing\.yaml/u, 'the error names the missing file');
+    assert.equal(await revision('steady'), steadyRevision, 'the broken module is not delivered');
+
+    await writeFile(kustomization, good);
+    await eventually(operator, 'steady upgraded once fixed', async () =>
+      ((await revision('steady')) ?? 0) > steadyRevision ? true : undefined,
+    );
+    assert.match(await env.helm.getManifest('steady', NAMESPACE), /rev: "2"/u);
+  });
+
   it('recovers a release left pending-upgrade by an operator killed mid-upgrade', async () => {
     await setOperatorConfig(env.api, NAMESPACE, { slow: 'blockUpgrade: true\n' });
     const stuck = await eventually(operator, 'slow pending-upgrade', async () => {

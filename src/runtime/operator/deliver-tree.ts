@@ -30,6 +30,9 @@ export async function deliverTree(
   const startedAt = performance.now();
   const result = await renderEnabled(ctx);
   ctx.metrics.moduleRender(run.module, (performance.now() - startedAt) / 1000);
+  // A broken module fails its own run; the others are rendered and delivered without it.
+  const failure = result.failed.get(run.module);
+  if (failure !== undefined) throw failure;
   for (const module of enabled)
     ctx.metrics.unresolvedVarReferences(
       module,
@@ -116,6 +119,7 @@ export async function renderEnabled(ctx: OperatorContext): Promise<RenderTreeRes
       sharedComponentRoots: ctx.sharedComponentRoots,
       jq: ctx.jq,
       cache: caches.modules,
+      isolateFailures: true,
     },
     {
       helm: ctx.helm,

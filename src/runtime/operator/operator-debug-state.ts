@@ -34,10 +34,12 @@ export function createOperatorDebugState(ctx: OperatorContext, queues: TaskQueue
     moduleConfig: configOf,
     modulePatches: (name) => ctx.store.patches(moduleOwner(name)),
     resourceMonitors: () => new Map(ctx.state.enabledModules.flatMap((name) => monitored(ctx, name))),
-    renderedManifests: async (name) =>
-      ((await renderEnabled(ctx)).rendered.slices.get(name) ?? []).map((resource) =>
-        structuredClone(resource.obj),
-      ),
+    renderedManifests: async (name) => {
+      const result = await renderEnabled(ctx);
+      const failure = result.failed.get(name);
+      if (failure !== undefined) throw failure;
+      return (result.rendered.slices.get(name) ?? []).map((resource) => structuredClone(resource.obj));
+    },
     gitStatus: () => ctx.modulesSource?.status(),
     hookSnapshots: () =>
       ctx.bindings.allSnapshots().map(({ hook, module, snapshots }): HookSnapshots => ({

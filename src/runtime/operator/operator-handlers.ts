@@ -105,8 +105,9 @@ export function followUps(ctx: OperatorContext, changes: ValuesChanges, now: num
     return [
       createTask('ConvergeModules', { queue: MAIN_QUEUE, payload: { event: 'ReloadAllModules' } }, now),
     ];
-  return changes.modules
-    .filter((module) => ctx.state.enabledModules.includes(module))
+  // In module order, as a converge would run them.
+  return ctx.state.enabledModules
+    .filter((module) => changes.modules.includes(module))
     .map((module) =>
       createTask(
         'ModuleRun',
