@@ -144,31 +144,24 @@ function loadModule(
   warnings: string[],
 ): ModuleInput['node'] {
   if (module.source === 'none') return undefined;
-  if (module.source === 'chart' || !input.cache) return readModule(module, view, input, unresolved, warnings);
-  const loaded = input.cache.load(module.name, view, () => {
-    const ownUnresolved: UnresolvedReference[] = [];
-    const ownWarnings: string[] = [];
-    const node = readModule(module, view, input, ownUnresolved, ownWarnings);
-    return { node, unresolved: ownUnresolved, warnings: ownWarnings };
-  });
+  const read = (): LoadedModule => readModule(module, view, input);
+  const loaded =
+    module.source === 'chart' || !input.cache ? read() : input.cache.load(module.name, view, read);
   unresolved.push(...loaded.unresolved);
   warnings.push(...loaded.warnings);
   return loaded.node;
 }
 
-function readModule(
-  module: ModuleDefinition,
-  view: JsonObject,
-  input: RenderTreeInput,
-  unresolved: UnresolvedReference[],
-  warnings: string[],
-): ModuleInput['node'] {
+/** A module's files read and `$(var)`-expanded with its view (a chart module: its rendered objects). */
+function readModule(module: ModuleDefinition, view: JsonObject, input: RenderTreeInput): LoadedModule {
   const displayBase = input.displayBase ?? process.cwd();
   if (module.source === 'chart') {
     const objects = input.charts?.get(module.name);
     if (!objects) throw new ModuleSourceError(module);
-    return chartModuleNode(module.name, displayPath(module.dir, displayBase), objects);
+    const node = chartModuleNode(module.name, displayPath(module.dir, displayBase), objects);
+    return { node, unresolved: [], warnings: [] };
   }
+  const unresolved: UnresolvedReference[] = [];
   const expansion: YamlExpansion = {
     lookup: (name) => valueAtPath(view, name),
     onUnresolved: (name, file, line) => unresolved.push({ module: module.name, name, file, line }),
@@ -182,6 +175,5 @@ function readModule(
       isEnabled: (when, file) => isConditionTrue(input.jq.evaluate(when, view, `${file}: components when`)),
     },
   });
-  warnings.push(...result.warnings);
-  return result.node;
+  return { node: result.node, unresolved, warnings: result.warnings };
 }
