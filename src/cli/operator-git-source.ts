@@ -95,6 +95,12 @@ export class OperatorGitSource implements ModulesTreeSource {
     this.#inUse = revision;
   }
 
+  refuse(revision: string, error: Error): void {
+    this.#options.metrics.gitSyncError();
+    this.#lastError = `revision ${revision}: ${error.message}`;
+    if (this.#newest?.revision === revision) this.#newest = undefined;
+  }
+
   status(): ModulesSourceStatus {
     const status = this.#source.status();
     return { ...status, lastError: status.lastError ?? this.#lastError, revisionInUse: this.#inUse };

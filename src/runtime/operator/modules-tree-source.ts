@@ -18,6 +18,11 @@ export interface ModulesTreeSource {
   next(): PreparedTree | undefined;
   /** The operator now serves `revision`: its directories must stay until another one is in use. */
   markInUse(revision: string): void;
+  /**
+   * The operator could not use `revision` after all (the values store refused it with the config
+   * values of the moment): it is dropped, counted and shown as the source's last error.
+   */
+  refuse(revision: string, error: Error): void;
   status(): ModulesSourceStatus;
   stop(): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { asError } from '../../core/errors.ts';
 import type { LoadedHook } from '../lifecycle-hooks.ts';
 import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
 import { createTask, type HookRunTask } from '../queue/task.ts';
@@ -10,7 +11,7 @@ import { treeValues } from './prepare-modules-tree.ts';
 /**
  * SwitchModulesTree (GitOps): between two tasks of the main queue the operator moves to the
  * newest prepared tree. The values store takes the new values files, modules and schemas first
- * (a refusal fails the task and changes nothing); then the tree and every hook are replaced at
+ * (a refusal drops the revision and changes nothing); then the tree and every hook are replaced at
  * once; hooks whose bindings changed have their watches and schedules restarted, with their
  * Synchronization runs queued; last, all modules are reloaded: new modules run, disabled ones are
  * deleted, releases of removed ones purged (ConvergeModules).
@@ -18,7 +19,17 @@ import { treeValues } from './prepare-modules-tree.ts';
 export async function switchModulesTree(ctx: OperatorContext, now: number): Promise<TaskResult> {
   const prepared = ctx.modulesSource?.next();
   if (prepared === undefined) return success();
-  await ctx.store.replaceModules(treeValues(prepared));
+  try {
+    await ctx.store.replaceModules(treeValues(prepared));
+  } catch (error: unknown) {
+    // The config values changed since the revision was checked: refused, never retried forever
+    // at the head of the main queue; the tree in use stays, a later commit is picked up.
+    ctx.modulesSource?.refuse(prepared.revision, asError(error));
+    ctx.logger.error(`revision ${prepared.revision} refused: ${asError(error).message}`, {
+      revision: prepared.revision,
+    });
+    return success();
+  }
   ctx.tree = prepared.tree;
   ctx.sharedComponentRoots = prepared.sharedComponentRoots;
   ctx.hooks.replace(prepared.tree, prepared.hooks);
