@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -8,7 +8,15 @@ import { HelmClient } from '../src/delivery/helm/helm-client.ts';
 import { KubeClient } from '../src/delivery/kube-client.ts';
 import { connectionFromKubeconfig } from '../src/delivery/kube-connection.ts';
 import { runHook } from '../src/hooks/run-hook.ts';
-import { createHookRunDeps } from '../src/hooks/run-hook-deps.ts';
+import { discoverModuleHooks } from '../src/hooks/discover-hooks.ts';
+import { createHookRunDeps, type HookRunDeps } from '../src/hooks/run-hook-deps.ts';
+import { moduleOwner } from '../src/core/values.ts';
+import { loadJqEngine } from '../src/loader/jq-engine.ts';
+import { loadModulesTree } from '../src/loader/modules-tree.ts';
+import { loadTreeSchemas } from '../src/loader/values-schemas.ts';
+import { loadHooks, runLifecycleHook } from '../src/runtime/lifecycle-hooks.ts';
+import { MemoryConfigStore } from '../src/runtime/memory-config-store.ts';
+import { ValuesStore } from '../src/runtime/values-store.ts';
 import { selectHookEnv } from '../src/hooks/run-hook-env.ts';
 import { createLogger } from '../src/observability/logger.ts';
 import { ensureHelm } from '../test/cluster/ensure-helm.ts';
@@ -139,6 +147,10 @@ interface HookOverhead {
   readonly runs: number;
   readonly runHookMs: number;
   readonly bashMs: number;
+  /** A beforeHelm run as the operator makes it: values files in, a values patch applied to the store. */
+  readonly lifecycleMs: number;
+  /** The same hook body (writing the patch file) spawned directly. */
+  readonly bashPatchMs: number;
 }
 
 /** Medians of runHook on a do-nothing bash hook and of `bash hook.sh` spawned directly. */
@@ -169,10 +181,68 @@ async function measureHookOverhead(runs: number): Promise<HookOverhead> {
       await execa('bash', [hook], { cwd: dir });
       viaBash.push(performance.now() - startedAt);
     }
-    return { runs, runHookMs: median(viaRunHook), bashMs: median(viaBash) };
+    const lifecycle = await measureLifecycleRuns(dir, deps, runs);
+    return { runs, runHookMs: median(viaRunHook), bashMs: median(viaBash), ...lifecycle };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * A module's beforeHelm hook run through runLifecycleHook, as a ModuleRun runs it: binding context,
+ * values and config values files written, the hook's values patch read, validated and applied to
+ * the values store. Against: `bash` running the same script body, which writes the patch file.
+ */
+async function measureLifecycleRuns(
+  dir: string,
+  deps: HookRunDeps,
+  runs: number,
+): Promise<Pick<HookOverhead, 'lifecycleMs' | 'bashPatchMs'>> {
+  const modules = path.join(dir, 'modules');
+  await mkdir(path.join(modules, '010-bench/hooks'), { recursive: true });
+  await writeFile(path.join(modules, '010-bench/values.yaml'), 'benchEnabled: true\nbench:\n  runs: 0\n');
+  const hookPath = path.join(modules, '010-bench/hooks/patch.sh');
+  await writeFile(
+    hookPath,
+    [
+      '#!/usr/bin/env bash',
+      'if [ "$1" = --config ]; then echo \'{"configVersion":"v1","beforeHelm":1}\'; exit 0; fi',
+      'echo "[{\\"op\\":\\"add\\",\\"path\\":\\"/bench/runs\\",\\"value\\":$RANDOM}]" > "$VALUES_JSON_PATCH_PATH"',
+      '',
+    ].join('\n'),
+  );
+  await chmod(hookPath, 0o755);
+  const tree = loadModulesTree([modules]);
+  const store = await ValuesStore.open({
+    statics: tree.statics,
+    modules: tree.modules.map((module) => module.name),
+    schemas: loadTreeSchemas(tree, undefined),
+    configStore: new MemoryConfigStore(),
+  });
+  const [module] = tree.modules;
+  if (module === undefined) throw new Error('the bench module did not load');
+  const discovered = await discoverModuleHooks(module);
+  const [hook] = (await loadHooks(discovered.hooks, deps, await loadJqEngine())).hooks;
+  if (hook === undefined) throw new Error('the bench hook did not load');
+  const run = {
+    store,
+    owner: moduleOwner('bench'),
+    enabledModules: ['bench'],
+    snapshots: () => ({}),
+    runDeps: deps,
+  };
+  const patchFile = path.join(dir, 'patch.json');
+  const viaLifecycle: number[] = [];
+  const viaBash: number[] = [];
+  for (let index = 0; index < runs; index++) {
+    let startedAt = performance.now();
+    await runLifecycleHook(hook, 'beforeHelm', run);
+    viaLifecycle.push(performance.now() - startedAt);
+    startedAt = performance.now();
+    await execa('bash', [hookPath], { cwd: dir, env: { VALUES_JSON_PATCH_PATH: patchFile } });
+    viaBash.push(performance.now() - startedAt);
+  }
+  return { lifecycleMs: median(viaLifecycle), bashPatchMs: median(viaBash) };
 }
 
 const fixed = (value: number | undefined, digits: number): string =>
@@ -193,10 +263,13 @@ function printConvergence(rows: readonly ConvergeTiming[]): void {
 
 function printHookOverhead(row: HookOverhead): void {
   console.log(`\n## Hook run overhead (median of ${String(row.runs)} runs)\n`);
-  console.log('| runHook ms | bash hook.sh ms | overhead per run ms |');
-  console.log('| ---: | ---: | ---: |');
+  console.log('| hook run | kaddon ms | bash directly ms | overhead per run ms |');
+  console.log('| --- | ---: | ---: | ---: |');
   console.log(
-    `| ${fixed(row.runHookMs, 1)} | ${fixed(row.bashMs, 1)} | ${fixed(row.runHookMs - row.bashMs, 1)} |`,
+    `| runHook, do-nothing hook | ${fixed(row.runHookMs, 1)} | ${fixed(row.bashMs, 1)} | ${fixed(row.runHookMs - row.bashMs, 1)} |`,
+  );
+  console.log(
+    `| beforeHelm with a values patch (runLifecycleHook + values store) | ${fixed(row.lifecycleMs, 1)} | ${fixed(row.bashPatchMs, 1)} | ${fixed(row.lifecycleMs - row.bashPatchMs, 1)} |`,
   );
 }
 
