@@ -37,12 +37,19 @@ const files = {
   get enabledLog(): string {
     return path.join(env.tree.root, 'picky-enabled.log');
   },
+  get hangMarker(): string {
+    return path.join(env.tree.root, 'flaky-hangs');
+  },
+  get hookPid(): string {
+    return path.join(env.tree.root, 'flaky-hook.pid');
+  },
 };
 let operator: E2eOperator;
 
 function startOperator(): E2eOperator {
   return env.startOperator({
-    forceKillAfterDelay: 10_000,
+    // Past the operator's own 20 s shutdown limit: SIGTERM's grace period is under test.
+    forceKillAfterDelay: 30_000,
     // The blocked upgrade of the crash scenario must not outlive the test if the kill is late.
     extraEnv: {
       HELM_TIMEOUT: '60s',
@@ -79,6 +86,10 @@ async function writeModules(): Promise<void> {
     'values.yaml': 'flakyEnabled: true\nflaky:\n  rev: 0\n',
     'hooks/before-helm.mjs': hookScript({ configVersion: 'v1', beforeHelm: 10 }, [
       `appendFileSync(${JSON.stringify(files.attemptsLog)}, Date.now() + '\\n');`,
+      `if (existsSync(${JSON.stringify(files.hangMarker)})) {`,
+      `  writeFileSync(${JSON.stringify(files.hookPid)}, String(process.pid));`,
+      '  await new Promise((resolve) => setTimeout(resolve, 120_000));',
+      '}',
       `if (existsSync(${JSON.stringify(files.failMarker)})) {`,
       `  console.error('failing on purpose while the marker exists');`,
       '  process.exit(1);',
@@ -157,7 +168,7 @@ spec:
 function hookScript(config: Record<string, unknown>, body: readonly string[]): string {
   return [
     '#!/usr/bin/env node',
-    "import { appendFileSync, copyFileSync, existsSync, readFileSync } from 'node:fs';",
+    "import { appendFileSync, copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';",
     "if (process.argv[2] === '--config') {",
     `  console.log(${JSON.stringify(JSON.stringify(config))});`,
     '  process.exit(0);',
@@ -392,9 +403,23 @@ describe('kaddon operator: failures, crashes and module lifecycle against a real
     assert.ok(status.revision > stuck, `revision ${status.revision} after the stuck ${stuck}`);
     assert.match(await env.helm.getManifest('slow', NAMESPACE), /block: "false"/u);
     assert.doesNotMatch(await releaseHooks(), /slow-pre-upgrade/u, 'the hook Job is not in the release');
+  });
 
+  it('on SIGTERM lets the running hook go on for the grace period, then ends it and exits 0', async () => {
+    await writeFile(files.hangMarker, 'hang\n');
+    await setOperatorConfig(env.api, NAMESPACE, { flaky: 'rev: 3\n' });
+    const pid = await eventually(operator, 'the hanging beforeHelm hook running', async () => {
+      const text = await readFile(files.hookPid, 'utf8').catch(() => '');
+      return text === '' ? undefined : Number(text);
+    });
+    const signalledAt = Date.now();
     operator.process.kill('SIGTERM');
     const result = await operator.process;
+    const waited = Date.now() - signalledAt;
     assert.equal(result.exitCode, 0, operator.tail());
+    assert.ok(waited >= 9_500, `the hook had its 10 s grace period (exited after ${String(waited)} ms)`);
+    assert.match(operator.output(), /ending running hooks/u);
+    assert.throws(() => process.kill(pid, 0), { code: 'ESRCH' }, 'the hook process is gone');
+    await rm(files.hangMarker);
   });
 });
