@@ -12,6 +12,7 @@ import { loadJqEngine } from '../loader/jq-engine.ts';
 import { loadModulesTree } from '../loader/modules-tree.ts';
 import { loadTreeSchemas } from '../loader/values-schemas.ts';
 import { createDebugServer } from '../observability/debug-server.ts';
+import { startingDebugState } from '../observability/debug-starting-state.ts';
 import { createHookMetricsStore } from '../observability/hook-metrics-store.ts';
 import { createHttpServer } from '../observability/http-server.ts';
 import { createLogger } from '../observability/logger.ts';
@@ -100,6 +101,17 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
         initialConfig,
       })
     : undefined;
+  // Up before the tree: while the first good revision is awaited, `kaddon git status` says why.
+  const debug = createDebugServer({
+    socketPath: config.debugUnixSocket,
+    state: startingDebugState(
+      git ? 'waiting for the first good revision of the modules repository' : 'loading the modules tree',
+      () => git?.status(),
+    ),
+    logger,
+  });
+  await debug.start();
+  logger.info('debug socket listening', { socket: config.debugUnixSocket });
   const first = git
     ? await Promise.race([git.start(), stopping.then(() => undefined)])
     : localModulesTree(config);
@@ -107,6 +119,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     logger.info('stopping before the first good revision of the modules repository');
     await git?.stop();
     stopLiveTicks();
+    await debug.stop();
     await http.stop();
     return;
   }
@@ -189,13 +202,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
       },
     },
   );
-  const debug = createDebugServer({
-    socketPath: config.debugUnixSocket,
-    state: operator.debugState(),
-    logger,
-  });
-  await debug.start();
-  logger.info('debug socket listening', { socket: config.debugUnixSocket });
+  debug.serve(operator.debugState());
   operator.start();
   resources.start();
   const signal = await stopping;

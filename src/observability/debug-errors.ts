@@ -1,16 +1,25 @@
 import { KaddonError } from '../core/errors.ts';
 
-export type DebugRouteErrorCode = 'debug-not-found' | 'debug-bad-request';
+export type DebugRouteErrorCode = 'debug-not-found' | 'debug-bad-request' | 'debug-unavailable';
 
-/** A debug request the server cannot answer: an unknown route, module or hook, or a bad parameter. */
+const STATUS_BY_CODE = {
+  'debug-not-found': 404,
+  'debug-bad-request': 400,
+  'debug-unavailable': 503,
+} as const;
+
+/**
+ * A debug request the server cannot answer: an unknown route, module or hook, a bad parameter,
+ * or state the operator does not have yet (it is still starting).
+ */
 export class DebugRouteError extends KaddonError {
   readonly code: DebugRouteErrorCode;
-  readonly status: 404 | 400;
+  readonly status: (typeof STATUS_BY_CODE)[DebugRouteErrorCode];
 
   constructor(code: DebugRouteErrorCode, message: string, hint: string) {
     super(message, hint);
     this.code = code;
-    this.status = code === 'debug-not-found' ? 404 : 400;
+    this.status = STATUS_BY_CODE[code];
   }
 }
 

@@ -21,6 +21,8 @@ export interface DebugServerOptions {
 export interface DebugServer {
   /** Creates the directory, replaces a stale socket, listens; rejects if another server answers. */
   start(): Promise<void>;
+  /** Answers from `state` from now on (the operator's, once it has one; see startingDebugState). */
+  serve(state: DebugState): void;
   /** Stops listening and removes the socket file. */
   stop(): Promise<void>;
 }
@@ -32,9 +34,10 @@ interface Answer extends FormattedOutput {
 /** The debug API of reference §7 (HTTP over a unix socket), read from a DebugState. */
 export function createDebugServer(options: DebugServerOptions): DebugServer {
   let server: Server | undefined;
+  let current: DebugServerOptions = options;
 
   const respond = (request: IncomingMessage, response: ServerResponse): void => {
-    answer(options, request)
+    answer(current, request)
       .catch((error: unknown) => failure(options, error))
       .then(({ status, body, contentType }) => {
         response.writeHead(status, { 'content-type': contentType });
@@ -44,6 +47,9 @@ export function createDebugServer(options: DebugServerOptions): DebugServer {
   };
 
   return {
+    serve: (state) => {
+      current = { ...options, state };
+    },
     start: async () => {
       await prepareSocketPath(options.socketPath);
       const listening = createServer(respond);

@@ -125,6 +125,18 @@ describe('kaddon operator following a Git repository', () => {
     await waitFor('the wait logged', () =>
       Promise.resolve(operator.output().includes('no good revision yet') ? true : undefined),
     );
+    // The debug socket already answers: git status says why; the rest says the operator is starting.
+    const waiting = await gitStatus();
+    assert.equal(waiting.revisionInUse, undefined);
+    assert.match(waiting.lastError ?? '', /missing\.yaml/u, 'the refusal names the file');
+    const modules = await runCli([
+      'module',
+      'list',
+      '--debug-unix-socket',
+      path.join(env.tree.root, 'debug.socket'),
+    ]);
+    assert.equal(modules.code, 1);
+    assert.match(modules.stderr, /the operator is starting: waiting for the first good revision/u);
 
     // The first good revision converges.
     repo.write({ 'modules/020-extra/kustomization.yaml': kustomization('configmap.yaml') });
