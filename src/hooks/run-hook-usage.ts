@@ -35,8 +35,9 @@ interface CpuTicks {
  *   CPU (and that of the descendants it waited for) when the child is reaped, so this is exact
  *   while the hook is the only child that ends during the run. When runs overlap, each falls back
  *   to sampling the hook's own /proc/<pid>/stat, a lower bound.
- * - Memory: VmHWM of the hook process, sampled every `sampleIntervalMs` (Node gives no exit-time
- *   figure). Hooks shorter than one interval report none; descendants (kubectl, jq) are not seen.
+ * - Memory: VmHWM of the hook process, sampled after 1, 2, 4 … ms and then every
+ *   `sampleIntervalMs` (Node gives no exit-time figure). A hook that ends before the first sample
+ *   reports none; descendants (kubectl, jq) are not seen.
  */
 export function createProcUsageProbe(
   options: { procRoot?: string; sampleIntervalMs?: number } = {},
@@ -52,15 +53,24 @@ export function createProcUsageProbe(
       const before = readChildrenTicks(`${procRoot}/self/stat`);
       let sampledTicks: CpuTicks | undefined;
       let maxRss: number | undefined;
-      const timer = setInterval(() => {
+      const sample = (): void => {
         sampledTicks = readProcessTicks(`${procRoot}/${String(pid)}/stat`) ?? sampledTicks;
         const rss = readHighWaterMark(`${procRoot}/${String(pid)}/status`);
         if (rss !== undefined) maxRss = Math.max(maxRss ?? 0, rss);
-      }, interval);
-      timer.unref();
+      };
+      // 1, 2, 4 … ms, then every `interval`: a hook of a few milliseconds is seen too.
+      let timer: NodeJS.Timeout;
+      const schedule = (delay: number): void => {
+        timer = setTimeout(() => {
+          sample();
+          schedule(Math.min(delay * 2, interval));
+        }, delay);
+        timer.unref();
+      };
+      schedule(1);
       return {
         end() {
-          clearInterval(timer);
+          clearTimeout(timer);
           active.delete(state);
           const after = readChildrenTicks(`${procRoot}/self/stat`);
           const ticks =

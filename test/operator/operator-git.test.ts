@@ -5,6 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { GitStatus } from '../../src/observability/debug-state.ts';
 import { runCli } from '../run-cli.ts';
+import { sample, scrapeMetrics } from './metrics-scrape.ts';
 import { makeGitFixture, type GitFixture } from '../sources/git-fixture.ts';
 import {
   eventually,
@@ -111,9 +112,7 @@ async function gitStatus(): Promise<GitStatus> {
 }
 
 async function gitSyncErrors(): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${env.port}/metrics`)).text();
-  const match = /^addon_operator_git_sync_errors_total (\S+)$/mu.exec(text);
-  return Number(match?.[1] ?? 0);
+  return sample(await scrapeMetrics(env.port), 'addon_operator_git_sync_errors_total') ?? 0;
 }
 
 describe('kaddon operator following a Git repository', () => {

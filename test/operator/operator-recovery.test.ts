@@ -6,6 +6,7 @@ import { execa } from 'execa';
 import { isJsonObject } from '../../src/core/json.ts';
 import { KubeApiError } from '../../src/delivery/kube-client.ts';
 import { runCli } from '../run-cli.ts';
+import { sample, scrapeMetrics } from './metrics-scrape.ts';
 import {
   eventually,
   killOperatorTree,
@@ -99,6 +100,14 @@ async function writeModules(): Promise<void> {
   env.tree.write('modules/020-steady', {
     ...state('steady', '  rev: "$(steady.rev)"\n'),
     'values.yaml': 'steadyEnabled: true\nsteady:\n  rev: 0\n',
+    // Fails every second in its own queue; allowFailure: counted, never retried, nothing waits.
+    'hooks/noisy.mjs': hookScript(
+      {
+        configVersion: 'v1',
+        schedule: [{ name: 'every-second', crontab: '* * * * * *', allowFailure: true, queue: 'noise' }],
+      },
+      ['process.exit(1);'],
+    ),
   });
   env.tree.write('modules/030-toggled', {
     ...state('toggled', '  ready: "yes"\n'),
@@ -159,6 +168,7 @@ spec:
   for (const hook of [
     'modules/010-flaky/hooks/before-helm.mjs',
     'modules/030-toggled/hooks/after-delete.mjs',
+    'modules/020-steady/hooks/noisy.mjs',
     'global-hooks/startup.mjs',
     'modules/060-picky/enabled',
   ])
@@ -377,6 +387,33 @@ describe('kaddon operator: failures, crashes and module lifecycle against a real
       ((await revision('steady')) ?? 0) > steadyRevision ? true : undefined,
     );
     assert.match(await env.helm.getManifest('steady', NAMESPACE), /rev: "2"/u);
+  });
+
+  it('counts the failures on /metrics with the labels the seed documents', async () => {
+    const text = await scrapeMetrics(env.port);
+    const P = 'addon_operator_';
+    const atLeast = (name: string, labels: Record<string, string>, least: number): void => {
+      const value = sample(text, `${P}${name}`, labels);
+      assert.ok(value !== undefined && value >= least, `${name}${JSON.stringify(labels)} = ${String(value)}`);
+    };
+    const startup = { hook: 'startup.mjs', binding: 'onStartup', queue: 'main' };
+    atLeast('global_hook_run_errors_total', startup, 1);
+    atLeast('global_hook_run_success_total', startup, 1);
+    atLeast('global_hook_run_seconds_count', startup, 2);
+    atLeast('global_hook_run_max_rss_bytes', { hook: 'startup.mjs' }, 1);
+    atLeast('global_hook_run_user_cpu_seconds_count', { hook: 'startup.mjs' }, 1);
+    atLeast('global_hook_run_sys_cpu_seconds_count', { hook: 'startup.mjs' }, 1);
+    atLeast('module_discover_errors_total', {}, 2);
+    atLeast('module_run_errors_total', { module: 'flaky' }, 2);
+    atLeast('module_run_errors_total', { module: 'steady' }, 1);
+    const flaky = { module: 'flaky', hook: 'hooks/before-helm.mjs', binding: 'beforeHelm' };
+    atLeast('module_hook_run_errors_total', flaky, 2);
+    atLeast('module_hook_run_max_rss_bytes', { module: 'flaky', hook: 'hooks/before-helm.mjs' }, 1);
+    atLeast('module_hook_run_user_cpu_seconds_count', { module: 'flaky' }, 1);
+    atLeast('module_helm_seconds_count', { module: 'flaky' }, 1);
+    const noisy = { module: 'steady', hook: 'hooks/noisy.mjs', binding: 'every-second', queue: 'noise' };
+    atLeast('module_hook_run_allowed_errors_total', noisy, 1);
+    assert.equal(sample(text, `${P}module_hook_run_errors_total`, noisy), undefined, 'allowed, not errors');
   });
 
   it('recovers a release left pending-upgrade by an operator killed mid-upgrade', async () => {

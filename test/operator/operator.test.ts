@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { spawnSync } from 'node:child_process';
 import { isJsonObject } from '../../src/core/json.ts';
 import { runCli } from '../run-cli.ts';
+import { sample, scrapeMetrics } from './metrics-scrape.ts';
 import {
   eventually,
   setOperatorConfig,
@@ -195,20 +196,8 @@ const SEED_NAMES_PROMTOOL_DISLIKES = [
   'addon_operator_live_ticks counter metrics should have "_total" suffix',
 ];
 
-async function scrape(): Promise<string> {
-  const response = await fetch(`http://127.0.0.1:${env.port}/metrics`);
-  assert.equal(response.status, 200);
-  return response.text();
-}
-
-/** The value of the first sample of `name` whose labels include every one of `labels`. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
-  for (const match of text.matchAll(new RegExp(`^${name}(?:\\{([^}]*)\\})? (\\S+)$`, 'gmu'))) {
-    const found = match[1] ?? '';
-    if (Object.entries(labels).every(([key, value]) => found.includes(`${key}="${value}"`)))
-      return Number(match[2]);
-  }
-  return undefined;
+function scrape(): Promise<string> {
+  return scrapeMetrics(env.port);
 }
 
 /** Seed 000 "Addon-operator metrics" on /metrics, and the debug socket (reference §7) over the CLI. */

@@ -152,7 +152,8 @@ async function runHookTask(
   const metricLabels = {
     activation: task.metadata.bindingType ?? 'hook',
     queue: task.queue,
-    binding: (task.metadata.bindings ?? []).join(','),
+    // A lifecycle task (onStartup) names its binding by its type, as addon-operator labels it.
+    binding: bindings === '' ? (task.metadata.bindingType ?? 'hook') : bindings,
     allowFailure: task.metadata.allowFailure,
     task: task.id,
   };

@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { execa } from 'execa';
+import { createProcUsageProbe } from './run-hook-usage.ts';
+
+/** Runs `command` as a child and measures it the way runProcess does: begin at spawn, end once reaped. */
+async function measure(file: string, args: readonly string[]) {
+  const probe = createProcUsageProbe();
+  const child = execa(file, args);
+  assert.ok(child.pid !== undefined);
+  const measurement = probe.begin(child.pid);
+  await child;
+  return measurement.end();
+}
+
+describe('createProcUsageProbe (Linux /proc)', () => {
+  it('sees the memory of a process that holds 64 MB, and its CPU time', async () => {
+    const usage = await measure(process.execPath, [
+      '-e',
+      'const b = Buffer.alloc(64 * 1024 * 1024, 1); let x = 0; for (let i = 0; i < 3e7; i++) x += b[i % b.length]; setTimeout(() => {}, 50);',
+    ]);
+    assert.ok(usage !== undefined, '/proc is readable');
+    assert.ok((usage.maxRssBytes ?? 0) >= 64 * 1024 * 1024, `max RSS ${String(usage.maxRssBytes)}`);
+    assert.ok(usage.userCpuSeconds + usage.sysCpuSeconds > 0, 'CPU time counted');
+  });
+
+  it('sees a hook that runs for a few milliseconds', async () => {
+    const usage = await measure('sleep', ['0.02']);
+    assert.ok((usage?.maxRssBytes ?? 0) > 0, `max RSS ${String(usage?.maxRssBytes)}`);
+  });
+});
