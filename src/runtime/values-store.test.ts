@@ -217,6 +217,20 @@ describe('values store: hook patches', () => {
     assert.deepEqual(reopened.moduleValues('some-module'), { param1: 'Long string', param2: 'FOO' });
   });
 
+  it("drops a deleted module's values patches (ResetState); its config values stay", async () => {
+    const f = await fixture('reset', files, SEED_CONFIG);
+    await f.store.applyHookPatches(
+      some,
+      { valuesPatch: patch('{"op":"add","path":"/someModule/internal","value":{"a":1}}') },
+      'h',
+    );
+    await f.store.resetModule('some-module');
+    assert.deepEqual(f.store.moduleValues('some-module'), { param1: 'Long string', param2: 'FOO' });
+    assert.deepEqual(f.store.patches(some), []);
+    await f.store.resetModule('some-module');
+    assert.deepEqual(f.store.moduleValues('some-module'), { param1: 'Long string', param2: 'FOO' });
+  });
+
   it('persists a config patch, applied before the values patch of the same run', async () => {
     const f = await fixture('config-and-values', files, SEED_CONFIG);
     await f.store.applyHookPatches(

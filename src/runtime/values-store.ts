@@ -263,6 +263,24 @@ export class ValuesStore {
   }
 
   /** The values patch kept in memory from an owner's hook runs, compacted. */
+  /**
+   * ModuleDelete (reference §6.6, addon-operator's ResetState): the values patches the module's
+   * hooks left are dropped, so a module enabled again starts from its static and config values.
+   */
+  resetModule(name: string): Promise<void> {
+    return this.#serialize(() => {
+      const key = moduleValuesKey(name);
+      const before = this.#state;
+      if (!before.patches.has(key)) return Promise.resolve();
+      const patches = new Map(before.patches);
+      patches.delete(key);
+      const values = new Map(before.values);
+      values.set(key, mergedSection(this.#ownerLayers(moduleOwner(name)), before.config, []));
+      this.#state = { ...before, patches, values };
+      return Promise.resolve();
+    });
+  }
+
   patches(owner: ValuesOwner): ValuesPatch {
     return structuredClone(this.#state.patches.get(ownerValuesKey(owner)) ?? []);
   }

@@ -111,6 +111,7 @@ export async function purgeRelease(ctx: OperatorContext, release: string): Promi
 /** Drops what the operator remembers of a module's delivery. */
 export function forgetModule(ctx: OperatorContext, module: string): void {
   ctx.resources?.forget(module);
+  ctx.state.crdsApplied.delete(module);
   ctx.state.moduleErrors.delete(module);
   ctx.state.preparedModules.delete(module);
   ctx.state.revisions.delete(module);

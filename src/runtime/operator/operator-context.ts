@@ -64,6 +64,8 @@ export interface OperatorState {
   enabledModules: readonly string[];
   /** Modules whose onStartup hooks ran since they were last enabled (seed 001 step 5). */
   readonly startedModules: Set<string>;
+  /** Modules whose crds/ were applied from the tree in use (again after a Git switch). */
+  readonly crdsApplied: Set<string>;
   /** Modules whose beforeHelm ran once: only these are delivered, never with half-made values. */
   readonly preparedModules: Set<string>;
   /** Last delivered revision by module. */
@@ -89,6 +91,7 @@ export function initialOperatorState(): OperatorState {
   return {
     enabledModules: [],
     startedModules: new Set(),
+    crdsApplied: new Set(),
     preparedModules: new Set(),
     revisions: new Map(),
     pendingConfig: undefined,

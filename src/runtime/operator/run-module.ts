@@ -38,8 +38,11 @@ export async function runModule(
 }
 
 async function runModulePhases(ctx: OperatorContext, module: string, run: DeliverRun): Promise<void> {
-  if (!ctx.state.startedModules.has(module)) {
+  if (!ctx.state.crdsApplied.has(module)) {
     await ensureCrds(ctx, module);
+    ctx.state.crdsApplied.add(module);
+  }
+  if (!ctx.state.startedModules.has(module)) {
     await runModuleHooks(ctx, module, 'onStartup');
     await synchronizeModule(ctx, module);
     ctx.state.startedModules.add(module);
@@ -58,7 +61,10 @@ async function runModulePhases(ctx: OperatorContext, module: string, run: Delive
   }
 }
 
-/** ModuleEnsureCRDs (reference §6.8), when a module is started: its CRDs exist before its hooks run. */
+/**
+ * ModuleEnsureCRDs (reference §6.8) on a module's first run and after a tree switch: its CRDs
+ * exist before its hooks run.
+ */
 async function ensureCrds(ctx: OperatorContext, module: string): Promise<void> {
   const definition = ctx.tree.modules.find((candidate) => candidate.name === module);
   if (definition === undefined) return;
@@ -68,8 +74,9 @@ async function ensureCrds(ctx: OperatorContext, module: string): Promise<void> {
 
 /**
  * ModuleDelete (seed 001 step 6, reference §6.6): beforeDeleteHelm hooks when there is a release,
- * `helm uninstall`, afterDeleteHelm hooks, then the module's bindings stop (the hooks still get
- * their snapshots). A failure throws and counts in module_delete_errors_total: the task is retried.
+ * `helm uninstall`, afterDeleteHelm hooks, the values patches its hooks left dropped (ResetState),
+ * then the module's bindings stop (the hooks still get their snapshots). A failure throws and
+ * counts in module_delete_errors_total: the task is retried.
  */
 export async function deleteDisabledModule(
   ctx: OperatorContext,
@@ -87,6 +94,7 @@ export async function deleteDisabledModule(
     );
     forgetModule(ctx, module);
     await runModuleHooks(ctx, module, 'afterDeleteHelm');
+    await ctx.store.resetModule(module);
   } catch (error: unknown) {
     ctx.metrics.moduleDeleteError(module);
     ctx.state.moduleErrors.set(module, error instanceof Error ? error.message : String(error));

@@ -33,6 +33,8 @@ export async function switchModulesTree(ctx: OperatorContext, now: number): Prom
   ctx.tree = prepared.tree;
   ctx.sharedComponentRoots = prepared.sharedComponentRoots;
   ctx.hooks.replace(prepared.tree, prepared.hooks);
+  // The new revision's crds/ are applied on each module's next run.
+  ctx.state.crdsApplied.clear();
   for (const warning of prepared.warnings) ctx.logger.info(`warning: ${warning}`);
   // A restart that fails throws: the retry compares with the bindings that run, so it resumes.
   const synchronizations = await restartChangedBindings(ctx, prepared.hooks);
