@@ -47,6 +47,9 @@ interface ConvergeTiming {
   readonly releases: number | undefined;
   /** Undefined when the operator did not become ready before the deadline or exited. */
   readonly seconds: number | undefined;
+  /** Of that: seconds in helm operations and in renders of the tree, from the operator's /metrics. */
+  readonly helmSeconds: number | undefined;
+  readonly renderSeconds: number | undefined;
 }
 
 function parseOptions(argv: readonly string[]): BenchOptions | undefined {
@@ -117,6 +120,10 @@ async function measureConvergence(modules: number, helmPath: string): Promise<Co
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    const metrics = await fetch(`http://127.0.0.1:${String(port)}/metrics`).then(
+      (response) => response.text(),
+      () => '',
+    );
     const helm = new HelmClient({ helmPath, kubeconfigPath: cluster.kubeconfigPath });
     const releases = await helm.list(NAMESPACE).then(
       (names) => names.length,
@@ -129,12 +136,27 @@ async function measureConvergence(modules: number, helmPath: string): Promise<Co
       console.error(result.all.slice(-4000));
     }
     const enabled = tree.modules.filter((module) => module.enabled).length;
-    return { modules, enabled, releases, seconds };
+    return {
+      modules,
+      enabled,
+      releases,
+      seconds,
+      helmSeconds: sumOf(metrics, 'addon_operator_helm_operation_seconds_sum'),
+      renderSeconds: sumOf(metrics, 'addon_operator_module_render_seconds_sum'),
+    };
   } finally {
     await cluster?.stop();
     if (tree) removeModulesTree(tree);
     if (workDir) await rm(workDir, { recursive: true, force: true });
   }
+}
+
+/** The sum of every sample of `name` in a /metrics text; undefined when there is none. */
+function sumOf(text: string, name: string): number | undefined {
+  const values = [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'gmu'))].map((match) =>
+    Number(match[1]),
+  );
+  return values.length === 0 ? undefined : values.reduce((total, value) => total + value, 0);
 }
 
 function median(values: readonly number[]): number {
@@ -250,13 +272,15 @@ const fixed = (value: number | undefined, digits: number): string =>
 
 function printConvergence(rows: readonly ConvergeTiming[]): void {
   console.log('\n## Operator: spawn to first convergence (/readyz 200)\n');
-  console.log('| modules | enabled | releases | seconds to converge | seconds per enabled module |');
-  console.log('| ---: | ---: | ---: | ---: | ---: |');
+  console.log(
+    '| modules | enabled | releases | seconds to converge | seconds per enabled module | of which helm s | of which render s |',
+  );
+  console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const row of rows) {
     const perModule = row.seconds === undefined ? undefined : row.seconds / row.enabled;
     const releases = row.releases === undefined ? 'n/a' : String(row.releases);
     console.log(
-      `| ${String(row.modules)} | ${String(row.enabled)} | ${releases} | ${fixed(row.seconds, 1)} | ${fixed(perModule, 2)} |`,
+      `| ${String(row.modules)} | ${String(row.enabled)} | ${releases} | ${fixed(row.seconds, 1)} | ${fixed(perModule, 2)} | ${fixed(row.helmSeconds, 1)} | ${fixed(row.renderSeconds, 1)} |`,
     );
   }
 }

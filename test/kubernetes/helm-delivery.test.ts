@@ -110,6 +110,23 @@ describe('helm delivery against a real cluster and helm', () => {
     assert.equal(await helm.release('never-installed', ns), undefined);
   });
 
+  it('installs without a status call when the release is known absent; upgrades if it appeared', async (t) => {
+    const ns = await namespaceFor(t, 'hd-absent');
+    const first = configMap('settings', { a: 'one' });
+    const installed = await deliverModule(
+      { module: 'fresh', namespace: ns, manifest: first, knownAbsent: true },
+      deps,
+    );
+    assert.deepEqual([installed.outcome, installed.revision], ['installed', 1]);
+    const second = configMap('settings', { a: 'two' });
+    const again = await deliverModule(
+      { module: 'fresh', namespace: ns, manifest: second, knownAbsent: true },
+      deps,
+    );
+    assert.equal(again.revision, 2, 'upgrade --install upgrades a release that exists after all');
+    assert.deepEqual(await historyStates('fresh', ns), ['superseded', 'deployed']);
+  });
+
   it('upgrades an unchanged slice when resources are missing, and a changed checksum input', async (t) => {
     const ns = await namespaceFor(t, 'hd-heal');
     const slice = configMap('settings', { a: 'b' });

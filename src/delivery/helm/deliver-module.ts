@@ -28,6 +28,12 @@ export interface DeliverModuleInput {
   readonly checksumInputs?: readonly string[];
   /** The resource monitor found objects of the release missing (auto-heal, seed 000). */
   readonly resourcesMissing?: boolean;
+  /**
+   * `helm list` just showed no release of this name: install without asking helm first. Should a
+   * release have appeared meanwhile, `upgrade --install` upgrades it (one left stuck fails, and the
+   * caller's retry asks helm).
+   */
+  readonly knownAbsent?: boolean;
 }
 
 export interface DeliverDeps {
@@ -73,7 +79,7 @@ export async function deliverModule(input: DeliverModuleInput, deps: DeliverDeps
   const { module, namespace } = input;
   const checksum = releaseChecksum(input.manifest, input.checksumInputs);
   // One helm call answers state, revision and stored checksum; an unchanged release costs no more.
-  let current = await deps.helm.release(module, namespace);
+  let current = input.knownAbsent === true ? undefined : await deps.helm.release(module, namespace);
   let recovery: ReleaseRecovery | undefined;
   if (current && isStuckState(current.status)) {
     recovery = await recoverStuckRelease(deps.helm, module, namespace, deps.timeoutSeconds);

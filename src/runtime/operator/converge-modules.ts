@@ -36,6 +36,9 @@ export async function startConverge(
   const previous = ctx.state.enabledModules;
   const releases = await ctx.helm.list(ctx.namespace);
   ctx.state.enabledModules = discovery.enabled;
+  ctx.state.absentReleases.clear();
+  for (const module of discovery.enabled)
+    if (!releases.includes(module)) ctx.state.absentReleases.add(module);
   for (const module of ctx.state.preparedModules)
     if (!discovery.enabled.includes(module)) ctx.state.preparedModules.delete(module);
   // Seed 001 step 6: modules enabled before; at start, disabled modules that still have a release.

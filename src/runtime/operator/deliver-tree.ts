@@ -70,9 +70,12 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
   // Objects helm removes during the upgrade are not deletions to heal.
   ctx.resources?.pause(module);
   let outcome: DeliverResult;
+  const knownAbsent = ctx.state.absentReleases.has(module);
+  // Asked once: a failed install is retried with helm's own answer.
+  ctx.state.absentReleases.delete(module);
   try {
     outcome = await deliverModule(
-      { module, namespace: ctx.namespace, manifest, resourcesMissing },
+      { module, namespace: ctx.namespace, manifest, resourcesMissing, knownAbsent },
       { helm: ctx.helm, timeoutSeconds: ctx.helmTimeoutSeconds },
     );
     ctx.resources?.delivered(

@@ -85,6 +85,8 @@ export interface OperatorState {
    * auto-healing"): their next delivery upgrades the release whatever its checksum.
    */
   readonly resourcesMissing: Set<string>;
+  /** Enabled modules the converge's `helm list` showed without a release: installed without a status call. */
+  readonly absentReleases: Set<string>;
 }
 
 export function initialOperatorState(): OperatorState {
@@ -100,5 +102,6 @@ export function initialOperatorState(): OperatorState {
     converged: false,
     checksums: new Map(),
     resourcesMissing: new Set(),
+    absentReleases: new Set(),
   };
 }
