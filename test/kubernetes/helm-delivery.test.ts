@@ -20,6 +20,7 @@ import { KubeApiError, KubeClient } from '../../src/delivery/kube-client.ts';
 import { connectionFromKubeconfig } from '../../src/delivery/kube-connection.ts';
 import { ensureHelm } from '../cluster/ensure-helm.ts';
 import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
+import { crdYaml } from './crd-yaml.ts';
 
 let cluster: TestCluster;
 let api: KubeClient;
@@ -290,23 +291,7 @@ async function tempDir(t: TestContext): Promise<string> {
 }
 
 function crd(plural: string, kind: string): string {
-  return `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: ${plural}.example.com
-  labels:
-    own: label
-spec:
-  group: example.com
-  names: {kind: ${kind}, plural: ${plural}, singular: ${kind.toLowerCase()}}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-`;
+  return crdYaml('example.com', plural, kind, { own: 'label' });
 }
 
 /**

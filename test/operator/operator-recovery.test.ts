@@ -16,6 +16,7 @@ import {
   type E2eOperator,
   type OperatorEnvironment,
 } from './operator-e2e-kit.ts';
+import { crdYaml } from '../kubernetes/crd-yaml.ts';
 
 const NAMESPACE = 'kaddon-recovery-e2e';
 const CRD_LABEL = 'kaddon-e2e';
@@ -189,23 +190,7 @@ function hookScript(config: Record<string, unknown>, body: readonly string[]): s
 }
 
 function crd(plural: string, kind: string): string {
-  return `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: ${plural}.e2e.kaddon.dev
-  labels:
-    owner: widgets-module
-spec:
-  group: e2e.kaddon.dev
-  names: {kind: ${kind}, plural: ${plural}, singular: ${kind.toLowerCase()}}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}
-`;
+  return crdYaml('e2e.kaddon.dev', plural, kind, { owner: 'widgets-module' });
 }
 
 async function revision(release: string): Promise<number | undefined> {
