@@ -33,6 +33,9 @@ const files = {
   get afterDeleteMarker(): string {
     return path.join(env.tree.root, 'toggled-after-delete.json');
   },
+  get afterDeleteLog(): string {
+    return path.join(env.tree.root, 'toggled-after-delete.log');
+  },
   get startupLog(): string {
     return path.join(env.tree.root, 'global-startup.log');
   },
@@ -113,7 +116,10 @@ async function writeModules(): Promise<void> {
   env.tree.write('modules/030-toggled', {
     ...state('toggled', '  ready: "yes"\n'),
     'values.yaml': 'toggledEnabled: true\n',
+    // Fails its first run: the ModuleDelete is retried (module_delete_errors_total).
     'hooks/after-delete.mjs': hookScript({ configVersion: 'v1', afterDeleteHelm: 10 }, [
+      `appendFileSync(${JSON.stringify(files.afterDeleteLog)}, 'run\\n');`,
+      `if (readFileSync(${JSON.stringify(files.afterDeleteLog)}, 'utf8').split('\\n').length < 3) process.exit(1);`,
       `copyFileSync(process.env.BINDING_CONTEXT_PATH, ${JSON.stringify(files.afterDeleteMarker)});`,
     ]),
   });
@@ -277,7 +283,7 @@ describe('kaddon operator: failures, crashes and module lifecycle against a real
     assert.deepEqual(widget?.spec, { size: 3 });
   });
 
-  it('runs afterDeleteHelm when a module is disabled and installs it again when enabled', async () => {
+  it('runs afterDeleteHelm when a module is disabled (retried when it fails) and installs it again when enabled', async () => {
     assert.equal((await env.helm.status('toggled', NAMESPACE))?.status, 'deployed');
     assert.equal(await readFile(files.afterDeleteMarker, 'utf8').catch(() => undefined), undefined);
     await setOperatorConfig(env.api, NAMESPACE, { toggledEnabled: 'false' });
@@ -288,6 +294,11 @@ describe('kaddon operator: failures, crashes and module lifecycle against a real
       readFile(files.afterDeleteMarker, 'utf8'),
     );
     assert.deepEqual(JSON.parse(contexts), [{ binding: 'afterDeleteHelm', snapshots: {} }]);
+    assert.equal(
+      (await readFile(files.afterDeleteLog, 'utf8')).trim().split('\n').length,
+      2,
+      'failed once, then ran',
+    );
 
     await setOperatorConfig(env.api, NAMESPACE, { toggledEnabled: 'true' });
     const status = await eventually(operator, 'toggled installed again', async () => {
@@ -396,6 +407,7 @@ describe('kaddon operator: failures, crashes and module lifecycle against a real
     atLeast('module_hook_run_max_rss_bytes', { module: 'flaky', hook: 'hooks/before-helm.mjs' }, 1);
     atLeast('module_hook_run_user_cpu_seconds_count', { module: 'flaky' }, 1);
     atLeast('module_helm_seconds_count', { module: 'flaky' }, 1);
+    atLeast('module_delete_errors_total', { module: 'toggled' }, 1);
     const noisy = { module: 'steady', hook: 'hooks/noisy.mjs', binding: 'every-second', queue: 'noise' };
     atLeast('module_hook_run_allowed_errors_total', noisy, 1);
     assert.equal(sample(text, `${P}module_hook_run_errors_total`, noisy), undefined, 'allowed, not errors');
