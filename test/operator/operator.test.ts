@@ -171,11 +171,23 @@ describe('kaddon operator against a real cluster and helm', () => {
     );
 
     assert.equal(await ownerLabel(), true, 'the cross-cutting module labels echo-server');
+    // The cross-cutting module's own values change its patches: the modules it patches run too.
+    const echoRuns = async (): Promise<number> =>
+      sample(await scrape(), 'addon_operator_module_run_seconds_count', { module: 'echo-server' }) ?? 0;
+    const runsBefore = await echoRuns();
+    await setOperatorConfig(env.api, NAMESPACE, { platformPolicy: 'team: sre\n' });
+    await eventually(operator, 'echo-server upgraded with the new owner label', async () =>
+      (await revision('echo-server')) === 2 &&
+      /platform\.example\.com\/owner: sre/u.test(await env.helm.getManifest('echo-server', NAMESPACE))
+        ? true
+        : undefined,
+    );
+    assert.ok((await echoRuns()) > runsBefore, 'echo-server ran (its hooks too), not only its release');
     await setOperatorConfig(env.api, NAMESPACE, { platformPolicyEnabled: 'false' });
     await eventually(operator, 'platform-policy patches reverted in echo-server', async () =>
       (await ownerLabel()) ? undefined : true,
     );
-    assert.equal(await revision('echo-server'), 2);
+    assert.equal(await revision('echo-server'), 3);
     await eventually(operator, 'platform-policy uninstalled', async () =>
       (await env.helm.list(NAMESPACE)).includes('platform-policy') ? undefined : true,
     );

@@ -17,15 +17,11 @@ export interface DeliverRun {
 
 /**
  * Renders the WHOLE tree of enabled modules (composition: a Component module changes the slices
- * of the modules before it), then delivers the running module's slice as its release, and the
- * slice of every other prepared module whose content differs from what was last delivered
- * (DESIGN.md cross-module composition). An unchanged slice of another module costs no helm call:
- * its checksum is compared with the one kept from its last delivery.
+ * of the modules before it) and delivers the running module's slice as its release. Another
+ * prepared module whose slice now differs from what was last delivered (its checksum is kept in
+ * memory, so an unchanged one costs no helm call) is reported, to be run too.
  */
-export async function deliverTree(
-  ctx: OperatorContext,
-  run: DeliverRun,
-): Promise<Map<string, DeliverResult>> {
+export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promise<TreeDelivery> {
   const enabled = ctx.state.enabledModules;
   const startedAt = performance.now();
   const result = await renderEnabled(ctx);
@@ -39,21 +35,33 @@ export async function deliverTree(
       result.unresolved.filter((reference) => reference.module === module).length,
     );
   for (const warning of result.warnings) ctx.logger.info(`warning: ${warning}`);
-  const delivered = new Map<string, DeliverResult>();
+  const changed: string[] = [];
+  let delivered: DeliverResult | undefined;
   for (const module of enabled) {
     const resources = result.rendered.slices.get(module) ?? [];
     if (!ctx.state.preparedModules.has(module) || resources.length === 0) continue;
     const manifest = stringifyYamlStream(resources.map((resource) => resource.obj));
-    const resourcesMissing = ctx.state.resourcesMissing.has(module);
-    if (
-      module !== run.module &&
-      (run.willRun?.(module) === true ||
-        (!resourcesMissing && ctx.state.checksums.get(module) === releaseChecksum(manifest)))
+    if (module === run.module) {
+      const resourcesMissing = ctx.state.resourcesMissing.has(module);
+      delivered = await deliverSlice(ctx, run, { module, resources, manifest, resourcesMissing });
+    } else if (
+      run.willRun?.(module) !== true &&
+      ctx.state.checksums.get(module) !== releaseChecksum(manifest)
     )
-      continue;
-    delivered.set(module, await deliverSlice(ctx, run, { module, resources, manifest, resourcesMissing }));
+      changed.push(module);
   }
-  return delivered;
+  return { delivered, changed };
+}
+
+/** What a module run's render and delivery did. */
+export interface TreeDelivery {
+  /** The running module's release; undefined when its slice is empty. */
+  readonly delivered: DeliverResult | undefined;
+  /**
+   * Other prepared modules whose slice this render changed (a Component module's patches came or
+   * went) and that have no run waiting: each is to run too (DESIGN.md cross-module composition).
+   */
+  readonly changed: readonly string[];
 }
 
 interface Slice {
@@ -99,7 +107,6 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
     ctx.logger.info(`release ${outcome.outcome}`, {
       module,
       revision: outcome.revision,
-      ...(module === run.module ? {} : { changedBy: run.module }),
     });
   ctx.state.revisions.set(module, outcome.revision);
   ctx.state.delivered.set(module, resourceIds(resources));

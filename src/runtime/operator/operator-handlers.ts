@@ -42,15 +42,29 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
     }),
     ModuleRun: guarded(ctx, async (task: Task<'ModuleRun'>) => {
       const module = task.metadata.module;
-      if (module !== undefined && ctx.state.enabledModules.includes(module))
-        // The converge's event (OperatorStartup, ReloadAllModules…) is the activation label.
-        await runModule(
-          ctx,
-          module,
-          task.payload.isReloadAll ? (task.metadata.event ?? 'ModuleRun') : 'ModuleRun',
-          (other) => events.isQueued('ModuleRun', other),
-        );
-      return success();
+      if (module === undefined || !ctx.state.enabledModules.includes(module)) return success();
+      // The converge's event (OperatorStartup, ReloadAllModules…) is the activation label.
+      const changed = await runModule(
+        ctx,
+        module,
+        task.payload.isReloadAll ? (task.metadata.event ?? 'ModuleRun') : 'ModuleRun',
+        (other) => events.isQueued('ModuleRun', other),
+      );
+      // DESIGN.md cross-module composition: a module whose slice this run changed runs too.
+      const now = events.now();
+      return success({
+        tailTasks: changed.map((other) =>
+          createTask(
+            'ModuleRun',
+            {
+              queue: MAIN_QUEUE,
+              payload: { doModuleStartup: false, isReloadAll: false },
+              metadata: { module: other, event: `slice changed by ${module}` },
+            },
+            now,
+          ),
+        ),
+      });
     }),
     ModuleDelete: guarded(ctx, async (task: Task<'ModuleDelete'>) => {
       const module = task.metadata.module;

@@ -20,13 +20,18 @@ export async function runModule(
   module: string,
   activation: string,
   willRun?: (module: string) => boolean,
-): Promise<void> {
+): Promise<string[]> {
   const startedAt = performance.now();
   // addon-operator pauses the module's resource monitor while its hooks run (reference §6.5).
   ctx.resources?.pause(module);
   try {
-    await runModulePhases(ctx, module, { module, activation, ...(willRun ? { willRun } : {}) });
+    const changed = await runModulePhases(ctx, module, {
+      module,
+      activation,
+      ...(willRun ? { willRun } : {}),
+    });
     ctx.state.moduleErrors.delete(module);
+    return changed;
   } catch (error: unknown) {
     ctx.metrics.moduleRunError(module);
     ctx.state.moduleErrors.set(module, error instanceof Error ? error.message : String(error));
@@ -37,7 +42,9 @@ export async function runModule(
   }
 }
 
-async function runModulePhases(ctx: OperatorContext, module: string, run: DeliverRun): Promise<void> {
+/** The module's phases; returns the other modules whose slices its renders changed. */
+async function runModulePhases(ctx: OperatorContext, module: string, run: DeliverRun): Promise<string[]> {
+  const changed = new Set<string>();
   if (!ctx.state.crdsApplied.has(module)) {
     await ensureCrds(ctx, module);
     ctx.state.crdsApplied.add(module);
@@ -51,14 +58,15 @@ async function runModulePhases(ctx: OperatorContext, module: string, run: Delive
     await runModuleHooks(ctx, module, 'beforeHelm');
     ctx.state.preparedModules.add(module);
     const helmStartedAt = performance.now();
-    await deliverTree(ctx, run);
+    for (const other of (await deliverTree(ctx, run)).changed) changed.add(other);
     ctx.metrics.moduleHelm(module, run.activation, (performance.now() - helmStartedAt) / 1000);
     const changes = await runModuleHooks(ctx, module, 'afterHelm');
     // What afterHelm deleted is the module's own doing: not healed.
     await ctx.resources?.afterModuleHook(module);
-    if (!changedModule(changes, module)) return;
+    if (!changedModule(changes, module)) return [...changed];
     ctx.logger.info('values changed in afterHelm: running the module again', { module });
   }
+  return [...changed];
 }
 
 /**
