@@ -5,7 +5,8 @@ import type { HookConfig } from '../hooks/hook-config.ts';
 import { parseHookConfig } from '../hooks/parse-hook-config.ts';
 import { createCapturingLogger } from '../observability/logger.ts';
 import { ScheduleBindings, type ScheduleRun, type ScheduleTick } from './schedule-bindings.ts';
-import { MAX_TIMER_DELAY_MS, type ScheduleClock } from './schedule-timer.ts';
+import type { Clock } from './clock.ts';
+import { MAX_TIMER_DELAY_MS } from './schedule-timer.ts';
 
 interface FakeTimer {
   readonly due: number;
@@ -14,7 +15,7 @@ interface FakeTimer {
 }
 
 /** Timers fire in due order as `advance` moves the time; like Node, an over-long delay fires at once. */
-class FakeClock implements ScheduleClock {
+class FakeClock implements Clock {
   #now: number;
   #seq = 0;
   #timers: FakeTimer[] = [];
@@ -65,10 +66,7 @@ interface Harness {
   readonly ticks: ScheduleTick[];
 }
 
-function harness(
-  clock: ScheduleClock,
-  onTick?: (tick: ScheduleTick, manager: ScheduleBindings) => void,
-): Harness {
+function harness(clock: Clock, onTick?: (tick: ScheduleTick, manager: ScheduleBindings) => void): Harness {
   const ticks: ScheduleTick[] = [];
   const manager: ScheduleBindings = new ScheduleBindings({
     logger: createCapturingLogger(),
@@ -82,7 +80,7 @@ function harness(
 }
 
 /** A queue that runs every task at once: records when each binding's hook ran. */
-function eagerQueue(clock: ScheduleClock): Harness & { readonly runs: string[] } {
+function eagerQueue(clock: Clock): Harness & { readonly runs: string[] } {
   const runs: string[] = [];
   const h = harness(clock, (tick, manager) => {
     const run = manager.take(tick.key);

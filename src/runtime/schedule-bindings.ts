@@ -1,6 +1,7 @@
 import type { HookConfig, ScheduleBinding } from '../hooks/hook-config.ts';
 import type { Logger } from '../observability/logger.ts';
-import { startScheduleTimer, systemScheduleClock, type ScheduleClock } from './schedule-timer.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { startScheduleTimer } from './schedule-timer.ts';
 
 /** A schedule binding that has ticked and waits for its queue: what the consumer enqueues. */
 export interface ScheduleTick {
@@ -24,7 +25,7 @@ export interface ScheduleBindingsOptions {
   readonly logger: Logger;
   /** Called when a binding goes from no pending tick to one; see ScheduleBindings. */
   readonly onTick: (tick: ScheduleTick) => void;
-  readonly clock?: ScheduleClock;
+  readonly clock?: Clock;
 }
 
 interface ScheduledBinding {
@@ -55,7 +56,7 @@ interface CrontabEntry {
 export class ScheduleBindings {
   readonly #logger: Logger;
   readonly #onTick: (tick: ScheduleTick) => void;
-  readonly #clock: ScheduleClock;
+  readonly #clock: Clock;
   readonly #entries = new Map<string, CrontabEntry>();
   readonly #bindings = new Map<string, ScheduledBinding>();
   readonly #keysByHook = new Map<string, readonly string[]>();
@@ -63,7 +64,7 @@ export class ScheduleBindings {
   constructor(options: ScheduleBindingsOptions) {
     this.#logger = options.logger;
     this.#onTick = options.onTick;
-    this.#clock = options.clock ?? systemScheduleClock;
+    this.#clock = options.clock ?? systemClock;
   }
 
   /** Starts the hook's schedule bindings; adding a hook again replaces them and their pending ticks. */

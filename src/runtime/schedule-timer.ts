@@ -1,27 +1,6 @@
 import { Cron } from 'croner';
 import type { CrontabSchedule } from '../hooks/parse-crontab.ts';
-
-/**
- * Time as the schedule manager sees it, injected so that tests drive ticks with a fake clock
- * (STYLE.md "Time ... injected"). croner only computes occurrences here; its own timers cannot
- * be driven by such a clock.
- */
-export interface ScheduleClock {
-  /** Milliseconds since the epoch. */
-  now(): number;
-  /** Calls `fire` once after `delayMs`; the returned function cancels it. */
-  setTimer(fire: () => void, delayMs: number): () => void;
-}
-
-export const systemScheduleClock: ScheduleClock = {
-  now: () => Date.now(),
-  setTimer: (fire, delayMs) => {
-    const timer = setTimeout(fire, delayMs);
-    return () => {
-      clearTimeout(timer);
-    };
-  },
-};
+import type { Clock } from './clock.ts';
 
 /** Node fires longer timeouts at once (about 24.8 days): longer waits are armed in steps. */
 export const MAX_TIMER_DELAY_MS = 2_147_483_647;
@@ -44,11 +23,7 @@ export function nextOccurrenceOf(schedule: CrontabSchedule): NextOccurrence {
  * called. A timer that wakes late (a suspended process, a clock jump) fires once and skips the
  * occurrences it missed, as cron.v2 does; one that wakes early waits for the rest.
  */
-export function startScheduleTimer(
-  schedule: CrontabSchedule,
-  clock: ScheduleClock,
-  fire: () => void,
-): () => void {
+export function startScheduleTimer(schedule: CrontabSchedule, clock: Clock, fire: () => void): () => void {
   const next = nextOccurrenceOf(schedule);
   let cancel: (() => void) | undefined;
   const arm = (due: number | undefined): void => {

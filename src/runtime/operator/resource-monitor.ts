@@ -2,7 +2,7 @@ import { apiVersionOf, type ResId } from '../../core/res-id.ts';
 import { KubeApiError, resourcePath, type KubeClient } from '../../delivery/kube-client.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { OperatorMetrics } from '../../observability/metrics.ts';
-import { systemScheduleClock, type ScheduleClock } from '../schedule-timer.ts';
+import { systemClock, type Clock } from '../clock.ts';
 
 /** The part of KubeClient the monitor uses: discovery and GET. */
 export type MonitorApi = Pick<KubeClient, 'request' | 'resolveResource'>;
@@ -27,7 +27,7 @@ export interface ResourceMonitorOptions {
   /** Objects of the module's release are gone (`ns/Kind/name`); not said again for them until a delivery. */
   readonly onMissing: (module: string, ids: readonly string[]) => void;
   readonly release?: ReleaseStatusCheck;
-  readonly clock?: Pick<ScheduleClock, 'setTimer'>;
+  readonly clock?: Pick<Clock, 'setTimer'>;
   readonly random?: () => number;
 }
 
@@ -143,7 +143,7 @@ export class ResourceMonitor {
     const { intervalMs } = this.#options;
     const random = this.#options.random ?? Math.random;
     const delay = intervalMs + Math.floor(random() * intervalMs * JITTER_SHARE);
-    const clock = this.#options.clock ?? systemScheduleClock;
+    const clock = this.#options.clock ?? systemClock;
     this.#cancelTimer = clock.setTimer(() => {
       this.#cancelTimer = undefined;
       this.#tick = this.#checkAll().finally(() => {

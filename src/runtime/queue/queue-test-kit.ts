@@ -1,6 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import type { BindingContext } from '../../hooks/binding-context.ts';
-import type { QueueClock } from './queue-clock.ts';
+import type { Clock } from '../clock.ts';
 import { createTask, type AnyTask, type Task, type TaskMetadata, type TaskType } from './task.ts';
 import type { TaskContext, TaskHandler, TaskHandlers } from './task-handler.ts';
 import { success, type TaskResult } from './task-result.ts';
@@ -9,7 +9,7 @@ import { success, type TaskResult } from './task-result.ts';
  * Test support for code that drives the queues (this folder's tests and the lifecycle's): a clock
  * moved by hand, and handlers that record what ran.
  */
-export class ManualClock implements QueueClock {
+export class ManualClock implements Clock {
   #now: number;
   #timers: { due: number; fire: () => void }[] = [];
 

@@ -1,5 +1,5 @@
 import type { HookSettings } from '../../hooks/hook-config.ts';
-import { systemQueueClock, type QueueClock } from './queue-clock.ts';
+import { systemClock, type Clock } from '../clock.ts';
 import { dumpQueues, type QueueDump } from './queue-dump.ts';
 import type { QueueObserver } from './queue-observer.ts';
 import type { AnyTask, Task, TaskType } from './task.ts';
@@ -11,7 +11,7 @@ export const MAIN_QUEUE = 'main';
 
 export interface TaskQueueSetOptions {
   readonly handlers: TaskHandlers;
-  readonly clock?: QueueClock;
+  readonly clock?: Clock;
   readonly observer?: QueueObserver;
   /** The execution rate of a hook-run task's hook (its `settings`), if it has one. */
   readonly executionRateOf?: (task: AnyTask) => HookSettings | undefined;
@@ -22,7 +22,7 @@ export interface TaskQueueSetOptions {
  * for it is first added, or by `queue(name)`, and its worker runs once the set is started.
  */
 export class TaskQueueSet {
-  readonly clock: QueueClock;
+  readonly clock: Clock;
   readonly #options: TaskQueueSetOptions;
   readonly #queues = new Map<string, TaskQueue>();
   readonly #buckets = new Map<string, TokenBucket>();
@@ -30,7 +30,7 @@ export class TaskQueueSet {
 
   constructor(options: TaskQueueSetOptions) {
     this.#options = options;
-    this.clock = options.clock ?? systemQueueClock;
+    this.clock = options.clock ?? systemClock;
     this.queue(MAIN_QUEUE);
   }
 

@@ -1,6 +1,6 @@
 import { combineHookTasks } from './combine-hook-tasks.ts';
 import { failureBackoffMs } from './failure-backoff.ts';
-import type { QueueClock } from './queue-clock.ts';
+import type { Clock } from '../clock.ts';
 import type { QueueAction, QueueObserver } from './queue-observer.ts';
 import type { QueueStatus } from './queue-status.ts';
 import type { AnyTask, Task, TaskType } from './task.ts';
@@ -22,7 +22,7 @@ export interface QueuedTask {
 }
 
 export interface TaskQueueDeps {
-  readonly clock: QueueClock;
+  readonly clock: Clock;
   readonly handlers: TaskHandlers;
   readonly observer: QueueObserver;
   /** The execution-rate bucket of the task's hook, if it has one. */

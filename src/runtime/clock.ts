@@ -1,15 +1,15 @@
 /**
- * Time as the queues see it, injected so that tests drive retries and throttling with a manual
- * clock (STYLE.md "Time ... injected").
+ * Time as the runtime sees it (queues, schedules, the resource monitor), injected so that tests
+ * drive retries, throttling and ticks with a manual clock (STYLE.md "Time ... injected").
  */
-export interface QueueClock {
+export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
   /** Calls `fire` once after `delayMs`; the returned function cancels it. */
   setTimer(fire: () => void, delayMs: number): () => void;
 }
 
-export const systemQueueClock: QueueClock = {
+export const systemClock: Clock = {
   now: () => Date.now(),
   setTimer: (fire, delayMs) => {
     const timer = setTimeout(fire, delayMs);
