@@ -14,14 +14,3 @@ export const SYSTEM_CLOCK: ConfigMapClock = {
   sleep: (ms, signal) => delay(ms, undefined, signal ? { signal } : {}).catch(() => undefined),
   random: () => Math.random(),
 };
-
-export interface Backoff {
-  readonly initialMs: number;
-  readonly maxMs: number;
-}
-
-/** Exponential backoff for the n-th failure in a row (n ≥ 1), never above maxMs, with 50 % jitter. */
-export function backoffDelay(failures: number, backoff: Backoff, clock: ConfigMapClock): number {
-  const base = Math.min(backoff.maxMs, backoff.initialMs * 2 ** Math.min(failures - 1, 30));
-  return Math.round(base * (0.5 + clock.random() / 2));
-}

@@ -4,7 +4,8 @@ import { EMPTY_CONFIG_VALUES, parseConfigValues, type ConfigValues } from '../co
 import { stringifyYaml } from '../core/yaml.ts';
 import type { Logger } from '../observability/logger.ts';
 import { KubeApiError, type KubeClient } from './kube-client.ts';
-import { backoffDelay, SYSTEM_CLOCK, type Backoff, type ConfigMapClock } from './configmap-clock.ts';
+import { jitteredBackoffMs, type Backoff } from '../core/backoff.ts';
+import { SYSTEM_CLOCK, type ConfigMapClock } from './configmap-clock.ts';
 import { ConfigMapWatch, type ConfigMapWatchOptions, type OnConfigChange } from './configmap-watch.ts';
 
 /** ADDON_OPERATOR_CONFIG_MAP's default (seed 003 "ConfigMap/addon-operator"). */
@@ -96,7 +97,7 @@ export class ConfigMapConfigStore {
             { cause: error },
           );
         const clock = this.#options.clock ?? SYSTEM_CLOCK;
-        await clock.sleep(backoffDelay(attempt + 1, CONFLICT_BACKOFF, clock));
+        await clock.sleep(jitteredBackoffMs(attempt + 1, CONFLICT_BACKOFF, () => clock.random()));
       }
     }
   }

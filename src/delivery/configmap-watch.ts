@@ -2,7 +2,8 @@ import { classifyConfigChange, isConfigChanged, type ConfigChange } from '../cor
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import { EMPTY_CONFIG_VALUES, type ConfigValues } from '../core/values.ts';
 import type { Logger } from '../observability/logger.ts';
-import { backoffDelay, SYSTEM_CLOCK, type Backoff, type ConfigMapClock } from './configmap-clock.ts';
+import { jitteredBackoffMs, type Backoff } from '../core/backoff.ts';
+import { SYSTEM_CLOCK, type ConfigMapClock } from './configmap-clock.ts';
 import type { ConfigMapApi } from './configmap-config-store.ts';
 import { KubeApiError, type WatchEvent } from './kube-client.ts';
 
@@ -194,7 +195,9 @@ export class ConfigMapWatch {
   }
 
   async #pause(failures: number): Promise<void> {
-    const ms = backoffDelay(failures, this.#target.backoff ?? DEFAULT_BACKOFF, this.#clock);
+    const ms = jitteredBackoffMs(failures, this.#target.backoff ?? DEFAULT_BACKOFF, () =>
+      this.#clock.random(),
+    );
     await this.#clock.sleep(ms, this.#controller.signal);
   }
 

@@ -7,7 +7,8 @@ import {
   type WatchEvent as ApiWatchEvent,
 } from '../../delivery/kube-client.ts';
 import type { Logger } from '../../observability/logger.ts';
-import { backoffDelayMs, type Sleep } from './backoff.ts';
+import { jitteredBackoffMs } from '../../core/backoff.ts';
+import { WATCH_BACKOFF, type Sleep } from './backoff.ts';
 import { objectKeyOf, resourceVersionOf } from './object-key.ts';
 import { reconcileList, type ResourceEvent } from './reconcile-list.ts';
 
@@ -121,7 +122,11 @@ export class ResourceWatch {
         goneInARow = 0;
         if (delivered) failures = 0;
         // The server ended a watch that brought nothing: pause briefly so it is never a tight loop.
-        else await this.#deps.timing.sleep(backoffDelayMs(1, this.#deps.timing.random), signal);
+        else
+          await this.#deps.timing.sleep(
+            jitteredBackoffMs(1, WATCH_BACKOFF, this.#deps.timing.random),
+            signal,
+          );
       } catch (error: unknown) {
         if (this.#isStopped()) break;
         const status = error instanceof KubeApiError ? error.status : 0;
@@ -132,7 +137,7 @@ export class ResourceWatch {
           if (goneInARow === 1) continue;
         }
         failures += 1;
-        const delayMs = backoffDelayMs(failures, this.#deps.timing.random);
+        const delayMs = jitteredBackoffMs(failures, WATCH_BACKOFF, this.#deps.timing.random);
         this.#deps.counters.failures += 1;
         this.#log('error', `list/watch failed, retrying in ${delayMs} ms`, error, status);
         await this.#deps.timing.sleep(delayMs, signal);
