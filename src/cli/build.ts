@@ -15,9 +15,10 @@ import { parseSnapshotObjects } from '../runtime/prepare-values.ts';
 import type { UnresolvedReference } from '../runtime/render-tree.ts';
 import { buildChartsOptions } from './build-helm.ts';
 import { stderrLogger, type CliIo } from './cli-io.ts';
-import { componentRoots, splitPaths } from './component-roots.ts';
+import { componentRoots, splitPaths } from '../runtime/component-roots.ts';
 import { checkoutGitSource } from './build-git-source.ts';
-import { gitSourceOptions, gitSourceUsage, globalHooksDirOf } from './git-source.ts';
+import { gitSourceOptions, gitSourceUsage } from './git-source.ts';
+import { globalHooksDirOf } from '../runtime/git-revision-tree.ts';
 import { UsageError } from './usage-error.ts';
 
 export const buildUsage = `Usage: kaddon build [MODULES_DIR...] [options]

@@ -1,16 +1,10 @@
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { EMPTY_CONFIG_VALUES } from '../core/values.ts';
-import type { JqEngine } from '../loader/jq-engine.ts';
 import type { Logger } from '../observability/logger.ts';
-import { buildTree } from '../runtime/build-tree.ts';
-import { GitModulesSource, type GitRevision, type ValidateRevision } from '../sources/git-modules-source.ts';
+import { GitModulesSource, type ValidateRevision } from '../sources/git-modules-source.ts';
 import {
   GIT_SOURCE_SETTINGS,
   loadGitSourceConfig,
   type GitSourceConfig,
 } from '../sources/git-source-config.ts';
-import { componentRoots } from './component-roots.ts';
 
 /** parseArgs options for the Git source flags, shared by `sync` and `build`. */
 export const gitSourceOptions = Object.fromEntries(
@@ -40,28 +34,6 @@ export function gitSourceConfig(flags: Readonly<Record<string, unknown>>): GitSo
     Object.entries(flags).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
   );
   return loadGitSourceConfig(process.env, strings);
-}
-
-/** The folders beside the modules tree a revision carries: global hooks and shared components. */
-export function globalHooksDirOf(revision: GitRevision): string | undefined {
-  const dir = path.join(revision.modulesDir, '..', 'global-hooks');
-  return existsSync(dir) ? dir : undefined;
-}
-
-/**
- * A revision is good when its tree builds: every module, kustomization, values file and schema
- * loads and every enabled module renders with the static values (no hooks, no config values).
- */
-export function validateByBuild(jq: JqEngine): ValidateRevision {
-  return async (revision) => {
-    await buildTree({
-      dirs: [revision.modulesDir],
-      config: EMPTY_CONFIG_VALUES,
-      globalHooksDir: globalHooksDirOf(revision),
-      sharedComponentRoots: componentRoots(undefined, [revision.modulesDir]),
-      jq,
-    });
-  };
 }
 
 export function openGitSource(

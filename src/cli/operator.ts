@@ -26,8 +26,8 @@ import { treeValues, type PreparedTree } from '../runtime/operator/prepare-modul
 import { ValuesStore } from '../runtime/values-store.ts';
 import { hasGitSource, loadGitSourceConfig } from '../sources/git-source-config.ts';
 import type { CliIo } from './cli-io.ts';
-import { componentRoots } from './component-roots.ts';
-import { OperatorGitSource } from './operator-git-source.ts';
+import { componentRoots } from '../runtime/component-roots.ts';
+import { OperatorGitSource } from '../runtime/operator/operator-git-source.ts';
 
 export const operatorUsage = `Usage: kaddon operator [--helm-path PATH]
 

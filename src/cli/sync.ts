@@ -2,13 +2,8 @@ import { parseArgs } from 'node:util';
 import { KaddonError } from '../core/errors.ts';
 import { loadJqEngine } from '../loader/jq-engine.ts';
 import { stderrLogger, type CliIo } from './cli-io.ts';
-import {
-  gitSourceConfig,
-  gitSourceOptions,
-  gitSourceUsage,
-  openGitSource,
-  validateByBuild,
-} from './git-source.ts';
+import { gitSourceConfig, gitSourceOptions, gitSourceUsage, openGitSource } from './git-source.ts';
+import { validateByBuild } from '../runtime/git-revision-tree.ts';
 
 export const syncUsage = `Usage: kaddon sync [options]
 

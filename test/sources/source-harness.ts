@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { validateByBuild } from '../../src/cli/git-source.ts';
+import { validateByBuild } from '../../src/runtime/git-revision-tree.ts';
 import { EMPTY_CONFIG_VALUES } from '../../src/core/values.ts';
 import { loadJqEngine } from '../../src/loader/jq-engine.ts';
 import { createCapturingLogger, type CapturingLogger } from '../../src/observability/logger.ts';

@@ -1,19 +1,15 @@
-import type { ConfigValues } from '../core/values.ts';
-import type { HookRunDeps } from '../hooks/run-hook-deps.ts';
-import type { JqEngine } from '../loader/jq-engine.ts';
-import type { Logger } from '../observability/logger.ts';
-import { MemoryConfigStore } from '../runtime/memory-config-store.ts';
-import type { ModulesSourceStatus, ModulesTreeSource } from '../runtime/operator/modules-tree-source.ts';
-import {
-  prepareModulesTree,
-  treeValues,
-  type PreparedTree,
-} from '../runtime/operator/prepare-modules-tree.ts';
-import { ValuesStore } from '../runtime/values-store.ts';
-import { GitModulesSource, type GitRevision, type GitSyncMetrics } from '../sources/git-modules-source.ts';
-import type { GitSourceConfig } from '../sources/git-source-config.ts';
-import { componentRoots } from './component-roots.ts';
-import { globalHooksDirOf, validateByBuild } from './git-source.ts';
+import type { ConfigValues } from '../../core/values.ts';
+import type { HookRunDeps } from '../../hooks/run-hook-deps.ts';
+import type { JqEngine } from '../../loader/jq-engine.ts';
+import type { Logger } from '../../observability/logger.ts';
+import { MemoryConfigStore } from '../memory-config-store.ts';
+import type { ModulesSourceStatus, ModulesTreeSource } from './modules-tree-source.ts';
+import { prepareModulesTree, treeValues, type PreparedTree } from './prepare-modules-tree.ts';
+import { ValuesStore } from '../values-store.ts';
+import { GitModulesSource, type GitRevision, type GitSyncMetrics } from '../../sources/git-modules-source.ts';
+import type { GitSourceConfig } from '../../sources/git-source-config.ts';
+import { componentRoots } from '../component-roots.ts';
+import { globalHooksDirOf, validateByBuild } from '../git-revision-tree.ts';
 
 export interface OperatorGitSourceOptions {
   readonly config: GitSourceConfig;
