@@ -10,7 +10,7 @@ import { finishConverge, purgeRelease, startConverge } from './converge-modules.
 import type { OperatorContext } from './operator-context.ts';
 import { lifecycleRun, onStartupTasks } from './run-hooks.ts';
 import { switchModulesTree } from './switch-modules-tree.ts';
-import { deleteDisabledModule, runModule } from './run-module.ts';
+import { deleteDisabledModule, moduleRunTask, runModule } from './run-module.ts';
 
 export interface HandlerEvents {
   /** Called after every ConvergeModules that completed; the first one makes /readyz ready. */
@@ -53,17 +53,7 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
       // DESIGN.md cross-module composition: a module whose slice this run changed runs too.
       const now = events.now();
       return success({
-        tailTasks: changed.map((other) =>
-          createTask(
-            'ModuleRun',
-            {
-              queue: MAIN_QUEUE,
-              payload: { doModuleStartup: false, isReloadAll: false },
-              metadata: { module: other, event: `slice changed by ${module}` },
-            },
-            now,
-          ),
-        ),
+        tailTasks: changed.map((other) => moduleRunTask(other, `slice changed by ${module}`, now)),
       });
     }),
     ModuleDelete: guarded(ctx, async (task: Task<'ModuleDelete'>) => {
@@ -122,17 +112,7 @@ export function followUps(ctx: OperatorContext, changes: ValuesChanges, now: num
   // In module order, as a converge would run them.
   return ctx.state.enabledModules
     .filter((module) => changes.modules.includes(module))
-    .map((module) =>
-      createTask(
-        'ModuleRun',
-        {
-          queue: MAIN_QUEUE,
-          payload: { doModuleStartup: false, isReloadAll: false },
-          metadata: { module, event: `config ${moduleValuesKey(module)}` },
-        },
-        now,
-      ),
-    );
+    .map((module) => moduleRunTask(module, `config ${moduleValuesKey(module)}`, now));
 }
 
 /**
@@ -195,17 +175,7 @@ async function runHookTask(
   }
   const runs = changes.modules
     .filter((changed) => ctx.state.enabledModules.includes(changed) && !events.isQueued('ModuleRun', changed))
-    .map((changed) =>
-      createTask(
-        'ModuleRun',
-        {
-          queue: MAIN_QUEUE,
-          payload: { doModuleStartup: false, isReloadAll: false },
-          metadata: { module: changed, event: `values changed by ${hook.descriptor.name}` },
-        },
-        now,
-      ),
-    );
+    .map((changed) => moduleRunTask(changed, `values changed by ${hook.descriptor.name}`, now));
   return success({ tailTasks: runs });
 }
 

@@ -8,6 +8,7 @@ import type { OperatorContext } from './operator-context.ts';
 import type { DebugState } from '../../observability/debug-state.ts';
 import { createOperatorDebugState } from './operator-debug-state.ts';
 import { createOperatorHandlers } from './operator-handlers.ts';
+import { moduleRunTask } from './run-module.ts';
 
 export interface OperatorOptions {
   readonly globalHooksDir: string | undefined;
@@ -80,17 +81,7 @@ export class Operator {
     if (!this.#ctx.state.enabledModules.includes(module)) return;
     this.#ctx.state.resourcesMissing.add(module);
     if (this.#queues.find('ModuleRun', (task) => task.metadata.module === module) !== undefined) return;
-    this.#queues.addLast(
-      createTask(
-        'ModuleRun',
-        {
-          queue: MAIN_QUEUE,
-          payload: { doModuleStartup: false, isReloadAll: false },
-          metadata: { module, event: 'AbsentHelmResourcesDetected' },
-        },
-        Date.now(),
-      ),
-    );
+    this.#queues.addLast(moduleRunTask(module, 'AbsentHelmResourcesDetected', Date.now()));
   }
 
   /** What the debug socket reads. */

@@ -1,3 +1,5 @@
+import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
+import { createTask, type Task } from '../queue/task.ts';
 import path from 'node:path';
 import { deleteModule } from '../../delivery/helm/delete-module.ts';
 import { forgetModule } from './converge-modules.ts';
@@ -6,6 +8,22 @@ import { deliverTree, type DeliverRun } from './deliver-tree.ts';
 import type { OperatorContext } from './operator-context.ts';
 import { runHookWithContexts } from '../lifecycle-hooks.ts';
 import { lifecycleRun, runModuleHooks } from './run-hooks.ts';
+
+/**
+ * A ModuleRun for an event (a config edit, a hook's values, another module's render, absent
+ * resources), as opposed to the runs a converge queues: in the main queue, without startup.
+ */
+export function moduleRunTask(module: string, event: string, now: number): Task<'ModuleRun'> {
+  return createTask(
+    'ModuleRun',
+    {
+      queue: MAIN_QUEUE,
+      payload: { doModuleStartup: false, isReloadAll: false },
+      metadata: { module, event },
+    },
+    now,
+  );
+}
 
 /** A module whose afterHelm keeps changing its own values is run at most this often per task. */
 const MAX_AFTER_HELM_RERUNS = 3;
