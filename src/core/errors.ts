@@ -78,3 +78,8 @@ export class ParseError extends KaddonError {
 export function asError(thrown: unknown): Error {
   return thrown instanceof Error ? thrown : new Error(String(thrown));
 }
+
+/** The message of what was thrown (a thrown string or object as its text). */
+export function errorMessage(thrown: unknown): string {
+  return asError(thrown).message;
+}

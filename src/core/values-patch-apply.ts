@@ -1,3 +1,4 @@
+import { errorMessage } from './errors.ts';
 import jsonpatch from 'fast-json-patch';
 import type { JsonObject } from './json.ts';
 import {
@@ -62,7 +63,7 @@ const FAILURES: Readonly<Record<string, string>> = {
 
 function failure(code: string | undefined, error: unknown): string {
   if (code !== undefined && code in FAILURES) return FAILURES[code] ?? code;
-  return (error instanceof Error ? error.message : String(error)).split('\n')[0] ?? 'unknown error';
+  return errorMessage(error).split('\n')[0] ?? 'unknown error';
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { KaddonError } from './errors.ts';
+import { errorMessage, KaddonError } from './errors.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from './json.ts';
 import { addValuesFormats } from './values-schema-formats.ts';
 import { effectiveSchemas, mapSubschemas } from './values-schema-transform.ts';
@@ -128,7 +128,7 @@ function compile(owner: ValuesOwner, file: string, schema: JsonObject, warnings:
     const { validating, defaulting } = sharedValidators();
     return { file, validate: validating.compile(normalized), applyDefaults: defaulting.compile(normalized) };
   } catch (error: unknown) {
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     throw new ValuesSchemaError(owner, file, `invalid schema: ${detail}`, { cause: error });
   }
 }

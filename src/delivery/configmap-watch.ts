@@ -1,3 +1,4 @@
+import { errorMessage } from '../core/errors.ts';
 import { classifyConfigChange, isConfigChanged, type ConfigChange } from '../core/config-change.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import { EMPTY_CONFIG_VALUES, type ConfigValues } from '../core/values.ts';
@@ -164,7 +165,7 @@ export class ConfigMapWatch {
     } catch (error: unknown) {
       this.#target.logger.error('ConfigMap change handler failed', {
         configMap: this.#target.id,
-        reason: describeError(error),
+        reason: errorMessage(error),
       });
     }
   }
@@ -180,7 +181,7 @@ export class ConfigMapWatch {
       {
         configMap: this.#target.id,
         resourceVersion: version,
-        reason: describeError(error),
+        reason: errorMessage(error),
       },
     );
     this.#options.onInvalid?.(error);
@@ -188,7 +189,7 @@ export class ConfigMapWatch {
 
   #reportLost(error: unknown, failures: number): void {
     const status = error instanceof KubeApiError ? error.status : undefined;
-    const fields = { configMap: this.#target.id, status, failures, reason: describeError(error) };
+    const fields = { configMap: this.#target.id, status, failures, reason: errorMessage(error) };
     // 410 Gone only means the watch fell behind the server's history: relist, nothing is wrong.
     if (status === 410) this.#target.logger.info('ConfigMap watch expired; listing again', fields);
     else this.#target.logger.error('ConfigMap watch failed; reconnecting with backoff', fields);
@@ -214,9 +215,4 @@ function resourceVersionOf(object: JsonObject): string | undefined {
   const metadata = object.metadata;
   const version = isJsonObject(metadata) ? metadata.resourceVersion : undefined;
   return typeof version === 'string' ? version : undefined;
-}
-
-function describeError(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
 }

@@ -1,6 +1,6 @@
 import https from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { KaddonError } from '../core/errors.ts';
+import { errorMessage, KaddonError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import type { KubeConnection } from './kube-connection.ts';
 import { requestUrlTemplate } from './request-url-template.ts';
@@ -285,14 +285,7 @@ async function streamEvents(
   } catch (error: unknown) {
     if (options.signal.aborted) return;
     if (error instanceof KubeApiError) throw error;
-    throw new KubeApiError(
-      'WATCH',
-      apiPath,
-      0,
-      'Disconnected',
-      error instanceof Error ? error.message : String(error),
-      { cause: error },
-    );
+    throw new KubeApiError('WATCH', apiPath, 0, 'Disconnected', errorMessage(error), { cause: error });
   }
 }
 

@@ -1,3 +1,4 @@
+import { errorMessage } from '../core/errors.ts';
 import { stat } from 'node:fs/promises';
 import type { HookRunDeps } from './run-hook-deps.ts';
 import { describeFailure, HookError } from './run-hook-error.ts';
@@ -45,7 +46,7 @@ export async function runEnabledScript(
     if (error instanceof Error && 'code' in error && error.code === 'ENOENT') {
       return { outcome: 'absent', enabled: true, reason: undefined, error: undefined };
     }
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     return failed(request.path, `cannot be read: ${detail}`, 'Check the file and its permissions.', error);
   }
   if ((mode & 0o111) === 0) {

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { ApiResource } from '../../delivery/kube-client.ts';
 import type { ObjectAndFilterResult } from '../../hooks/binding-context.ts';
@@ -162,7 +163,7 @@ export class BindingMonitor {
     this.#deps.logger.error('jqFilter failed on an object; the object is left out of the snapshot', {
       binding: this.binding.name,
       object: objectKeyOf(object),
-      error: error instanceof Error ? error.message : String(error),
+      error: errorMessage(error),
     });
   }
 }

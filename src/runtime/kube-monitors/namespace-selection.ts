@@ -1,3 +1,4 @@
+import { errorMessage } from '../../core/errors.ts';
 import type { ApiResource } from '../../delivery/kube-client.ts';
 import type { LabelSelector } from '../../hooks/hook-config.ts';
 import type { Logger } from '../../observability/logger.ts';
@@ -71,7 +72,7 @@ export class NamespaceSelection {
     change.catch((error: unknown) => {
       this.#logger.error('cannot follow a namespace change', {
         namespace,
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       });
     });
   }

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
 import {
   KubeApiError,
@@ -227,7 +228,7 @@ export class ResourceWatch {
       fieldSelector: this.spec.fieldSelector || undefined,
       bindings: [...this.#subscribers].map((subscriber) => subscriber.label).join(',') || undefined,
       status,
-      error: error instanceof Error ? error.message : String(error),
+      error: errorMessage(error),
     });
   }
 }

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../core/errors.ts';
 import { orphanReleases } from '../../delivery/helm/delete-module.ts';
 import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
 import { createTask, type ConvergeEvent } from '../queue/task.ts';
@@ -28,7 +29,7 @@ export async function startConverge(
     // Seed 000: a failing `enabled` script is retried every 5 s, not with the growing backoff.
     ctx.metrics.moduleDiscoverError();
     ctx.logger.error(
-      `module discovery failed, retried in ${String(DISCOVERY_RETRY_MS / 1000)} s: ${error instanceof Error ? error.message : String(error)}`,
+      `module discovery failed, retried in ${String(DISCOVERY_RETRY_MS / 1000)} s: ${errorMessage(error)}`,
     );
     return fail(error, DISCOVERY_RETRY_MS);
   }
@@ -102,12 +103,9 @@ export async function purgeRelease(ctx: OperatorContext, release: string): Promi
     await ctx.helm.uninstall(release, ctx.namespace, ctx.helmTimeoutSeconds);
     ctx.logger.info('release purged', { release });
   } catch (error: unknown) {
-    ctx.logger.error(
-      `release ${release} not purged: ${error instanceof Error ? error.message : String(error)}`,
-      {
-        release,
-      },
-    );
+    ctx.logger.error(`release ${release} not purged: ${errorMessage(error)}`, {
+      release,
+    });
   }
 }
 

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../core/errors.ts';
 import type { ConfigValues } from '../../core/values.ts';
 import type { HookRunDeps } from '../../hooks/run-hook-deps.ts';
 import type { JqEngine } from '../../loader/jq-engine.ts';
@@ -115,7 +116,7 @@ export class OperatorGitSource implements ModulesTreeSource {
       this.#lastError = undefined;
     } catch (error: unknown) {
       this.#options.metrics.gitSyncError();
-      this.#lastError = error instanceof Error ? error.message : String(error);
+      this.#lastError = errorMessage(error);
       throw error;
     }
     this.#newest = prepared;

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../core/errors.ts';
 import { moduleValuesKey } from '../../core/module-name.ts';
 import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
 import { scheduleContext, type BindingContext } from '../../hooks/binding-context.ts';
@@ -187,17 +188,14 @@ function guarded<T extends TaskType>(
     try {
       return await handle(task);
     } catch (error: unknown) {
-      ctx.logger.error(
-        `task ${task.type} failed: ${error instanceof Error ? error.message : String(error)}`,
-        {
-          module: task.metadata.module,
-          hook: task.metadata.hook,
-          binding: task.metadata.bindings?.join(','),
-          queue: task.queue,
-          task: task.id,
-          attempts: task.attempts,
-        },
-      );
+      ctx.logger.error(`task ${task.type} failed: ${errorMessage(error)}`, {
+        module: task.metadata.module,
+        hook: task.metadata.hook,
+        binding: task.metadata.bindings?.join(','),
+        queue: task.queue,
+        task: task.id,
+        attempts: task.attempts,
+      });
       return fail(error);
     }
   };

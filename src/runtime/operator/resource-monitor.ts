@@ -1,3 +1,4 @@
+import { errorMessage } from '../../core/errors.ts';
 import { apiVersionOf, type ResId } from '../../core/res-id.ts';
 import { KubeApiError, resourcePath, type KubeClient } from '../../delivery/kube-client.ts';
 import type { Logger } from '../../observability/logger.ts';
@@ -159,7 +160,7 @@ export class ResourceMonitor {
       try {
         await this.checkNow(module);
       } catch (error: unknown) {
-        this.#options.logger.error('resource monitor: check failed', { module, error: messageOf(error) });
+        this.#options.logger.error('resource monitor: check failed', { module, error: errorMessage(error) });
       }
     }
   }
@@ -203,7 +204,7 @@ export class ResourceMonitor {
     } catch (error: unknown) {
       this.#options.logger.error('resource monitor: release status unknown', {
         module,
-        error: messageOf(error),
+        error: errorMessage(error),
       });
       return;
     }
@@ -262,7 +263,7 @@ export class ResourceMonitor {
     try {
       resource = await api.resolveResource(apiVersionOf(object), object.kind);
     } catch (error: unknown) {
-      return { id: objectId(object.namespace, object), state: 'unknown', problem: messageOf(error) };
+      return { id: objectId(object.namespace, object), state: 'unknown', problem: errorMessage(error) };
     }
     const namespace = resource.namespaced ? object.namespace || defaultNamespace : '';
     const id = objectId(namespace, object);
@@ -271,7 +272,7 @@ export class ResourceMonitor {
       return { id, state: 'present' };
     } catch (error: unknown) {
       if (error instanceof KubeApiError && error.status === 404) return { id, state: 'missing' };
-      return { id, state: 'unknown', problem: messageOf(error) };
+      return { id, state: 'unknown', problem: errorMessage(error) };
     }
   }
 }
@@ -279,10 +280,6 @@ export class ResourceMonitor {
 /** `ns/Kind/name`, with an empty ns for cluster-scoped objects (reference §6.5). */
 function objectId(namespace: string, object: ResId): string {
   return `${namespace}/${object.kind}/${object.name}`;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 async function forEachLimited<T>(

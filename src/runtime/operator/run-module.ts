@@ -1,3 +1,4 @@
+import { errorMessage } from '../../core/errors.ts';
 import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
 import { createTask, type Task } from '../queue/task.ts';
 import path from 'node:path';
@@ -52,7 +53,7 @@ export async function runModule(
     return changed;
   } catch (error: unknown) {
     ctx.metrics.moduleRunError(module);
-    ctx.state.moduleErrors.set(module, error instanceof Error ? error.message : String(error));
+    ctx.state.moduleErrors.set(module, errorMessage(error));
     throw error;
   } finally {
     ctx.resources?.resume(module);
@@ -123,7 +124,7 @@ export async function deleteDisabledModule(
     await ctx.store.resetModule(module);
   } catch (error: unknown) {
     ctx.metrics.moduleDeleteError(module);
-    ctx.state.moduleErrors.set(module, error instanceof Error ? error.message : String(error));
+    ctx.state.moduleErrors.set(module, errorMessage(error));
     throw error;
   }
   await ctx.bindings.stopModule(module);
@@ -145,7 +146,7 @@ async function synchronizeModule(ctx: OperatorContext, module: string): Promise<
       await runHookWithContexts(hook, task.payload.bindingContexts, 'Synchronization', run);
     } catch (error: unknown) {
       if (task.metadata.allowFailure !== true) throw error;
-      ctx.logger.error(error instanceof Error ? error.message : String(error), { module });
+      ctx.logger.error(errorMessage(error), { module });
     }
   }
 }

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { asError } from '../../core/errors.ts';
+import { asError, errorMessage } from '../../core/errors.ts';
 import type { LoadedHook } from '../lifecycle-hooks.ts';
 import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
 import { createTask, type HookRunTask } from '../queue/task.ts';
@@ -25,7 +25,7 @@ export async function switchModulesTree(ctx: OperatorContext, now: number): Prom
     // The config values changed since the revision was checked: refused, never retried forever
     // at the head of the main queue; the tree in use stays, a later commit is picked up.
     ctx.modulesSource?.refuse(prepared.revision, asError(error));
-    ctx.logger.error(`revision ${prepared.revision} refused: ${asError(error).message}`, {
+    ctx.logger.error(`revision ${prepared.revision} refused: ${errorMessage(error)}`, {
       revision: prepared.revision,
     });
     return success();

@@ -1,6 +1,7 @@
 import { describeQueueStatus, seconds } from './queue-status.ts';
 import type { TaskQueue } from './task-queue.ts';
-import { describeTask, errorMessage } from './task-description.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { describeTask } from './task-description.ts';
 import type { TaskType } from './task.ts';
 
 /** `queue list` as JSON (reference §3.7), with each task's attempts, failure and retry time. */

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../core/errors.ts';
 import type { AnyTask } from './task.ts';
 
 /**
@@ -10,11 +11,6 @@ export function describeTask(task: AnyTask, failures = 0, lastError?: unknown): 
   if (failures > 0) parts.push(`failures ${failures}`);
   if (failures > 0 && lastError !== undefined) parts.push(errorMessage(lastError));
   return parts.join(':');
-}
-
-/** The message of an error, or the thrown value as text. */
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function aboutTask(task: AnyTask): string[] {
