@@ -9,7 +9,7 @@ import {
   moduleRun,
   recordingHandlers,
   settle,
-} from './queue-test-kit.ts';
+} from '../../../test/queue-test-kit.ts';
 import { describeTask } from './task-description.ts';
 import type { AnyTask } from './task.ts';
 import { success, type TaskResult } from './task-result.ts';

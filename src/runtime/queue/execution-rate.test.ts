@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { BindingContext } from '../../hooks/binding-context.ts';
-import { globalHookRun, labelOf, ManualClock, moduleRun, recordingHandlers } from './queue-test-kit.ts';
+import {
+  globalHookRun,
+  labelOf,
+  ManualClock,
+  moduleRun,
+  recordingHandlers,
+} from '../../../test/queue-test-kit.ts';
 import { TaskQueueSet } from './task-queue-set.ts';
 import { TokenBucket } from './token-bucket.ts';
 

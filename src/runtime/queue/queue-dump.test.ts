@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatQueueDump } from './queue-dump.ts';
-import { globalHookRun, labelOf, ManualClock, recordingHandlers } from './queue-test-kit.ts';
+import { globalHookRun, labelOf, ManualClock, recordingHandlers } from '../../../test/queue-test-kit.ts';
 import { createTask } from './task.ts';
 import { fail, success } from './task-result.ts';
 import { TaskQueueSet } from './task-queue-set.ts';

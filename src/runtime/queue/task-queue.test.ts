@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createOperatorMetrics } from '../../observability/metrics.ts';
 import { failureBackoffMs } from './failure-backoff.ts';
-import { labelOf, ManualClock, moduleRun, recordingHandlers, settle } from './queue-test-kit.ts';
+import { labelOf, ManualClock, moduleRun, recordingHandlers, settle } from '../../../test/queue-test-kit.ts';
 import type { AnyTask } from './task.ts';
 import { fail, repeat, success } from './task-result.ts';
 import { TaskQueueSet } from './task-queue-set.ts';

@@ -1,9 +1,15 @@
 import { setImmediate } from 'node:timers/promises';
-import type { BindingContext } from '../../hooks/binding-context.ts';
-import type { Clock } from '../clock.ts';
-import { createTask, type AnyTask, type Task, type TaskMetadata, type TaskType } from './task.ts';
-import type { TaskContext, TaskHandler, TaskHandlers } from './task-handler.ts';
-import { success, type TaskResult } from './task-result.ts';
+import type { BindingContext } from '../src/hooks/binding-context.ts';
+import type { Clock } from '../src/runtime/clock.ts';
+import {
+  createTask,
+  type AnyTask,
+  type Task,
+  type TaskMetadata,
+  type TaskType,
+} from '../src/runtime/queue/task.ts';
+import type { TaskContext, TaskHandler, TaskHandlers } from '../src/runtime/queue/task-handler.ts';
+import { success, type TaskResult } from '../src/runtime/queue/task-result.ts';
 
 /**
  * Test support for code that drives the queues (this folder's tests and the lifecycle's): a clock
