@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { stringifyYamlStream } from '../core/yaml.ts';
 import {
@@ -13,8 +12,7 @@ import {
   snapshots,
 } from '../../test/debug/fake-debug-state.ts';
 import { unixGet } from '../../test/debug/unix-get.ts';
-import { makeTempTree, type TempTree } from '../../test/temp-tree.ts';
-import { createDebugServer, type DebugServer } from './debug-server.ts';
+import { serveFakeDebugState } from '../../test/debug/serve-fake-state.ts';
 
 interface RouteCase {
   readonly path: string;
@@ -123,75 +121,63 @@ function withFormat(route: string, format: string): string {
 }
 
 describe('debug server routes', () => {
-  let tree: TempTree;
-  let socket: string;
-  let server: DebugServer;
-  before(async () => {
-    tree = makeTempTree('debug-routes');
-    socket = path.join(tree.root, 'debug.socket');
-    server = createDebugServer({ socketPath: socket, state: fakeDebugState() });
-    await server.start();
-  });
-  after(async () => {
-    await server.stop();
-    tree.remove();
-  });
+  const socketPath = serveFakeDebugState('debug-routes');
 
   for (const { path: route, data, text } of cases) {
     it(`GET ${route} answers in json, yaml and text`, async () => {
-      const json = await unixGet(socket, withFormat(route, 'json'));
+      const json = await unixGet(socketPath(), withFormat(route, 'json'));
       assert.equal(json.status, 200, json.body);
       assert.equal(json.contentType, 'application/json');
       assert.deepEqual(JSON.parse(json.body), JSON.parse(JSON.stringify(data)));
-      const yaml = await unixGet(socket, withFormat(route, 'yaml'));
+      const yaml = await unixGet(socketPath(), withFormat(route, 'yaml'));
       assert.equal(yaml.status, 200, yaml.body);
       assert.deepEqual(parseYaml(yaml.body), JSON.parse(JSON.stringify(data)));
-      const plain = await unixGet(socket, withFormat(route, 'text'));
+      const plain = await unixGet(socketPath(), withFormat(route, 'text'));
       assert.equal(plain.status, 200, plain.body);
       assert.equal(plain.body, text ?? yaml.body);
     });
   }
 
   it('takes the format from the path extension too, and text without either', async () => {
-    const json = await unixGet(socket, '/global/config.json');
+    const json = await unixGet(socketPath(), '/global/config.json');
     assert.equal(json.body, '{"clusterName":"dev"}\n');
-    assert.equal((await unixGet(socket, '/global/config')).body, 'clusterName: dev\n');
+    assert.equal((await unixGet(socketPath(), '/global/config')).body, 'clusterName: dev\n');
   });
 
   it('lists its routes on /discovery', async () => {
-    const { body } = await unixGet(socket, '/discovery');
+    const { body } = await unixGet(socketPath(), '/discovery');
     assert.match(body, /^GET \/module\/\{module\}\/render$/mu);
     assert.match(body, /^GET \/hook\/\{hook\}\/snapshots$/mu);
   });
 
   it('answers 404 with the module name for an unknown module', async () => {
     for (const route of ['values', 'config', 'patches', 'render', 'resource-monitor', 'snapshots']) {
-      const response = await unixGet(socket, `/module/nope/${route}?format=json`);
+      const response = await unixGet(socketPath(), `/module/nope/${route}?format=json`);
       assert.equal(response.status, 404);
       assert.match(response.body, /^module 'nope': not found\. Run `kaddon module list`\.\n$/u);
     }
   });
 
   it('answers 404 for an unknown hook and an unknown route', async () => {
-    const hook = await unixGet(socket, '/hook/nope.sh/snapshots');
+    const hook = await unixGet(socketPath(), '/hook/nope.sh/snapshots');
     assert.equal(hook.status, 404);
     assert.match(hook.body, /hook 'nope\.sh': not found/u);
-    const route = await unixGet(socket, '/metrics');
+    const route = await unixGet(socketPath(), '/metrics');
     assert.equal(route.status, 404);
     assert.match(route.body, /debug route '\/metrics': not found\. GET \/discovery lists the routes\./u);
   });
 
   it('answers 400 for an unknown format or a bad boolean', async () => {
-    const format = await unixGet(socket, '/global/values?format=xml');
+    const format = await unixGet(socketPath(), '/global/values?format=xml');
     assert.equal(format.status, 400);
     assert.match(format.body, /format 'xml': not a debug output format\. Use one of text, yaml, json\./u);
-    const flag = await unixGet(socket, '/queue/list?showEmpty=maybe');
+    const flag = await unixGet(socketPath(), '/queue/list?showEmpty=maybe');
     assert.equal(flag.status, 400);
     assert.match(flag.body, /query parameter 'showEmpty': 'maybe' is not a boolean/u);
   });
 
   it("answers 500 with the module's render error", async () => {
-    const response = await unixGet(socket, '/module/broken/render');
+    const response = await unixGet(socketPath(), '/module/broken/render');
     assert.equal(response.status, 500);
     assert.match(
       response.body,
@@ -200,6 +186,6 @@ describe('debug server routes', () => {
   });
 
   it('is read-only', async () => {
-    assert.equal((await unixGet(socket, '/global/values', 'POST')).status, 405);
+    assert.equal((await unixGet(socketPath(), '/global/values', 'POST')).status, 405);
   });
 });

@@ -1,30 +1,17 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { stringifyYamlStream } from '../../src/core/yaml.ts';
-import { createDebugServer, type DebugServer } from '../../src/observability/debug-server.ts';
 import { formatQueueDump } from '../../src/runtime/queue/queue-dump.ts';
 import { runCli } from '../run-cli.ts';
-import { makeTempTree, type TempTree } from '../temp-tree.ts';
-import { deployment, emptyQueue, fakeDebugState, NOW, queueDump } from './fake-debug-state.ts';
+import { deployment, emptyQueue, NOW, queueDump } from './fake-debug-state.ts';
+import { serveFakeDebugState } from './serve-fake-state.ts';
+import { makeTempTree } from '../temp-tree.ts';
 
 describe('kaddon debug commands against a running debug server', () => {
-  let tree: TempTree;
-  let socket: string;
-  let server: DebugServer;
-  const kaddon = (...argv: string[]) => runCli([...argv, '--debug-unix-socket', socket]);
-
-  before(async () => {
-    tree = makeTempTree('debug-cli');
-    socket = path.join(tree.root, 'debug.socket');
-    server = createDebugServer({ socketPath: socket, state: fakeDebugState() });
-    await server.start();
-  });
-  after(async () => {
-    await server.stop();
-    tree.remove();
-  });
+  const socketPath = serveFakeDebugState('debug-cli');
+  const kaddon = (...argv: string[]) => runCli([...argv, '--debug-unix-socket', socketPath()]);
 
   it('queue list prints the queue dump as text, and JSON with -o json; -e adds empty queues', async () => {
     assert.deepEqual(await kaddon('queue', 'list'), {
@@ -112,7 +99,7 @@ describe('kaddon debug commands against a running debug server', () => {
 
   it('the socket comes from DEBUG_UNIX_SOCKET without the flag', async () => {
     const saved = process.env.DEBUG_UNIX_SOCKET;
-    process.env.DEBUG_UNIX_SOCKET = socket;
+    process.env.DEBUG_UNIX_SOCKET = socketPath();
     try {
       assert.equal((await runCli(['global', 'config'])).stdout, 'clusterName: dev\n');
     } finally {
