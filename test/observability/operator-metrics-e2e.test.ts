@@ -9,6 +9,7 @@ import {
   waitReady,
   type E2eOperator,
   type OperatorEnvironment,
+  stateModuleFiles,
 } from '../operator/operator-e2e-kit.ts';
 
 const NAMESPACE = 'kaddon-metrics-e2e';
@@ -58,14 +59,8 @@ if (process.argv[2] === '--config') console.log(${JSON.stringify(JSON.stringify(
 async function writeWatcherModule(dir: string): Promise<void> {
   await mkdir(dir, { recursive: true });
   await writeFile(path.join(dir, 'values.yaml'), `watcherEnabled: true\nwatcher:\n  token: ${SENTINEL}\n`);
-  await writeFile(
-    path.join(dir, 'kustomization.yaml'),
-    `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ${NAMESPACE}\nresources:\n- state.yaml\n`,
-  );
-  await writeFile(
-    path.join(dir, 'state.yaml'),
-    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: watcher-state\ndata:\n  ready: "yes"\n',
-  );
+  for (const [file, text] of Object.entries(stateModuleFiles(NAMESPACE, 'watcher', '  ready: "yes"\n')))
+    await writeFile(path.join(dir, file), text);
   await writeHook(path.join(dir, 'hooks/watch.mjs'), {
     configVersion: 'v1',
     kubernetes: [

@@ -205,3 +205,14 @@ export function descendantPids(root: number): number[] {
   }
   return found;
 }
+
+/**
+ * The files of a module whose only resource is the ConfigMap `<module>-state` in `namespace`,
+ * `data` being its `data:` lines (indented two spaces, `$(var)` references allowed).
+ */
+export function stateModuleFiles(namespace: string, module: string, data: string): Record<string, string> {
+  return {
+    'kustomization.yaml': `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ${namespace}\nresources:\n- state.yaml\n`,
+    'state.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${module}-state\ndata:\n${data}`,
+  };
+}

@@ -15,6 +15,7 @@ import {
   waitReady,
   type E2eOperator,
   type OperatorEnvironment,
+  stateModuleFiles,
 } from './operator-e2e-kit.ts';
 import { crdYaml } from '../kubernetes/crd-yaml.ts';
 
@@ -82,10 +83,8 @@ after(() => env.stop());
  * hook Job, which never completes without a kube-controller-manager, while `slow.blockUpgrade`).
  */
 async function writeModules(): Promise<void> {
-  const state = (module: string, data: string): Record<string, string> => ({
-    'kustomization.yaml': `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ${NAMESPACE}\nresources:\n- state.yaml\n`,
-    'state.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${module}-state\ndata:\n${data}`,
-  });
+  const state = (module: string, data: string): Record<string, string> =>
+    stateModuleFiles(NAMESPACE, module, data);
   env.tree.write('modules/010-flaky', {
     ...state('flaky', '  rev: "$(flaky.rev)"\n'),
     'values.yaml': 'flakyEnabled: true\nflaky:\n  rev: 0\n',

@@ -13,6 +13,7 @@ import {
   waitReady,
   type E2eOperator,
   type OperatorEnvironment,
+  stateModuleFiles,
 } from './operator-e2e-kit.ts';
 
 const NAMESPACE = 'kaddon-operator-e2e';
@@ -51,14 +52,10 @@ const WATCH_LABEL = 'e2e.kaddon.dev/watch';
 async function writeWatcherModule(dir: string): Promise<void> {
   await mkdir(path.join(dir, 'hooks'), { recursive: true });
   await writeFile(path.join(dir, 'values.yaml'), 'watcherEnabled: true\nwatcher:\n  count: -1\n');
-  await writeFile(
-    path.join(dir, 'kustomization.yaml'),
-    `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ${NAMESPACE}\nresources:\n- state.yaml\n`,
-  );
-  await writeFile(
-    path.join(dir, 'state.yaml'),
-    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: watcher-state\ndata:\n  count: "$(watcher.count)"\n',
-  );
+  for (const [file, text] of Object.entries(
+    stateModuleFiles(NAMESPACE, 'watcher', '  count: "$(watcher.count)"\n'),
+  ))
+    await writeFile(path.join(dir, file), text);
   const config = {
     configVersion: 'v1',
     kubernetes: [
