@@ -19,9 +19,10 @@ export interface DeliverRun {
  * Renders the WHOLE tree of enabled modules (composition: a Component module changes the slices
  * of the modules before it) and delivers the running module's slice as its release. Another
  * prepared module whose slice now differs from what was last delivered (its checksum is kept in
- * memory, so an unchanged one costs no helm call) is reported, to be run too.
+ * memory, so an unchanged one costs no helm call) and that has no run waiting is returned, to be
+ * run too.
  */
-export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promise<TreeDelivery> {
+export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promise<string[]> {
   const enabled = ctx.state.enabledModules;
   const startedAt = performance.now();
   const result = await renderEnabled(ctx);
@@ -36,32 +37,20 @@ export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promis
     );
   for (const warning of result.warnings) ctx.logger.info(`warning: ${warning}`);
   const changed: string[] = [];
-  let delivered: DeliverResult | undefined;
   for (const module of enabled) {
     const resources = result.rendered.slices.get(module) ?? [];
     if (!ctx.state.preparedModules.has(module) || resources.length === 0) continue;
     const manifest = stringifyYamlStream(resources.map((resource) => resource.obj));
     if (module === run.module) {
       const resourcesMissing = ctx.state.resourcesMissing.has(module);
-      delivered = await deliverSlice(ctx, run, { module, resources, manifest, resourcesMissing });
+      await deliverSlice(ctx, run, { module, resources, manifest, resourcesMissing });
     } else if (
       run.willRun?.(module) !== true &&
       ctx.state.checksums.get(module) !== releaseChecksum(manifest)
     )
       changed.push(module);
   }
-  return { delivered, changed };
-}
-
-/** What a module run's render and delivery did. */
-export interface TreeDelivery {
-  /** The running module's release; undefined when its slice is empty. */
-  readonly delivered: DeliverResult | undefined;
-  /**
-   * Other prepared modules whose slice this render changed (a Component module's patches came or
-   * went) and that have no run waiting: each is to run too (DESIGN.md cross-module composition).
-   */
-  readonly changed: readonly string[];
+  return changed;
 }
 
 interface Slice {
@@ -72,7 +61,7 @@ interface Slice {
 }
 
 /** One module's release upgraded (or found unchanged), with what the operator keeps of it. */
-async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice): Promise<DeliverResult> {
+async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice): Promise<void> {
   const { module, resources, manifest, resourcesMissing } = slice;
   const helmStartedAt = performance.now();
   // Objects helm removes during the upgrade are not deletions to heal.
@@ -112,7 +101,6 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
   ctx.state.delivered.set(module, resourceIds(resources));
   ctx.state.checksums.set(module, outcome.checksum);
   ctx.state.resourcesMissing.delete(module);
-  return outcome;
 }
 
 /** The tree rendered with the current values of the enabled modules (also the debug `render`). */

@@ -77,7 +77,7 @@ async function runModulePhases(ctx: OperatorContext, module: string, run: Delive
     await runModuleHooks(ctx, module, 'beforeHelm');
     ctx.state.preparedModules.add(module);
     const helmStartedAt = performance.now();
-    for (const other of (await deliverTree(ctx, run)).changed) changed.add(other);
+    for (const other of await deliverTree(ctx, run)) changed.add(other);
     ctx.metrics.moduleHelm(module, run.activation, (performance.now() - helmStartedAt) / 1000);
     const changes = await runModuleHooks(ctx, module, 'afterHelm');
     // What afterHelm deleted is the module's own doing: not healed.
