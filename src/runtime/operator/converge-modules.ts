@@ -115,7 +115,6 @@ export function forgetModule(ctx: OperatorContext, module: string): void {
   ctx.state.crdsApplied.delete(module);
   ctx.state.moduleErrors.delete(module);
   ctx.state.preparedModules.delete(module);
-  ctx.state.revisions.delete(module);
   ctx.state.delivered.delete(module);
   ctx.state.checksums.delete(module);
   ctx.state.resourcesMissing.delete(module);

@@ -97,7 +97,6 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
       module,
       revision: outcome.revision,
     });
-  ctx.state.revisions.set(module, outcome.revision);
   ctx.state.delivered.set(module, resourceIds(resources));
   ctx.state.checksums.set(module, outcome.checksum);
   ctx.state.resourcesMissing.delete(module);

@@ -68,8 +68,6 @@ export interface OperatorState {
   readonly crdsApplied: Set<string>;
   /** Modules whose beforeHelm ran once: only these are delivered, never with half-made values. */
   readonly preparedModules: Set<string>;
-  /** Last delivered revision by module. */
-  readonly revisions: Map<string, number>;
   /** The latest valid ConfigMap config the watch reported; ApplyKubeConfigValues applies it. */
   pendingConfig: ConfigValues | undefined;
   /** Resource ids (`ns/Kind/name`, sorted) of each module's last delivered slice. */
@@ -95,7 +93,6 @@ export function initialOperatorState(): OperatorState {
     startedModules: new Set(),
     crdsApplied: new Set(),
     preparedModules: new Set(),
-    revisions: new Map(),
     pendingConfig: undefined,
     delivered: new Map(),
     moduleErrors: new Map(),

@@ -56,7 +56,7 @@ function moduleState(ctx: OperatorContext, name: string): DebugModule {
   let state: string;
   if (error !== undefined) state = `Failed: ${error}`;
   else if (!enabled) state = 'Disabled';
-  else if (ctx.state.revisions.has(name) || ctx.state.preparedModules.has(name)) state = 'Ready';
+  else if (ctx.state.checksums.has(name) || ctx.state.preparedModules.has(name)) state = 'Ready';
   else state = 'Pending';
   return { name, enabled, state };
 }
