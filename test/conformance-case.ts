@@ -5,10 +5,10 @@ import { isJsonObject, type JsonObject } from '../src/core/json.ts';
 import type { Kustomization, KustomizationNode } from '../src/core/kustomization.ts';
 import { Resource } from '../src/core/resource.ts';
 import { parseYamlDocument, parseYamlDocuments } from '../src/core/yaml.ts';
-import { sharedDir } from './shared-dir.ts';
+import { corpusCasesDir } from './repo-root.ts';
 
 /** Unit tests read their inputs and expectations from the kustomize conformance corpus. */
-export const casesDir = path.join(sharedDir(), 'conformance/kustomize/cases');
+export const casesDir = corpusCasesDir('kustomize');
 
 /** Every object of a YAML file of a case, e.g. `expected.yaml` or `input/deploy.yaml`. */
 export function caseObjects(caseName: string, file: string): JsonObject[] {

@@ -3,11 +3,11 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { sharedDir } from '../../test/shared-dir.ts';
+import { corpusCasesDir } from '../../test/repo-root.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import { contentHash, encodeGoJson } from './hash-suffix.ts';
 
-const casesDir = path.join(sharedDir(), 'conformance/kustomize/cases');
+const casesDir = corpusCasesDir('kustomize');
 
 /** Generated ConfigMaps and Secrets in the recorded outputs, with the hash kustomize gave each. */
 function hashedObjects(): { caseName: string; obj: JsonObject; hash: string }[] {

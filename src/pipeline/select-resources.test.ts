@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { sharedDir } from '../../test/shared-dir.ts';
+import { corpusCasesDir } from '../../test/repo-root.ts';
 import type { KaddonError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import type { Kustomization, Selector } from '../core/kustomization.ts';
@@ -16,7 +16,7 @@ import {
   SelectorError,
 } from './select-resources.ts';
 
-const casesDir = path.join(sharedDir(), 'conformance/kustomize/cases');
+const casesDir = corpusCasesDir('kustomize');
 
 function readObjects(file: string): JsonObject[] {
   return parseYamlDocuments(readFileSync(file, 'utf8'), file).map((doc) => doc.value as JsonObject);

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { runCli } from '../run-cli.ts';
-import { repoRoot } from '../shared-dir.ts';
+import { repoRoot } from '../repo-root.ts';
 import { makeTempTree } from '../temp-tree.ts';
 
 interface Doc {

@@ -10,7 +10,7 @@ import { renderTreeWithCharts } from '../../src/runtime/render-charts.ts';
 import { renderTree } from '../../src/runtime/render-tree.ts';
 import { ensureHelm } from '../cluster/ensure-helm.ts';
 import { runCli } from '../run-cli.ts';
-import { repoRoot } from '../shared-dir.ts';
+import { repoRoot } from '../repo-root.ts';
 import { makeTempTree } from '../temp-tree.ts';
 
 /** One printed document: its `# module:` and `# source:` markers and the object. */

@@ -3,7 +3,7 @@ import { chmodSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { runCli } from '../run-cli.ts';
-import { repoRoot } from '../shared-dir.ts';
+import { repoRoot } from '../repo-root.ts';
 import { makeTempTree } from '../temp-tree.ts';
 
 const tmp = makeTempTree('run-hooks');

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { repoRoot } from '../shared-dir.ts';
+import { repoRoot } from '../repo-root.ts';
 import { requestApi } from './api-request.ts';
 import { ensureClusterBinaries, type ClusterBinaries } from './cluster-binaries.ts';
 import { isUnobtainable } from './cluster-error.ts';

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { runCli } from '../run-cli.ts';
-import { sharedDir } from '../shared-dir.ts';
+import { corpusCasesDir } from '../repo-root.ts';
 
 interface ConformanceCase {
   readonly name: string;
@@ -22,7 +22,7 @@ const ownWording: Record<string, string> = {
   'err-08-unknown-kustomization-field': 'unknown field "namePrefixx"',
 };
 
-const casesDir = path.join(sharedDir(), 'conformance/kustomize/cases');
+const casesDir = corpusCasesDir('kustomize');
 
 function readYamlStream(text: string): unknown[] {
   return parseAllDocuments(text)

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { execa, type ResultPromise } from 'execa';
-import { repoRoot } from '../shared-dir.ts';
+import { repoRoot } from '../repo-root.ts';
 
 export interface OperatorProcessOptions {
   readonly modulesDir: string;

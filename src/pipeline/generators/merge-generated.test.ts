@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
-import { sharedDir } from '../../../test/shared-dir.ts';
+import { corpusCasesDir } from '../../../test/repo-root.ts';
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
 import type { Kustomization, KustomizationNode } from '../../core/kustomization.ts';
 import { Resource } from '../../core/resource.ts';
@@ -12,7 +12,7 @@ import { generateConfigMap } from './config-map-generator.ts';
 import { mergeGenerated } from './merge-generated.ts';
 import { generateSecret } from './secret-generator.ts';
 
-const casesDir = path.join(sharedDir(), 'conformance/kustomize/cases');
+const casesDir = corpusCasesDir('kustomize');
 
 /** A literal-only kustomization of a conformance case, as a node without files. */
 function caseNode(caseName: string, entry: string): KustomizationNode {

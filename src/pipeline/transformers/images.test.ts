@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { sharedDir } from '../../../test/shared-dir.ts';
+import { corpusCasesDir } from '../../../test/repo-root.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { FieldSpec, ImageEntry, Kustomization } from '../../core/kustomization.ts';
 import { Resource } from '../../core/resource.ts';
 import { parseYamlDocument, parseYamlDocuments } from '../../core/yaml.ts';
 import { splitImage, transformImages } from './images.ts';
 
-const casesDir = path.join(sharedDir(), 'conformance/kustomize/cases');
+const casesDir = corpusCasesDir('kustomize');
 
 /** kustomize's images table, `create: true` included. */
 const IMAGE_SPECS: FieldSpec[] = [

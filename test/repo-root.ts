@@ -1,0 +1,14 @@
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The repository root. */
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/**
+ * The cases folder of a recorded kustomize corpus kept in the repository as test data:
+ * `kustomize` (kaddon's own corpus) or `kustomize-krusty` (cases from kustomize's own tests).
+ * test/conformance/corpus/<name>/README.md says how each was recorded.
+ */
+export function corpusCasesDir(name: 'kustomize' | 'kustomize-krusty'): string {
+  return path.join(repoRoot, 'test/conformance/corpus', name, 'cases');
+}
