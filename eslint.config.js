@@ -2,7 +2,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** Layers import inward only (DESIGN.md "Layers"): each entry lists what a layer must not import. */
+/** Layers import inward only (docs/architecture.md "Layers"): each entry lists what a layer must not import. */
 const forbiddenByLayer = {
   core: ['loader', 'pipeline', 'hooks', 'runtime', 'delivery', 'sources', 'observability', 'cli', 'config'],
   pipeline: ['loader', 'hooks', 'runtime', 'delivery', 'sources', 'observability', 'cli'],
@@ -22,7 +22,7 @@ const layerRules = Object.entries(forbiddenByLayer).map(([layer, forbidden]) => 
       {
         patterns: forbidden.map((target) => ({
           group: [`../${target}/*`, `../../${target}/*`],
-          message: `src/${layer} may not import src/${target} (DESIGN.md "Layers": arrows point inward only).`,
+          message: `src/${layer} may not import src/${target} (docs/architecture.md "Layers": arrows point inward only).`,
         })),
       },
     ],
@@ -38,7 +38,7 @@ const pureLayers = ['core', 'pipeline'].map((layer) => ({
       {
         paths: ['node:fs', 'node:fs/promises', 'node:child_process', 'node:net', 'node:http'].map((name) => ({
           name,
-          message: `src/${layer} does no I/O (DESIGN.md "Layers"): take the data as an argument.`,
+          message: `src/${layer} does no I/O (docs/architecture.md "Layers"): take the data as an argument.`,
         })),
         patterns: (forbiddenByLayer[layer] ?? []).map((target) => ({
           group: [`../${target}/*`, `../../${target}/*`],
@@ -50,7 +50,17 @@ const pureLayers = ['core', 'pipeline'].map((layer) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'bench/out/**', 'examples/**', 'components/**', 'eslint.config.js', 'bin/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'bench/out/**',
+      'examples/**',
+      'components/**',
+      'eslint.config.js',
+      'bin/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,
   {
@@ -60,9 +70,16 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-floating-promises': [
         'error',
-        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite'] }] },
+        {
+          allowForKnownSafeCalls: [
+            { from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite'] },
+          ],
+        },
       ],
-      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true, allowBoolean: true }],
+      '@typescript-eslint/restrict-template-expressions': [
+        'error',
+        { allowNumber: true, allowBoolean: true },
+      ],
       '@typescript-eslint/no-unnecessary-condition': ['error', { allowConstantLoopConditions: true }],
     },
   },

@@ -4,12 +4,12 @@ import type { CliIo } from './cli-io.ts';
 import { requestDebug } from './debug-client.ts';
 import { UsageError } from './usage-error.ts';
 
-/** As OperatorConfig.debugUnixSocket defaults (reference §7.1). */
+/** As OperatorConfig.debugUnixSocket defaults (docs/observability.md "Debug socket"). */
 import { DEFAULT_DEBUG_UNIX_SOCKET } from '../config/operator-config.ts';
 
 type DebugGroup = 'queue' | 'global' | 'module' | 'hook' | 'git';
 
-/** One debug subcommand of seed 000 "Debug" (and reference §7.4), with the route it asks. */
+/** One debug subcommand of docs/observability.md "Debug socket" (and docs/observability.md "Debug socket"), with the route it asks. */
 interface DebugSubcommand {
   readonly name: string;
   readonly argument?: 'NAME' | '[NAME]';

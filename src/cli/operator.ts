@@ -33,7 +33,7 @@ export const operatorUsage = `Usage: kaddon operator [--helm-path PATH]
 
 Runs the operator: converges the modules of MODULES_DIR into the cluster as Helm releases
 in ADDON_OPERATOR_NAMESPACE, and follows the ConfigMap. Settings come from the environment
-(seed 000 "Environment variables"); the helm binary from --helm-path or KADDON_HELM_PATH.
+(the settings table in README.md); the helm binary from --helm-path or KADDON_HELM_PATH.
 With MODULES_GIT_URL the modules tree (and global-hooks/, components/ beside
 MODULES_GIT_SUBPATH) comes from that Git repository instead, polled every
 MODULES_GIT_POLL_INTERVAL; each new revision is validated before it is used.`;
@@ -131,7 +131,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     historyMax: config.helmHistoryMax,
     ...(config.kubeconfig === undefined ? {} : { kubeconfigPath: config.kubeconfig }),
   });
-  // Release auto-healing (seed 000): a module whose objects were deleted runs again.
+  // Release auto-healing (docs/lifecycle.md "Helm delivery"): a module whose objects were deleted runs again.
   const resources = new ResourceMonitor({
     api: kube,
     intervalMs: config.resourcesMonitorIntervalMs,

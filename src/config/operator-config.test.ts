@@ -17,7 +17,7 @@ describe('operator configuration', () => {
     assert.equal(config.resourcesMonitorIntervalMs, 270_000);
   });
 
-  it('reads the seeds’ variable names, and flags win over the environment', () => {
+  it("reads addon-operator's documented variable names, and flags win over the environment", () => {
     const config = loadOperatorConfig(
       {
         ADDON_OPERATOR_NAMESPACE: 'kaddon',

@@ -2,10 +2,10 @@ import { KaddonError } from '../core/errors.ts';
 import { parseGoDuration } from '../hooks/go-duration.ts';
 import { LOG_LEVELS, LOG_TYPES, type LogLevel, type LogType } from '../observability/logger.ts';
 
-/** Where the debug socket listens unless DEBUG_UNIX_SOCKET says otherwise (seed 000 "Debug"). */
+/** Where the debug socket listens unless DEBUG_UNIX_SOCKET says otherwise (docs/observability.md "Debug socket"). */
 export const DEFAULT_DEBUG_UNIX_SOCKET = '/var/run/addon-operator/debug.socket';
 
-/** Everything `kaddon operator` is configured with, typed and checked once (STYLE.md). */
+/** Everything `kaddon operator` is configured with, typed and checked once (docs/architecture.md "House style"). */
 export interface OperatorConfig {
   readonly modulesDirs: readonly string[];
   readonly globalHooksDir: string;
@@ -30,7 +30,7 @@ export interface OperatorConfig {
   readonly queueActionsMetrics: boolean;
   readonly keepTempFiles: boolean;
   readonly kubeconfig: string | undefined;
-  /** KADDON_RESOURCES_MONITOR_INTERVAL: how often delivered objects are checked (auto-healing, seed 000). */
+  /** KADDON_RESOURCES_MONITOR_INTERVAL: how often delivered objects are checked (auto-healing, docs/lifecycle.md "Helm delivery"). */
   readonly resourcesMonitorIntervalMs: number;
 }
 
@@ -46,7 +46,7 @@ type Source = Readonly<Record<string, string | undefined>>;
 
 /**
  * Reads each setting from the first of its names that is set: command-line flags, then the
- * environment under the seeds' names (seed 000 "Environment variables") and addon-operator's
+ * environment under addon-operator's documented names (the settings table in README.md) and addon-operator's
  * current ADDON_OPERATOR_* names, then the default.
  */
 export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorConfig {
@@ -186,7 +186,7 @@ function durationSeconds(found: { name: string; value: string } | undefined, fal
   return parts.reduce((sum, part) => sum + Number(part[1]) * unit[part[2] as keyof typeof unit], 0);
 }
 
-/** addon-operator's resources monitor ticks every 4m30s (reference §6.5); the monitor adds the jitter. */
+/** addon-operator's resources monitor ticks every 4m30s (docs/lifecycle.md "Helm delivery"); the monitor adds the jitter. */
 const RESOURCES_MONITOR_INTERVAL_MS = 270_000;
 
 /** A Go duration as MODULES_GIT_POLL_INTERVAL takes it (`2s`, `5m`, `4m30s`), above zero. */

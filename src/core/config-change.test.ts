@@ -13,7 +13,7 @@ const BASE_DATA: Record<string, string> = {
 };
 const base = config(BASE_DATA);
 
-describe('classifyConfigChange (seed 001 step 16)', () => {
+describe('classifyConfigChange (docs/lifecycle.md step 16)', () => {
   it('reports nothing for the same config, however it is spelled', () => {
     const same = config({
       redisEnabled: 'true',

@@ -2,7 +2,7 @@ import { deepEqual, type JsonValue } from './json.ts';
 import type { ConfigValues } from './values.ts';
 
 /**
- * What a ConfigMap change changed (seed 001 step 16): the global section or an `*Enabled` flag →
+ * What a ConfigMap change changed (docs/lifecycle.md step 16): the global section or an `*Enabled` flag →
  * reload all modules; only module sections → run those modules.
  */
 export interface ConfigChange {

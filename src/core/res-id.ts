@@ -7,14 +7,14 @@ export interface Gvk {
   readonly kind: string;
 }
 
-/** kustomize's resource identity: GVK, name and namespace (reference §3). */
+/** kustomize's resource identity: GVK, name and namespace (kustomize's kyaml/resid). */
 export interface ResId extends Gvk {
   readonly name: string;
   readonly namespace: string;
 }
 
 /**
- * Kinds the Kubernetes v1.21.2 API serves cluster-scoped, by exact `apiVersion kind` (reference §3);
+ * Kinds the Kubernetes v1.21.2 API serves cluster-scoped, by exact `apiVersion kind` (kustomize's kyaml/resid);
  * every other kind, custom resources included, counts as namespaced.
  */
 const CLUSTER_SCOPED = new Set([

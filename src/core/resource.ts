@@ -11,7 +11,7 @@ interface CachedId {
   key: string | undefined;
 }
 
-/** How a generated ConfigMap or Secret is absorbed into what is already accumulated (reference §5.3). */
+/** How a generated ConfigMap or Secret is absorbed into what is already accumulated (kustomize's api/resmap/reswrangler.go). */
 export type GeneratorBehavior = 'create' | 'merge' | 'replace';
 
 /**

@@ -4,7 +4,7 @@ import { isValidModuleName, moduleNameFromValuesKey, moduleValuesKey } from './m
 import { ownerValuesKey, type ValuesOwner } from './values.ts';
 
 /**
- * Values patches (seed 003 "Update values"): what a hook writes to `$VALUES_JSON_PATCH_PATH`
+ * Values patches (docs/values.md "Patches from hooks"): what a hook writes to `$VALUES_JSON_PATCH_PATH`
  * (kept in memory) and `$CONFIG_VALUES_JSON_PATCH_PATH` (persisted in config values), parsed,
  * checked operation by operation and cut to the hook's scope.
  */
@@ -188,7 +188,7 @@ export interface ScopedValuesPatch {
 }
 
 /**
- * Cuts a patch to the hook's scope (seed 003 "Values storage"): a global hook changes `/global/…`
+ * Cuts a patch to the hook's scope (docs/values.md "Layers"): a global hook changes `/global/…`
  * and, as addon-operator allows, `/<module>Enabled` flags (add a boolean or "true"/"false", or
  * remove); a module hook changes `/<moduleKey>/…` only. Anything else fails the hook run.
  */

@@ -1,7 +1,7 @@
 import { isJsonObject, type JsonObject, type JsonValue } from './json.ts';
 
 /**
- * The schema transforms of seed 003 "Validation", pure, each over plain JSON schema objects:
+ * The schema transforms of docs/values.md "Validation", pure, each over plain JSON schema objects:
  * `x-extend`, the `additionalProperties: false` default and `x-required-for-helm`. Each returns
  * a new schema and leaves its input untouched.
  */
@@ -81,7 +81,7 @@ function mapObject(map: JsonObject, fn: (value: JsonValue) => JsonValue): JsonOb
 }
 
 /**
- * `x-extend` (seed 003 "Extending"): the values schema takes the config schema's definitions,
+ * `x-extend` (docs/values.md "Validation"): the values schema takes the config schema's definitions,
  * required, properties, patternProperties, title, description and `x-*` keys; its own entries win.
  */
 export function extendSchema(values: JsonObject, config: JsonObject | undefined): JsonObject {
@@ -106,10 +106,10 @@ export function extendSchema(values: JsonObject, config: JsonObject | undefined)
 }
 
 /**
- * The `additionalProperties: false` default (seed 003 "Validation"): set on the root, and down
+ * The `additionalProperties: false` default (docs/values.md "Validation"): set on the root, and down
  * through `properties` (where it was unset) and `items`, on every schema that declares
  * `properties` or `patternProperties` and leaves `additionalProperties` unset. A schema that
- * declares no keys stays an open map: seed 003 calls `discovery: {type: object}` "an optional
+ * declares no keys stays an open map: docs/values.md calls `discovery: {type: object}` "an optional
  * object with no restrictions on keys". Definitions are closed in place of the `$ref`s to them.
  */
 export function closeObjects(schema: JsonObject): JsonObject {
@@ -136,7 +136,7 @@ export function closeObjects(schema: JsonObject): JsonObject {
 }
 
 /**
- * `x-required-for-helm` (seed 003 "Required fields"): a name or a list of names merged into
+ * `x-required-for-helm` (docs/values.md "Validation"): a name or a list of names merged into
  * `required`, at the root and down through `properties`.
  */
 export function requireForHelm(schema: JsonObject): JsonObject {

@@ -26,7 +26,7 @@ function issuesOf(fn: () => void): string[] {
   return [];
 }
 
-// Seed 003 "Extending", "Example": the effective schema, key for key and in order.
+// addon-operator's VALUES.md example under "Extending": the effective schema, key for key and in order.
 const EXTEND_CONFIG = `
 type: object
 additionalProperties: false
@@ -48,7 +48,7 @@ properties:
 `;
 
 describe('x-extend', () => {
-  it('produces the effective schema of seed 003', () => {
+  it('produces the effective schema of docs/values.md', () => {
     const effective = effectiveSchemas(yaml(EXTEND_CONFIG), yaml(EXTEND_VALUES)).values!;
     const { ['x-extend']: extend, ...rest } = effective;
     assert.deepEqual(extend, { schema: 'config-values.yaml' });
@@ -143,7 +143,7 @@ properties:
     assert.equal(
       props.freeMap!.additionalProperties,
       undefined,
-      'seed 003: an object with no keys declared is open',
+      'docs/values.md: an object with no keys declared is open',
     );
     assert.equal((props.list!.items as JsonObject).additionalProperties, false);
     assert.equal(props.open!.additionalProperties, true);
@@ -193,7 +193,7 @@ properties:
 });
 
 describe('x-required-for-helm', () => {
-  // Seed 003 "Required fields", "Example".
+  // addon-operator's VALUES.md example under "Required fields".
   const VALUES = `
 type: object
 x-required-for-helm: [param1, param2]
@@ -202,7 +202,7 @@ properties:
   param2: {type: string}
 `;
 
-  it('builds the two effective schemas of seed 003', () => {
+  it('builds the two effective schemas of docs/values.md', () => {
     const { values, helm } = effectiveSchemas(undefined, yaml(VALUES));
     const strip = (schema: JsonObject): JsonObject =>
       Object.fromEntries(Object.entries(schema).filter(([key]) => key !== 'x-required-for-helm'));
@@ -231,7 +231,7 @@ properties:
 });
 
 describe('defaults', () => {
-  // Seed 003 "Defaults", "Example".
+  // addon-operator's VALUES.md example under "Defaults".
   it('fills absent keys from default, recursively, into a copy', () => {
     const s = schemas(
       undefined,

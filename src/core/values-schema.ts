@@ -5,7 +5,7 @@ import { addValuesFormats } from './values-schema-formats.ts';
 import { effectiveSchemas, mapSubschemas } from './values-schema-transform.ts';
 import { describeOwner, ownerValuesKey, type ValuesOwner } from './values.ts';
 
-/** Which schema: config values, values, or values checked before Helm (seed 003 "Validation"). */
+/** Which schema: config values, values, or values checked before Helm (docs/values.md "Validation"). */
 export type ValuesSchemaKind = 'config' | 'values' | 'helm';
 
 /** An owner's `openapi/config-values.yaml` and `openapi/values.yaml`, parsed, with their paths. */
@@ -164,7 +164,7 @@ const KNOWN_KEYWORDS = new Set([
 ]);
 
 /**
- * What Ajv gets: `x-*` extensions dropped (seed 003 uses them as annotations), `$schema` and `$id`
+ * What Ajv gets: `x-*` extensions dropped (docs/values.md uses them as annotations), `$schema` and `$id`
  * dropped (schemas are anonymous and share one validator), draft-04 boolean
  * exclusiveMinimum/exclusiveMaximum (go-openapi's dialect) rewritten in the draft-07 form.
  */

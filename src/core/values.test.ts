@@ -25,8 +25,8 @@ describe('values layers', () => {
     });
   });
 
-  // Seed 003 "Example": values.yaml files, then the ConfigMap.
-  it('produces the merged values of the seed 003 example', () => {
+  // addon-operator's VALUES.md example: values.yaml files, then the ConfigMap.
+  it('produces the merged values of the docs/values.md example', () => {
     const statics: StaticValues = {
       root: { global: { param1: 100, param2: 'Yes' } },
       modules: new Map([['some-module', { someModule: { param1: 'String' } }]]),
@@ -39,7 +39,7 @@ describe('values layers', () => {
     assert.deepEqual(moduleValues('some-module', statics, config), { param1: 'Long string', param2: 'FOO' });
   });
 
-  // Seed 000 "Keys in values.yaml files" and "values.yaml and ConfigMap".
+  // docs/values.md "Layers": keys in values.yaml files, then the ConfigMap.
   it('merges enabled flags: root values.yaml, module values.yaml, then config values', () => {
     const statics: StaticValues = {
       root: { nginxIngressEnabled: true, someModuleEnabled: false },

@@ -3,7 +3,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from './json.ts';
 import { isValidModuleName, moduleNameFromValuesKey, moduleValuesKey } from './module-name.ts';
 import { parseYamlDocument } from './yaml.ts';
 
-/** Values that break the values contract (seed 003), with the file and key to fix. */
+/** Values that break the values contract (docs/values.md), with the file and key to fix. */
 export class ValuesError extends KaddonError {
   readonly code = 'values-invalid';
   readonly file: string;
@@ -31,7 +31,7 @@ export function mergeValues(
   return out;
 }
 
-/** The ConfigMap's layout (seed 003 "ConfigMap/addon-operator"), parsed. */
+/** The ConfigMap's layout (docs/values.md "The ConfigMap"), parsed. */
 export interface ConfigValues {
   readonly global: JsonObject | undefined;
   /** Module sections by values key. */
@@ -138,7 +138,7 @@ export interface StaticValues {
 }
 
 /**
- * A module's merged enabled flag (seed 001 step 4): false, then `<key>Enabled` from the root
+ * A module's merged enabled flag (docs/lifecycle.md step 4): false, then `<key>Enabled` from the root
  * values.yaml, from the module's values.yaml, then from config values; the last one set wins.
  * `dynamic` holds the flags global hooks set by values patches (by values key); as in
  * addon-operator's extender order they sit between the files and config values.
@@ -159,7 +159,7 @@ export function isEnabledByValues(
   return config.enabled.get(key) ?? dynamic?.get(key) ?? enabled;
 }
 
-/** Global values: the root values.yaml's `global`, then config values' `global` (seed 003). */
+/** Global values: the root values.yaml's `global`, then config values' `global` (docs/values.md). */
 export function globalValues(statics: StaticValues, config: ConfigValues): JsonObject {
   const merged = mergeValues(
     mergeValues(mergeValues({}, statics.root.global), statics.extra?.global),
@@ -179,7 +179,7 @@ export function moduleValues(name: string, statics: StaticValues, config: Config
 }
 
 /**
- * What a module sees (seed 003 "Using values in the hook"): `{global, <moduleKey>}`, with
+ * What a module sees (docs/values.md "Values in hooks, enabled scripts and charts"): `{global, <moduleKey>}`, with
  * `global.enabledModules` listing the enabled modules in order.
  */
 export function moduleValuesView(
@@ -202,7 +202,7 @@ export function valueAtPath(view: JsonValue, dottedPath: string): JsonValue | un
   return node;
 }
 
-/** Whose values: the global section or one module's (seed 003 "Values storage"). */
+/** Whose values: the global section or one module's (docs/values.md "Layers"). */
 export type ValuesOwner = { readonly kind: 'global' } | { readonly kind: 'module'; readonly name: string };
 
 export const GLOBAL_OWNER: ValuesOwner = { kind: 'global' };

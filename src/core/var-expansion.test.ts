@@ -11,7 +11,7 @@ const vars: Record<string, string> = {
 };
 const lookup = (name: string): string | undefined => vars[name];
 
-// Every row of the table in seed 002 ("Kubernetes $(var) expansion"), input and result verbatim.
+// Every row of the table in docs/modules.md "`$(var)` from values", input and result verbatim.
 const seedTable: [string, string][] = [
   ['$(VAR_A)', 'A'],
   ['___$(VAR_B)___', '___B___'],
@@ -46,7 +46,7 @@ const seedTable: [string, string][] = [
 
 describe('expandVars', () => {
   for (const [input, expected] of seedTable) {
-    it(`expands ${JSON.stringify(input)} to ${JSON.stringify(expected)} as seed 002 says`, () => {
+    it(`expands ${JSON.stringify(input)} to ${JSON.stringify(expected)} as docs/modules.md says`, () => {
       assert.equal(expandVars(input, lookup).value, expected);
     });
   }

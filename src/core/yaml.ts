@@ -33,7 +33,7 @@ export function parseYamlDocuments(text: string, file: string, expansion?: YamlE
   return out;
 }
 
-/** How `$(var)` references in a module's YAML are expanded while it is parsed (DESIGN.md). */
+/** How `$(var)` references in a module's YAML are expanded while it is parsed (docs/architecture.md). */
 export interface YamlExpansion {
   readonly lookup: VarLookup;
   /** Called for each reference left verbatim, with where it stands. */
@@ -45,7 +45,7 @@ export const EXPAND_VARS_ANNOTATION = 'kaddon.io/expand-vars';
 
 /**
  * Expands the string values of one document. A plain scalar that is exactly one reference takes
- * the value itself, with its type; a quoted or block scalar stays a string (DESIGN.md "$(var)").
+ * the value itself, with its type; a quoted or block scalar stays a string (docs/architecture.md "$(var) expansion").
  */
 function expandDocument(
   doc: Document.Parsed,

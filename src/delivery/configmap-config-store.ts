@@ -8,7 +8,7 @@ import { jitteredBackoffMs, type Backoff } from '../core/backoff.ts';
 import { SYSTEM_CLOCK, type ConfigMapClock } from './configmap-clock.ts';
 import { ConfigMapWatch, type ConfigMapWatchOptions, type OnConfigChange } from './configmap-watch.ts';
 
-/** ADDON_OPERATOR_CONFIG_MAP's default (seed 003 "ConfigMap/addon-operator"). */
+/** ADDON_OPERATOR_CONFIG_MAP's default (docs/values.md "The ConfigMap"). */
 export const DEFAULT_CONFIG_MAP_NAME = 'addon-operator';
 
 /** The part of KubeClient the store uses; tests wrap it to inject a concurrent writer. */
@@ -36,7 +36,7 @@ export class ConfigMapError extends KaddonError {
 }
 
 /**
- * Config values in ConfigMap/addon-operator (seed 003, reference §5.4). Unlike addon-operator,
+ * Config values in ConfigMap/addon-operator (docs/values.md, docs/values.md "The ConfigMap"). Unlike addon-operator,
  * a save re-reads and re-applies its one key on 409 Conflict, so an edit someone else made
  * between our read and our write is kept, and a read error is reported, not ignored.
  */

@@ -8,7 +8,7 @@ import { SYSTEM_CLOCK, type ConfigMapClock } from './configmap-clock.ts';
 import type { ConfigMapApi } from './configmap-config-store.ts';
 import { KubeApiError, type WatchEvent } from './kube-client.ts';
 
-/** Called with each valid config that differs from the one before (seed 001 step 16). */
+/** Called with each valid config that differs from the one before (docs/lifecycle.md step 16). */
 export type OnConfigChange = (config: ConfigValues, change: ConfigChange) => void | Promise<void>;
 
 export interface ConfigMapWatchOptions {

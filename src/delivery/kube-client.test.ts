@@ -27,7 +27,7 @@ function recordingMetrics(): KubeRequestMetrics & { results: string[]; latencies
   };
 }
 
-describe('KubeClient request metrics (seed 000 kubernetes_client_request_*)', () => {
+describe('KubeClient request metrics (docs/observability.md "Metrics": kubernetes_client_request_*)', () => {
   it('counts a request that got no answer as <error>, with its latency under the URL template', async () => {
     const port = await closedPort();
     const metrics = recordingMetrics();

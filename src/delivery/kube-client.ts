@@ -59,8 +59,8 @@ export interface RequestOptions {
 }
 
 /**
- * Where the client reports its requests, with client-go's labels (seed 000 "Addon-operator
- * metrics": kubernetes_client_request_result_total, kubernetes_client_request_latency_seconds).
+ * Where the client reports its requests, with client-go's labels (docs/observability.md
+ * "Metrics": kubernetes_client_request_result_total, kubernetes_client_request_latency_seconds).
  * OperatorMetrics is one.
  */
 export interface KubeRequestMetrics {

@@ -38,18 +38,18 @@ function asRead(contexts: readonly BindingContext[]): unknown {
   return JSON.parse(formatBindingContexts(contexts));
 }
 
-describe('binding contexts (seed 000 "Binding context", seed 001)', () => {
-  it('onStartup carries the binding only (seed 001 step 1)', () => {
+describe('binding contexts (docs/hooks.md "Binding contexts", docs/lifecycle.md)', () => {
+  it('onStartup carries the binding only (docs/lifecycle.md step 1)', () => {
     assert.deepEqual(asRead([onStartupContext()]), [{ binding: 'onStartup' }]);
   });
 
-  it('beforeAll carries the snapshots of all kubernetes bindings: the seed 000 example', () => {
-    const hook = config(fixture('seed-000-binding-context.yaml'));
+  it('beforeAll carries the snapshots of all kubernetes bindings: the example of docs/hooks.md', () => {
+    const hook = config(fixture('documented-binding-context.yaml'));
     const [monitorPods] = hook.kubernetes;
     assert.ok(monitorPods);
     const object = pod('pod-1r62e3', { label1: 'label value' });
     const snapshots = { 'monitor-pods': [snapshotItem(monitorPods, object, [{ label1: 'label value' }])] };
-    const expected: unknown = JSON.parse(fixture('seed-000-before-all-context.json'));
+    const expected: unknown = JSON.parse(fixture('documented-before-all-context.json'));
     assert.deepEqual(asRead([lifecycleContext(hook, 'beforeAll', snapshots)]), expected);
   });
 
@@ -84,7 +84,7 @@ describe('binding contexts (seed 000 "Binding context", seed 001)', () => {
     );
   });
 
-  it('Synchronization: every object, an empty list when there is none (seed 001 step 2)', () => {
+  it('Synchronization: every object, an empty list when there is none (docs/lifecycle.md step 2)', () => {
     const hook = config(
       'configVersion: v1\nkubernetes:\n- {name: pods, kind: Pod, jqFilter: .metadata.name, includeSnapshotsFrom: [cm]}\n- {name: cm, kind: ConfigMap}',
     );
@@ -109,7 +109,7 @@ describe('binding contexts (seed 000 "Binding context", seed 001)', () => {
     );
   });
 
-  it('Event: watchEvent with the object and filterResult inlined (seed 001 step 9)', () => {
+  it('Event: watchEvent with the object and filterResult inlined (docs/lifecycle.md step 9)', () => {
     const hook = config(
       'configVersion: v1\nkubernetes:\n- {name: pods, kind: Pod, jqFilter: .metadata.labels}\n- {name: slim, kind: Pod, keepFullObjectsInMemory: false, jqFilter: .metadata.name}\n- {name: plain, kind: Pod}',
     );
@@ -176,7 +176,7 @@ describe('binding contexts (seed 000 "Binding context", seed 001)', () => {
     ]);
   });
 
-  it('gives v0 hooks the legacy shapes (reference §2.2)', () => {
+  it('gives v0 hooks the legacy shapes (docs/hooks.md "Configuration versions")', () => {
     const hook = config(
       'afterHelm: 1\nschedule: [{name: nightly, crontab: "0 3 * * *"}]\nonKubernetesEvent: [{name: pods, kind: Pod, event: [add]}]',
       MODULE,

@@ -8,9 +8,9 @@ import type {
 } from './hook-config.ts';
 
 /**
- * Binding contexts: what a hook finds in $BINDING_CONTEXT_PATH, a JSON array of these (seed 000
- * "Binding context", seed 001, reference §2.7). The builders are pure: the caller hands in the
- * snapshots as they are when the hook runs.
+ * Binding contexts: what a hook finds in $BINDING_CONTEXT_PATH, a JSON array of these (docs/hooks.md
+ * "Binding contexts"; docs/lifecycle.md says what each step passes). The builders are pure: the
+ * caller hands in the snapshots as they are when the hook runs.
  */
 
 /** One object of a kubernetes binding as hooks see it, in `objects`, `snapshots` and Event contexts. */
@@ -73,7 +73,7 @@ export type BindingContextV1 =
   | EventContext
   | GroupContext;
 
-/** A v0 hook's context (reference §2.2): the binding and, for kubernetes, the object's identity. */
+/** A v0 hook's context (docs/hooks.md "Configuration versions"): the binding and, for kubernetes, the object's identity. */
 export interface BindingContextV0 {
   readonly binding: string;
   readonly resourceEvent?: 'add' | 'update' | 'delete' | '';
@@ -88,7 +88,7 @@ export function onStartupContext(): OnStartupContext {
   return { binding: 'onStartup' };
 }
 
-/** Lifecycle bindings get the snapshots of all the hook's kubernetes bindings (seed 001 steps 3, 5, 6, 8). */
+/** Lifecycle bindings get the snapshots of all the hook's kubernetes bindings (docs/lifecycle.md steps 3, 5, 6, 8). */
 export function lifecycleContext(
   config: HookConfig,
   binding: LifecycleBindingType,
@@ -115,7 +115,7 @@ export function scheduleContext(
   return { binding: binding.name, type: 'Schedule', ...included };
 }
 
-/** The first run of a kubernetes binding: every object it matches (seed 001 step 2). */
+/** The first run of a kubernetes binding: every object it matches (docs/lifecycle.md step 2). */
 export function synchronizationContext(
   config: HookConfig,
   binding: KubernetesBinding,
@@ -128,7 +128,7 @@ export function synchronizationContext(
   return { binding: binding.name, type: 'Synchronization', objects, ...included };
 }
 
-/** A watch event (seed 001 step 9): the object as it was at the event. */
+/** A watch event (docs/lifecycle.md step 9): the object as it was at the event. */
 export function eventContext(
   config: HookConfig,
   binding: KubernetesBinding,
@@ -168,7 +168,7 @@ export function filterResultOf(outputs: readonly JsonValue[]): JsonValue {
 
 /**
  * Of consecutive contexts of one group, only the last is kept: it carries the same, newest
- * snapshots (reference §2.8, shell-operator's group compaction when contexts are combined).
+ * snapshots (docs/hooks.md "Binding contexts", shell-operator's group compaction when contexts are combined).
  */
 export function compactGroupContexts(contexts: readonly BindingContext[]): BindingContext[] {
   return contexts.filter((context, i) => {

@@ -5,7 +5,7 @@ import { KaddonError } from '../core/errors.ts';
 import type { HookIdentity, HookOwner } from './hook-config.ts';
 
 /**
- * Finding hook files (seed 000 "Global hooks", "Module hook"; reference §2.1). As addon-operator
+ * Finding hook files (docs/hooks.md "Where hooks live", "Module hook"; docs/hooks.md "Where hooks live"). As addon-operator
  * does: every executable file under the hooks directory, recursively; hidden files and
  * directories, `lib` directories (and `venv` in modules) and .yaml/.json/.md/.txt files are
  * skipped; a file without an exec bit is skipped with a warning; paths are sorted by their bytes.
@@ -67,7 +67,7 @@ export async function discoverGlobalHooks(
 
 /**
  * Module hooks live in `<module>/hooks` and are named from there, e.g. `hooks/bar.sh`, as current
- * addon-operator names them (reference §2.1).
+ * addon-operator names them (docs/hooks.md "Where hooks live").
  */
 export async function discoverModuleHooks(
   module: { readonly name: string; readonly dir: string },

@@ -2,7 +2,7 @@ import { KaddonError } from '../core/errors.ts';
 import type { CrontabSchedule } from './parse-crontab.ts';
 
 /**
- * A hook's configuration as `hook --config` declares it (seed 000 "Bindings", reference
+ * A hook's configuration as `hook --config` declares it (docs/hooks.md "Bindings", reference
  * §2.2–2.6), validated and with addon-operator's defaults applied.
  */
 
@@ -21,7 +21,7 @@ export type ConfigVersion = 'v0' | 'v1';
 export type WatchEvent = 'Added' | 'Modified' | 'Deleted';
 export const WATCH_EVENTS: readonly WatchEvent[] = ['Added', 'Modified', 'Deleted'];
 
-/** Bindings whose value is an ORDER: hooks run sorted by it, then by name (seed 000). */
+/** Bindings whose value is an ORDER: hooks run sorted by it, then by name (docs/hooks.md "Lifecycle bindings"). */
 export type OrderedBindingType =
   | 'onStartup'
   | 'beforeAll'
@@ -37,8 +37,8 @@ export type LifecycleBindingType = Exclude<OrderedBindingType, 'onStartup'>;
 export type BindingType = OrderedBindingType | 'schedule' | 'kubernetes';
 
 /**
- * Which lifecycle bindings each owner may declare (seed 000 "Bindings"). beforeDeleteHelm is not in
- * the seeds; current addon-operator accepts it for module hooks (reference §2.6), so kaddon does.
+ * Which lifecycle bindings each owner may declare (docs/hooks.md "Bindings"). beforeDeleteHelm is not in
+ * addon-operator's documentation; current addon-operator accepts it for module hooks (docs/hooks.md "Lifecycle bindings"), so kaddon does.
  */
 export const LIFECYCLE_BINDINGS = {
   global: ['beforeAll', 'afterAll'],
@@ -118,7 +118,7 @@ export interface ScheduleBinding {
   readonly includeSnapshotsFrom: readonly string[];
 }
 
-/** Execution rate (seed 000 "Execution rate"): a token bucket of `executionBurst` tokens. */
+/** Execution rate (docs/hooks.md "Execution rate"): a token bucket of `executionBurst` tokens. */
 export interface HookSettings {
   readonly executionMinIntervalMs: number;
   readonly executionBurst: number;

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { parseHookMetrics } from './hook-metrics.ts';
 
 describe('parseHookMetrics', () => {
-  it('reads the operations of the seed 000 "Custom metrics" examples', () => {
+  it('reads the operations of the docs/hooks.md "Metrics from hooks" examples', () => {
     const text = [
       '{"name":"metric_name","action":"add","value":1,"labels":{"label1":"value1"}}',
       '{"name":"metric_name","action":"set","value":33,"labels":{"label1":"value1"}}',

@@ -1,7 +1,7 @@
 /**
- * Metric operations a hook writes to $METRICS_PATH (seed 000 "Custom metrics"): one JSON object per
+ * Metric operations a hook writes to $METRICS_PATH (docs/hooks.md "Metrics from hooks"): one JSON object per
  * line; like addon-operator's decoder, any sequence of JSON objects is read, so an object may also
- * span lines. A group is only the one the hook wrote: the seeds say metrics without a group are
+ * span lines. A group is only the one the hook wrote: addon-operator's documentation says metrics without a group are
  * never expired (the current addon-operator's default group is a DIVERGENCE kaddon does not follow).
  */
 export type MetricOperation =
@@ -238,7 +238,7 @@ function actionProblems(action: string, group: string | undefined): string[] {
     return [`unsupported action '${action}'${action === 'expire' ? " without a 'group'" : ''}`];
   }
   if (group !== undefined && !['set', 'add', 'expire'].includes(action)) {
-    // seed 000 "Grouped metrics": observe is unsupported for grouped metrics.
+    // docs/hooks.md "Metrics from hooks": observe is unsupported for grouped metrics.
     return [`unsupported action '${action}'${action === 'observe' ? ' for grouped metrics' : ''}`];
   }
   return [];

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { parseGoDuration } from './go-duration.ts';
 import { parseCrontab } from './parse-crontab.ts';
 
-describe('parseCrontab (robfig/cron.v2 as shell-operator uses it, reference §2.4)', () => {
+describe('parseCrontab (robfig/cron.v2 as shell-operator uses it, docs/hooks.md "schedule")', () => {
   it('reads five fields as a regular crontab and six with seconds first', () => {
     assert.deepEqual(parseCrontab('*/5 * * * *'), {
       ok: true,

@@ -1,7 +1,7 @@
 import { GO_DURATION_UNITS, parseGoDuration } from './go-duration.ts';
 
 /**
- * A `schedule` binding's crontab, as shell-operator reads it with robfig/cron.v2 (reference §2.4):
+ * A `schedule` binding's crontab, as shell-operator reads it with robfig/cron.v2 (docs/hooks.md "schedule"):
  * five fields are a regular crontab (minute hour day-of-month month day-of-week), six fields put
  * seconds first, `@every <duration>` and the descriptors `@yearly`, `@monthly`, `@weekly`,
  * `@daily`, `@hourly` (and `@annually`, `@midnight`) are accepted, and a `TZ=<zone> ` prefix sets

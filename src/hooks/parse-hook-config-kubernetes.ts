@@ -9,7 +9,7 @@ import {
   parseNamespaceSelector,
 } from './parse-hook-config-selectors.ts';
 
-/** Every field of a v1 `kubernetes` binding (reference §2.3); `mode` is internal and refused. */
+/** Every field of a v1 `kubernetes` binding (docs/hooks.md "kubernetes"); `mode` is internal and refused. */
 const KUBERNETES_FIELDS = [
   'name',
   'apiVersion',

@@ -9,7 +9,7 @@ import type {
 import type { ConfigObject } from './hook-config-reader.ts';
 
 /**
- * The selectors of a kubernetes binding (reference §2.3), checked as shell-operator checks them:
+ * The selectors of a kubernetes binding (docs/hooks.md "kubernetes"), checked as shell-operator checks them:
  * the schema's shapes, then what Kubernetes' own selector parsing refuses.
  */
 

@@ -16,13 +16,13 @@ import { parseKubernetesBinding } from './parse-hook-config-kubernetes.ts';
 
 /**
  * shell-operator's webhook bindings: its v1 schema accepts them and addon-operator never runs them
- * (reference §2.1). kaddon accepts them too, so such hooks load unchanged, and warns.
+ * (docs/hooks.md "Where hooks live"). kaddon accepts them too, so such hooks load unchanged, and warns.
  */
 const WEBHOOK_BINDINGS = ['kubernetesValidating', 'kubernetesMutating', 'kubernetesCustomResourceConversion'];
 
 const SCHEDULE_FIELDS = ['name', 'crontab', 'allowFailure', 'queue', 'group', 'includeSnapshotsFrom'];
 
-/** A `configVersion: v1` config (reference §2.2–2.5); `root` is the whole output. */
+/** A `configVersion: v1` config (docs/hooks.md "Configuration versions"–2.5); `root` is the whole output. */
 export function parseConfigV1(
   root: ConfigObject,
   owner: HookOwner,
@@ -67,7 +67,7 @@ export function parseConfigV1(
 
 /**
  * Refuses unknown top-level fields, and says so plainly when a hook declares a lifecycle binding
- * of the other kind of hook (seed 000 "Bindings": beforeAll/afterAll are global, the helm ones are
+ * of the other kind of hook (docs/hooks.md "Bindings": beforeAll/afterAll are global, the helm ones are
  * module bindings).
  */
 export function checkTopLevelKeys(root: ConfigObject, owner: HookOwner, common: readonly string[]): void {
@@ -152,8 +152,8 @@ function checkIncludes(
 }
 
 /**
- * `settings` (seed 000 "Execution rate"). The seed calls the interval executionMinPeriod,
- * shell-operator executionMinInterval; both are accepted (DESIGN.md). As in shell-operator, a
+ * `settings` (docs/hooks.md "Execution rate"). addon-operator's documentation calls the interval executionMinPeriod,
+ * shell-operator executionMinInterval; both are accepted (docs/architecture.md). As in shell-operator, a
  * settings block must give both the interval and the burst.
  */
 function parseSettings(reader: ConfigObject): HookSettings {
@@ -175,7 +175,7 @@ function parseSettings(reader: ConfigObject): HookSettings {
 
 /**
  * A binding with a group receives the snapshots of every kubernetes binding of that group: their
- * names are appended to its includeSnapshotsFrom (reference §2.3 `group`).
+ * names are appended to its includeSnapshotsFrom (docs/hooks.md "kubernetes" `group`).
  */
 function withGroupSnapshots(config: HookConfig): HookConfig {
   const byGroup = new Map<string, string[]>();

@@ -28,7 +28,7 @@ function kubernetesDefaults(name: string, kind: string): KubernetesBinding {
   };
 }
 
-describe("parseHookConfig: the seeds' examples", () => {
+describe("parseHookConfig: the examples of addon-operator's documentation", () => {
   const ordered = [
     ['on-startup', 'onStartup', GLOBAL],
     ['before-all', 'beforeAll', GLOBAL],
@@ -39,15 +39,15 @@ describe("parseHookConfig: the seeds' examples", () => {
     ['after-delete-helm', 'afterDeleteHelm', MODULE],
   ] as const;
   for (const [file, binding, hook] of ordered) {
-    it(`reads ${binding}: ORDER for a ${hook.owner.kind} hook (seed 000 "Bindings")`, () => {
-      const { config, warnings } = parseHookConfig(fixture(`seed-000-${file}.yaml`), hook);
+    it(`reads ${binding}: ORDER for a ${hook.owner.kind} hook (docs/hooks.md "Bindings")`, () => {
+      const { config, warnings } = parseHookConfig(fixture(`documented-${file}.yaml`), hook);
       assert.deepEqual(config, { version: 'v1', order: { [binding]: 10 }, schedule: [], kubernetes: [] });
       assert.deepEqual(warnings, []);
     });
   }
 
-  it('reads the global hook of seed 000 "Binding context"', () => {
-    const { config } = parseHookConfig(fixture('seed-000-binding-context.yaml'), GLOBAL);
+  it('reads the global hook of docs/hooks.md "Binding contexts"', () => {
+    const { config } = parseHookConfig(fixture('documented-binding-context.yaml'), GLOBAL);
     assert.deepEqual(config, {
       version: 'v1',
       order: { beforeAll: 10 },
@@ -62,8 +62,8 @@ describe("parseHookConfig: the seeds' examples", () => {
     ['global', GLOBAL, 'beforeAll'],
     ['module', MODULE, 'beforeHelm'],
   ] as const) {
-    it(`reads seed 000 "Synchronization for ${owner} hooks", waitForSynchronization and all`, () => {
-      const { config } = parseHookConfig(fixture(`seed-000-synchronization-${owner}.yaml`), hook);
+    it(`reads docs/hooks.md "Binding contexts", waitForSynchronization and all`, () => {
+      const { config } = parseHookConfig(fixture(`documented-synchronization-${owner}.yaml`), hook);
       const labels = { apiVersion: 'v1', jqFilter: '.metadata.labels' };
       assert.deepEqual(config.order, { [lifecycle]: 10 });
       assert.deepEqual(config.kubernetes, [
@@ -263,7 +263,7 @@ kubernetes:
     );
   });
 
-  it('reads settings under either name of the interval (DESIGN.md)', () => {
+  it('reads settings under either name of the interval (docs/architecture.md)', () => {
     for (const key of ['executionMinInterval', 'executionMinPeriod']) {
       const { config } = parseHookConfig(
         `configVersion: v1\nsettings: {${key}: 1m30s, executionBurst: 2}`,

@@ -18,11 +18,11 @@ export interface ParseHookConfigOptions {
 }
 
 const HINT =
-  "Fix what the hook prints for --config; seed 000 'Bindings' lists the bindings and their fields.";
+  "Fix what the hook prints for --config; docs/hooks.md 'Bindings' lists the bindings and their fields.";
 
 /**
- * Reads what `hook --config` printed (JSON or YAML, seed 000 "Hooks") into a validated HookConfig:
- * the config version decides the format (reference §2.2), then every binding is checked for the
+ * Reads what `hook --config` printed (JSON or YAML, docs/hooks.md) into a validated HookConfig:
+ * the config version decides the format (docs/hooks.md "Configuration versions"), then every binding is checked for the
  * hook's kind (global or module) with addon-operator's defaults applied.
  */
 export function parseHookConfig(
@@ -85,7 +85,7 @@ function readConfigDocument(output: string, hook: HookIdentity): JsonObject {
   return value;
 }
 
-/** No configVersion means v0; v1 is the only other version (reference §2.2). */
+/** No configVersion means v0; v1 is the only other version (docs/hooks.md "Configuration versions"). */
 function configVersionOf(document: JsonObject, hook: HookIdentity): ConfigVersion {
   const value = document.configVersion;
   if (value === undefined) return 'v0';

@@ -8,7 +8,7 @@ import { runEnabledScript, type EnabledScriptRequest } from './run-enabled-scrip
 import { createHookRunDeps, DEFAULT_HOOK_RUN_LIMITS, type HookRunDeps } from './run-hook-deps.ts';
 import { selectHookEnv } from './run-hook-env.ts';
 
-/** seed 003: global.enabledModules holds the modules enabled before this one. */
+/** docs/values.md: global.enabledModules holds the modules enabled before this one. */
 const VALUES = '{"global":{"param1":100,"enabledModules":["first-module"]},"someModule":{"param1":"String"}}';
 const CONFIG_VALUES = '{"global":{},"someModule":{"param1":"String"}}';
 

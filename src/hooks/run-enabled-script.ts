@@ -5,7 +5,7 @@ import { describeFailure, HookError } from './run-hook-error.ts';
 import { withHookTempDir, type HookTempDir } from './run-hook-files.ts';
 import { runProcess } from './run-hook-process.ts';
 
-/** A module's `enabled` script run (seed 001 step 4, seed 003 "Using the values in enabled scripts"). */
+/** A module's `enabled` script run (docs/lifecycle.md step 4, docs/values.md "Values in hooks, enabled scripts and charts"). */
 export interface EnabledScriptRequest {
   readonly moduleName: string;
   /** `<module dir>/enabled`; it need not exist. */
@@ -18,7 +18,7 @@ export interface EnabledScriptRequest {
 }
 
 /**
- * - `absent`: no script, the module stays enabled (seed 000 "Modules discovery");
+ * - `absent`: no script, the module stays enabled (docs/lifecycle.md step 4);
  * - `not-executable`: the module stays enabled and a warning is logged (addon-operator's ScriptEnabled);
  * - `script`: the script ran and wrote true or false;
  * - `failed`: the script could not be run, failed, or wrote something else; `enabled` is false.

@@ -3,7 +3,7 @@ import type { HookRunDeps } from './run-hook-deps.ts';
 import { describeFailure, HookError } from './run-hook-error.ts';
 import { runProcess } from './run-hook-process.ts';
 
-/** A `<hook> --config` run (seed 000 "Hooks": stdout is the binding configuration). */
+/** A `<hook> --config` run (docs/hooks.md: stdout is the binding configuration). */
 export interface HookConfigRequest {
   readonly name: string;
   readonly path: string;

@@ -264,7 +264,7 @@ export const spawnWithExeca: SpawnProcess = (spec) => {
     cwd: spec.cwd,
     env: spec.env,
     extendEnv: false,
-    // Debian's bash reads ~/.bashrc when stdin is a pipe (TOOLCHAIN.md).
+    // Debian's bash reads ~/.bashrc when stdin is a pipe (docs/architecture.md "Dependencies").
     stdin: 'ignore',
     stdout: 'pipe',
     stderr: 'pipe',

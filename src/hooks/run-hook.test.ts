@@ -11,7 +11,7 @@ import { HOOK_INHERITED_ENV, selectHookEnv } from './run-hook-env.ts';
 import { HookError } from './run-hook-error.ts';
 import { runHook, type HookRunRequest } from './run-hook.ts';
 
-/** seed 000 "Using values in the hook": the $VALUES_PATH example, byte for byte. */
+/** docs/values.md "Values in hooks, enabled scripts and charts": the $VALUES_PATH example, byte for byte. */
 const SEED_VALUES = `{"global":{
     "param1":200,
     "param2": "YES"

@@ -5,7 +5,7 @@ import { withHookTempDir, type HookTempDir } from './run-hook-files.ts';
 import { runProcess, type ProcessOutcome } from './run-hook-process.ts';
 import type { HookUsage } from './run-hook-usage.ts';
 
-/** One run of an executable hook (seed 000 "Hooks", seed 001: what each step passes). */
+/** One run of an executable hook (docs/hooks.md, docs/lifecycle.md: what each step passes). */
 export interface HookRunRequest {
   /** The name logs, metrics and errors show: the hook's path relative to its hooks directory. */
   readonly name: string;
@@ -51,7 +51,7 @@ const OUTPUT_FILES = {
   KUBERNETES_PATCH_PATH: 'kubernetes-patch',
 } as const;
 
-/** Runs a hook with the file contract of seed 000 "Hooks" and returns what it did; a failing hook is a value, not an exception. */
+/** Runs a hook with the file contract of docs/hooks.md and returns what it did; a failing hook is a value, not an exception. */
 export async function runHook(request: HookRunRequest, deps: HookRunDeps): Promise<HookRunResult> {
   const logger = deps.logger.child({ hook: request.name });
   return withHookTempDir(deps.tmpRoot, deps.keepTempFiles, async (dir) => {
@@ -143,6 +143,6 @@ function runError(
     'hook-output-invalid',
     subject,
     outputProblem,
-    'Write patches and metrics as the contract says (seed 000 "Hooks").',
+    'Write patches and metrics as the contract says (docs/hooks.md).',
   );
 }

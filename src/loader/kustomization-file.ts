@@ -68,7 +68,7 @@ export interface KustomizationFile {
 }
 
 /**
- * Parses and checks one kustomization file's text as kustomize v5.5.0 does (reference §1): unknown
+ * Parses and checks one kustomization file's text as kustomize v5.5.0 does (kustomize's api/internal/target/kusttarget.go): unknown
  * fields and wrong kinds are errors, legacy fields are folded into their successors with a warning.
  */
 export interface ParseOptions {

@@ -19,7 +19,7 @@ export interface ModuleDefinition {
   readonly source: ModuleSource;
 }
 
-/** A modules tree as found on disk (seed 000 "Module structure"). */
+/** A modules tree as found on disk (docs/modules.md). */
 export interface ModulesTree {
   /** The modules directories, absolute, in MODULES_DIR order. */
   readonly dirs: readonly string[];
@@ -89,7 +89,7 @@ export function loadModulesTree(dirs: readonly string[], options: ModulesTreeOpt
 /**
  * A kustomization file makes a kustomization module even beside Chart.yaml or templates/ (a
  * folder a kustomization may use for its own files); otherwise Chart.yaml or templates/ make a
- * chart module, as they make a HelmModule in addon-operator (reference §6.1).
+ * chart module, as they make a HelmModule in addon-operator (docs/modules.md "Helm chart modules").
  */
 function moduleSource(dir: string): ModuleSource {
   if (KUSTOMIZATION_FILE_NAMES.some((name) => existsSync(path.join(dir, name)))) return 'kustomization';

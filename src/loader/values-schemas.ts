@@ -14,7 +14,7 @@ export interface TreeSchemas {
 }
 
 /**
- * Reads `openapi/config-values.yaml` and `openapi/values.yaml` from a folder (seed 003
+ * Reads `openapi/config-values.yaml` and `openapi/values.yaml` from a folder (docs/values.md
  * "Validation"). A missing or empty file means no schema of that kind; a file that does not
  * parse fails with its path and line.
  */

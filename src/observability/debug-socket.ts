@@ -5,7 +5,7 @@ import type { Server } from 'node:net';
 import { DebugSocketError } from './debug-errors.ts';
 
 /**
- * Makes `path` ready to listen on (reference §7.1: the directory is created, a stale socket is
+ * Makes `path` ready to listen on (docs/observability.md "Debug socket": the directory is created, a stale socket is
  * removed). A socket another process still accepts on is left alone: two operators must not share it.
  */
 export async function prepareSocketPath(path: string): Promise<void> {

@@ -24,7 +24,7 @@ function families(text: string): Map<string, string[]> {
   return byName;
 }
 
-/** The seed prints `{a="1", b="2"}`; the exposition format writes no space after the comma. */
+/** addon-operator's documentation prints `{a="1", b="2"}`; the exposition format writes no space after the comma. */
 function seedText(text: string): Map<string, string[]> {
   return families(text.replace(/", /gu, '",'));
 }
@@ -47,7 +47,7 @@ const HOOK2_FIRST = [
   '{"name":"common_metric", "action":"set", "value":200, "labels":{"source":"source2"}}',
 ];
 
-describe('hook metrics store: seed 000 "Grouped metrics" example', () => {
+describe('hook metrics store: docs/hooks.md "Metrics from hooks" example', () => {
   const store = createHookMetricsStore();
 
   it('first runs of hook1.sh and hook2.sh', async () => {

@@ -21,7 +21,7 @@ export interface HookMetricsStoreOptions {
 export interface HookMetricsStore {
   /** The custom metrics of all hooks, in a registry of their own. */
   readonly registry: Registry;
-  /** Applies one hook run's operations as one batch (seed 000 "Custom metrics", "Grouped metrics"). */
+  /** Applies one hook run's operations as one batch (docs/hooks.md "Metrics from hooks", "Grouped metrics"). */
   apply(source: MetricsSource, operations: readonly MetricOperation[]): HookMetricsConflict[];
 }
 
@@ -44,7 +44,7 @@ const TYPE_OF = { add: 'counter', set: 'gauge', observe: 'histogram' } as const;
  * histogram); the metric name is used as-is and HELP repeats it. Grouped series written in a run
  * keep accumulating; the series of a group the run wrote to but did not write again disappear, for
  * every hook using that group; `expire` removes a whole group; series without a group stay until
- * restart (seed 000 "Grouped metrics" example).
+ * restart (docs/hooks.md "Metrics from hooks" example).
  */
 export function createHookMetricsStore(options: HookMetricsStoreOptions = {}): HookMetricsStore {
   const registry = new Registry();

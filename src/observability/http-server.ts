@@ -15,7 +15,7 @@ export interface HttpServerOptions {
   readonly port: number;
   /**
    * Registries served together on /metrics: the built-in metrics, then the hooks' custom metrics
-   * (seed 000 "Custom metrics": Prometheus scrapes them from the same target).
+   * (docs/hooks.md "Metrics from hooks": Prometheus scrapes them from the same target).
    */
   readonly sources: readonly MetricsSource[];
   readonly logger?: Logger | undefined;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 
 /**
- * The 10-character content hash kustomize appends to generated names (reference §5.4): the
+ * The 10-character content hash kustomize appends to generated names (kustomize's api/hasher): the
  * sha256 of a Go `encoding/json` document, its first ten hex digits with 0, 1, 3, a and e swapped
  * for letters so the suffix never reads as a number or a word.
  */
@@ -18,7 +18,7 @@ const HEX_LETTERS: Readonly<Record<string, string>> = { '0': 'g', '1': 'h', '3':
 /**
  * The document kustomize hashes. `name` is always empty: kustomize looks the name up under the
  * single key `metadata/name`, which never exists, so equal content gives equal hashes whatever the
- * object is called (reference §5.4, ct-01).
+ * object is called (kustomize's api/hasher, ct-01).
  */
 function hashInput(obj: JsonObject): JsonValue {
   if (obj.kind === 'ConfigMap') {

@@ -28,7 +28,7 @@ type Handler = (doc: JsonObject, operation: Operation) => JsonObject;
 const handlers = { add, remove, replace, move, copy, test } satisfies Record<OperationName, Handler>;
 
 /**
- * Applies RFC 6902 operations the way kustomize v5.5.0 does (evanphx/json-patch v4, reference §8.3),
+ * Applies RFC 6902 operations the way kustomize v5.5.0 does (evanphx/json-patch v4, evanphx/json-patch v4),
  * to a copy of `target`.
  */
 export function applyJson6902(target: JsonObject, operations: readonly JsonValue[]): JsonObject {

@@ -36,7 +36,7 @@ export interface RenderModulesOptions {
 }
 
 /**
- * Applies the enabled modules in order onto one accumulator (DESIGN.md "Modules are components"):
+ * Applies the enabled modules in order onto one accumulator (docs/architecture.md "Modules are components"):
  * a Kustomization module is built alone and merged in, so it cannot touch other modules'
  * resources; a Component module transforms everything accumulated so far. Each resource keeps the
  * module that added it, and the result is cut into one slice per module.

@@ -9,7 +9,7 @@ import {
   type TransformerConfig,
 } from './transformer-config.ts';
 
-/** A `vars` entry bound to the object it names, when exactly one object matched (reference §10). */
+/** A `vars` entry bound to the object it names, when exactly one object matched (kustomize's api/internal/accumulator/refvar.go). */
 export interface DeclaredVar {
   readonly name: string;
   /** The declaring kustomization file, for messages. */
@@ -69,7 +69,7 @@ export class ResourceAccumulator {
     for (const declared of other.vars) this.declareVar(declared);
   }
 
-  /** Adds a generated object honouring its behavior (reference §5.3). */
+  /** Adds a generated object honouring its behavior (kustomize's api/resmap/reswrangler.go). */
   absorbGenerated(generated: Resource, behavior: GeneratorBehavior, file: string): void {
     const matches = this.#idIndex().withAnyId(generated.id);
     const [match] = matches;

@@ -3,7 +3,7 @@ import { PatchError } from './json6902.ts';
 import { fieldSchema, schemaForResource, type FieldSchema } from './strategic-merge-schema.ts';
 
 /**
- * kustomize's strategic merge patch: kyaml merge2's walk over the object and the patch (reference §9),
+ * kustomize's strategic merge patch: kyaml merge2's walk over the object and the patch (kustomize's kyaml/yaml/merge2),
  * not apimachinery's. The walk works on copies and mutates them in place, because kyaml's list
  * algorithm depends on merged elements staying the same nodes inside the object's list.
  */

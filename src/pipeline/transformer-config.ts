@@ -13,7 +13,7 @@ export interface NameBackReference {
 }
 
 /**
- * The field specs the builtin transformers use (reference §4): the builtin tables plus every
+ * The field specs the builtin transformers use (kustomize's api/konfig/builtinpluginconsts): the builtin tables plus every
  * `configurations:` file seen so far. `labels` holds field specs kustomize adds to every `labels:`
  * entry of a kustomization.
  */

@@ -5,7 +5,7 @@ import type { KustomizationNode, LoadedObject } from '../core/kustomization.ts';
 import type { ChartObject } from '../delivery/helm/render-chart-module.ts';
 
 /**
- * A chart module as the pipeline composes it (DESIGN.md "Modules are components"): a
+ * A chart module as the pipeline composes it (docs/architecture.md "Modules are components"): a
  * Kustomization whose only resources are the objects its chart rendered, so it is built alone and
  * merged in, and Component modules after it patch it like any module's resources. helm already
  * applied the values, so the objects are not `$(var)`-expanded: charts keep working unchanged.

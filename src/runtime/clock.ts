@@ -1,6 +1,6 @@
 /**
  * Time as the runtime sees it (queues, schedules, the resource monitor), injected so that tests
- * drive retries, throttling and ticks with a manual clock (STYLE.md "Time ... injected").
+ * drive retries, throttling and ticks with a manual clock (docs/architecture.md "House style").
  */
 export interface Clock {
   /** Milliseconds since the epoch. */

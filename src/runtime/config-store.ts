@@ -2,7 +2,7 @@ import type { JsonValue } from '../core/json.ts';
 import type { ConfigValues } from '../core/values.ts';
 
 /**
- * Where config values live (seed 003 "ConfigMap/addon-operator"): the ConfigMap in the cluster,
+ * Where config values live (docs/values.md "The ConfigMap"): the ConfigMap in the cluster,
  * or a file for a local run. The values store reads it and writes back the sections that hooks'
  * config values patches change.
  */

@@ -7,7 +7,7 @@ import { runEnabledScript } from '../hooks/run-enabled-script.ts';
 import type { ModulesTree } from '../loader/modules-tree.ts';
 import type { ValuesStore } from './values-store.ts';
 
-/** A module's `enabled` script that could not decide (seed 001 step 4). */
+/** A module's `enabled` script that could not decide (docs/lifecycle.md step 4). */
 export class EnabledScriptError extends KaddonError {
   readonly code = 'enabled-script-failed';
   constructor(module: string, cause: KaddonError | undefined) {
@@ -20,7 +20,7 @@ export class EnabledScriptError extends KaddonError {
 }
 
 /**
- * Seed 001 step 4: each module's merged enabled flag, then its `enabled` script when there is
+ * docs/lifecycle.md step 4: each module's merged enabled flag, then its `enabled` script when there is
  * one, which sees the modules enabled before it. A script that cannot decide throws.
  */
 export async function discoverEnabledModules(

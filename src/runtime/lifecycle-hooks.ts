@@ -43,7 +43,7 @@ class HookRunIncompleteError extends KaddonError {
   }
 }
 
-/** Runs each hook with `--config` and parses what it prints (seed 000 "Hooks"). */
+/** Runs each hook with `--config` and parses what it prints (docs/hooks.md). */
 export async function loadHooks(
   descriptors: readonly HookDescriptor[],
   runDeps: HookRunDeps,
@@ -60,7 +60,7 @@ export async function loadHooks(
   return { hooks, warnings };
 }
 
-/** The hooks that declare `binding`, by ORDER then name (seed 000 "Bindings": ORDER). */
+/** The hooks that declare `binding`, by ORDER then name (docs/hooks.md "Bindings": ORDER). */
 export function hooksWithBinding(hooks: readonly LoadedHook[], binding: OrderedBindingType): LoadedHook[] {
   return hooks
     .filter((hook) => hook.config.order[binding] !== undefined)
@@ -85,7 +85,7 @@ export interface LifecycleRun {
 }
 
 /**
- * One run of a hook for a lifecycle binding (seed 001 steps 1, 3, 5, 6, 8): the binding context,
+ * One run of a hook for a lifecycle binding (docs/lifecycle.md steps 1, 3, 5, 6, 8): the binding context,
  * values and config values files in, the patch files back into the values store. A failed run or
  * a patch the store refuses throws and leaves the values as they were.
  */
@@ -103,7 +103,7 @@ export async function runLifecycleHook(
 
 /**
  * One run of a hook with the given binding contexts (a lifecycle binding, or the contexts of a
- * kubernetes or schedule task, seed 001 steps 2, 9, 10): patches go into the values store as
+ * kubernetes or schedule task, docs/lifecycle.md steps 2, 9, 10): patches go into the values store as
  * runLifecycleHook describes. `label` names the run in errors.
  */
 export async function runHookWithContexts(

@@ -41,7 +41,7 @@ export function staticValues(tree: ModulesTree, store: ValuesStore): ModuleValue
 }
 
 /**
- * The hooks that produce values before a render, in the order of seed 001: global onStartup
+ * The hooks that produce values before a render, in the order of docs/lifecycle.md: global onStartup
  * (step 1) and beforeAll (step 3), module discovery with `enabled` scripts (step 4), then for
  * each enabled module its onStartup and beforeHelm hooks (step 5). Kubernetes bindings are not
  * watched: snapshots are the objects given, or empty.

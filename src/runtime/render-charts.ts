@@ -18,7 +18,7 @@ export interface ChartRenderDeps {
   readonly namespace: string;
   /**
    * The values a module's chart is rendered with: `{global, <moduleKey>}` without
-   * enabledModules, checked against the helm schema (ValuesStore.helmValues, seed 003).
+   * enabledModules, checked against the helm schema (ValuesStore.helmValues, docs/values.md).
    */
   readonly helmValues: (module: string) => JsonObject;
   /** Where synthesized charts and values files are written; default the OS temp dir. */
@@ -47,7 +47,7 @@ export function enabledChartModules(
 
 /**
  * Renders each enabled chart module with `helm template` as addon-operator would install it
- * (reference §6.1–6.2): release name = module name, the module's helm values, the chart as is or
+ * (docs/modules.md "Helm chart modules"–6.2): release name = module name, the module's helm values, the chart as is or
  * synthesized from templates/. One at a time, in module order, so the first error is the first
  * module's.
  */

@@ -23,7 +23,7 @@ export interface UnresolvedReference {
 /** Which modules are enabled, in order, and the values view each module is rendered with. */
 export interface ModuleValuesSource {
   readonly enabledModules: readonly string[];
-  /** `{global, <moduleKey>}` with `global.enabledModules` (DESIGN.md "$(var) expansion"). */
+  /** `{global, <moduleKey>}` with `global.enabledModules` (docs/architecture.md "$(var) expansion"). */
   viewFor(name: string): JsonObject;
 }
 
@@ -73,7 +73,7 @@ export class ModuleSourceError extends KaddonError {
 }
 
 /**
- * Renders the enabled modules of a tree (DESIGN.md data flow): each enabled module is read with
+ * Renders the enabled modules of a tree (docs/architecture.md data flow): each enabled module is read with
  * its own values view, then the modules are composed in order.
  */
 export function renderTree(input: RenderTreeInput): RenderTreeResult {

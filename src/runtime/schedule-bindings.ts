@@ -34,7 +34,7 @@ interface ScheduledBinding {
   pendingTicks: number;
 }
 
-/** One timer per distinct crontab string, firing every binding with it (reference §2.4). */
+/** One timer per distinct crontab string, firing every binding with it (docs/hooks.md "schedule"). */
 interface CrontabEntry {
   readonly bindings: ScheduledBinding[];
   readonly stop: () => void;
@@ -51,7 +51,7 @@ interface CrontabEntry {
  *   and clears the pending count, so a tick during the run is again exactly one new task. It
  *   returns undefined for a task whose hook was removed since (drop the task).
  * - A consumer that does not want a tick (addon-operator drops ticks before the first converge,
- *   reference §2.4) calls take() and drops the run; otherwise later ticks only merge into it.
+ *   docs/hooks.md "schedule") calls take() and drops the run; otherwise later ticks only merge into it.
  */
 export class ScheduleBindings {
   readonly #logger: Logger;

@@ -30,7 +30,7 @@ function staticSection(layers: OwnerLayers): JsonValue {
 }
 
 /**
- * What the config values schema checks (seed 003 "Validation": "values merged from values.yaml,
+ * What the config values schema checks (docs/values.md "Validation": "values merged from values.yaml,
  * modules/values.yaml and the ConfigMap"): static values, the config schema's defaults, then
  * config values.
  */
@@ -40,7 +40,7 @@ export function configLayer(layers: OwnerLayers, config: JsonValue): JsonValue {
 }
 
 /**
- * The owner's merged values (seed 003 "Merged values"), layer by layer as addon-operator builds
+ * The owner's merged values (docs/values.md "Layers"), layer by layer as addon-operator builds
  * them: static values, config schema defaults, config values, values schema defaults, then the
  * stored values patches replayed in order. Defaults only fill absent keys, so a value set in any
  * file or in the ConfigMap wins over a default, and hooks can patch keys inside defaulted maps.

@@ -61,21 +61,22 @@ async function assertFailsAndKeepsState(
   );
 }
 
-// Seed 003 "Example": these files, this ConfigMap, these $CONFIG_VALUES_PATH and $VALUES_PATH.
-const SEED_FILES = {
+// addon-operator's VALUES.md example: these files, this ConfigMap, these $CONFIG_VALUES_PATH and $VALUES_PATH.
+const DOC_EXAMPLE_FILES = {
   'modules/values.yaml': 'global:\n  param1: 100\n  param2: "Yes"\n',
   'modules/01-some-module/values.yaml': 'someModule:\n  param1: "String"\n',
 };
-const SEED_CONFIG = 'global: |\n  param1: 200\nsomeModule: |\n  param1: "Long string"\n  param2: "FOO"\n';
+const DOC_EXAMPLE_CONFIG =
+  'global: |\n  param1: 200\nsomeModule: |\n  param1: "Long string"\n  param2: "FOO"\n';
 
-describe('values store: seed 003 example', () => {
+describe('values store: docs/values.md example', () => {
   it('generates the files of the example, applies the config patch to the ConfigMap, and regenerates them', async () => {
-    const f = await fixture('seed-003', SEED_FILES, SEED_CONFIG);
+    const f = await fixture('documented-example', DOC_EXAMPLE_FILES, DOC_EXAMPLE_CONFIG);
     assert.deepEqual(f.store.configView(some), {
       global: { param1: 200 },
       someModule: { param1: 'Long string', param2: 'FOO' },
     });
-    // The seed prints "YES" for the "Yes" of values.yaml, a typo: merging does not change case.
+    // addon-operator's documentation prints "YES" for the "Yes" of values.yaml, a typo: merging does not change case.
     assert.deepEqual(f.store.valuesView(some), {
       global: { param1: 200, param2: 'Yes' },
       someModule: { param1: 'Long string', param2: 'FOO' },
@@ -187,7 +188,7 @@ properties:
 
 describe('values store: hook patches', () => {
   const files = {
-    ...SEED_FILES,
+    ...DOC_EXAMPLE_FILES,
     'modules/02-other/values.yaml': 'other:\n  x: 1\n',
     'modules/01-some-module/openapi/values.yaml':
       'type: object\nproperties:\n  param1: {type: string}\n  param2: {type: string}\n  param3: {type: string}\n  internal: {type: object}\n',
@@ -196,7 +197,7 @@ describe('values store: hook patches', () => {
   };
 
   it('keeps a values patch in memory only', async () => {
-    const f = await fixture('memory', files, SEED_CONFIG);
+    const f = await fixture('memory', files, DOC_EXAMPLE_CONFIG);
     const changes = await f.store.applyHookPatches(
       some,
       { valuesPatch: patch('{"op":"add","path":"/someModule/internal","value":{"a":1}}') },
@@ -208,7 +209,7 @@ describe('values store: hook patches', () => {
       param2: 'FOO',
       internal: { a: 1 },
     });
-    assert.equal(f.configText(), SEED_CONFIG);
+    assert.equal(f.configText(), DOC_EXAMPLE_CONFIG);
     const reopened = await ValuesStore.open({
       statics: loadModulesTree([path.join(path.dirname(f.configFile), 'modules')]).statics,
       modules: ['some-module', 'other'],
@@ -218,7 +219,7 @@ describe('values store: hook patches', () => {
   });
 
   it("drops a deleted module's values patches (ResetState); its config values stay", async () => {
-    const f = await fixture('reset', files, SEED_CONFIG);
+    const f = await fixture('reset', files, DOC_EXAMPLE_CONFIG);
     await f.store.applyHookPatches(
       some,
       { valuesPatch: patch('{"op":"add","path":"/someModule/internal","value":{"a":1}}') },
@@ -232,7 +233,7 @@ describe('values store: hook patches', () => {
   });
 
   it('persists a config patch, applied before the values patch of the same run', async () => {
-    const f = await fixture('config-and-values', files, SEED_CONFIG);
+    const f = await fixture('config-and-values', files, DOC_EXAMPLE_CONFIG);
     await f.store.applyHookPatches(
       some,
       {
@@ -251,18 +252,18 @@ describe('values store: hook patches', () => {
   });
 
   it('reports no change for a patch that changes nothing, and does not write the file', async () => {
-    const f = await fixture('no-op', files, SEED_CONFIG);
+    const f = await fixture('no-op', files, DOC_EXAMPLE_CONFIG);
     const changes = await f.store.applyHookPatches(
       some,
       { configPatch: patch('[{"op":"add","path":"/someModule/param2","value":"FOO"}]'), valuesPatch: [] },
       'h',
     );
     assert.deepEqual(changes, { global: false, modules: [], enabled: [] });
-    assert.equal(f.configText(), SEED_CONFIG);
+    assert.equal(f.configText(), DOC_EXAMPLE_CONFIG);
   });
 
   it("fails a hook run that touches another owner's values, and changes nothing", async () => {
-    const f = await fixture('scope', files, SEED_CONFIG);
+    const f = await fixture('scope', files, DOC_EXAMPLE_CONFIG);
     const run = (
       owner = some,
       text = '[{"op":"add","path":"/someModule/param3","value":"ok"},{"op":"add","path":"/other/x","value":2}]',
@@ -296,7 +297,7 @@ describe('values store: hook patches', () => {
   });
 
   it('fails a hook run whose patch does not apply, and changes nothing', async () => {
-    const f = await fixture('no-apply', files, SEED_CONFIG);
+    const f = await fixture('no-apply', files, DOC_EXAMPLE_CONFIG);
     await assertFailsAndKeepsState(
       f,
       () =>
@@ -324,9 +325,9 @@ describe('values store: hook patches', () => {
     );
   });
 
-  // Seed 003 "Validation": a config patch that breaks the config values schema is a failed hook run.
+  // docs/values.md "Validation": a config patch that breaks the config values schema is a failed hook run.
   it('fails a hook run whose result breaks a schema, and changes nothing', async () => {
-    const f = await fixture('schema', files, SEED_CONFIG);
+    const f = await fixture('schema', files, DOC_EXAMPLE_CONFIG);
     await assertFailsAndKeepsState(
       f,
       () =>
@@ -370,7 +371,7 @@ describe('values store: hook patches', () => {
   });
 
   it('changes nothing when the config store fails to persist', async () => {
-    const f = await fixture('persist-fails', files, SEED_CONFIG);
+    const f = await fixture('persist-fails', files, DOC_EXAMPLE_CONFIG);
     const failing: ConfigStore = {
       load: () => new FileConfigStore(f.configFile).load(),
       saveSection: () => Promise.reject(new Error('apiserver unavailable')),
@@ -397,7 +398,7 @@ describe('values store: hook patches', () => {
   });
 
   it('runs hook patches one at a time, losing none', async () => {
-    const f = await fixture('serial', SEED_FILES, SEED_CONFIG);
+    const f = await fixture('serial', DOC_EXAMPLE_FILES, DOC_EXAMPLE_CONFIG);
     await Promise.all(
       ['a', 'b', 'c'].map((key) =>
         f.store.applyHookPatches(
@@ -465,7 +466,7 @@ describe('values store: enabled flags from global hooks', () => {
 });
 
 describe('values store: config values', () => {
-  // Seed 003 "Validation", "Example".
+  // addon-operator's VALUES.md example under "Validation".
   const files = {
     'modules/values.yaml': 'moduleOneEnabled: true\n',
     'modules/module-one/values.yaml': 'moduleOne: {}\n',

@@ -29,7 +29,7 @@ export interface ValuesStoreInit {
 /** The part of the store a modules tree gives: its values files, its modules and their schemas. */
 export type ValuesStoreModules = Pick<ValuesStoreInit, 'statics' | 'modules' | 'schemas'>;
 
-/** What a hook run or a config reload changed (seed 001 events 13, 14 and 16). */
+/** What a hook run or a config reload changed (docs/lifecycle.md steps 13, 14 and 16). */
 export interface ValuesChanges {
   /** Global values changed: reload all modules. */
   readonly global: boolean;
@@ -56,7 +56,7 @@ interface State {
 }
 
 /**
- * The values storage of seed 003: static values, config values from a ConfigStore, schema
+ * The values storage of docs/values.md: static values, config values from a ConfigStore, schema
  * defaults and the values patches hooks returned, merged per owner. Every change is computed
  * into a new state and checked before it replaces the old one, so a failed hook run or a bad
  * config leaves every layer exactly as it was.
@@ -90,7 +90,7 @@ export class ValuesStore {
   }
 
   /**
-   * `$VALUES_PATH` (seed 003 "Using values in the hook"): `{global}` for a global hook;
+   * `$VALUES_PATH` (docs/values.md "Values in hooks, enabled scripts and charts"): `{global}` for a global hook;
    * `{global, <moduleKey>}` for a module hook, an enabled script or `$(var)` expansion, with
    * `global.enabledModules` when given (all enabled modules for hooks, the ones enabled before
    * this module for its enabled script).
@@ -111,7 +111,7 @@ export class ValuesStore {
 
   /**
    * The values a module's release is rendered with: `{global, <moduleKey>}` without
-   * enabledModules (seed 003 "Using values in Helm charts"), checked first against the global
+   * enabledModules (docs/values.md "Values in hooks, enabled scripts and charts"), checked first against the global
    * and the module's values schema with `x-required-for-helm` merged into `required`.
    */
   helmValues(name: string): JsonObject {
@@ -127,7 +127,7 @@ export class ValuesStore {
   }
 
   /**
-   * Applies what a hook returned (seed 003 "Update values"): the config values patch is checked
+   * Applies what a hook returned (docs/values.md "Patches from hooks"): the config values patch is checked
    * against the config values schema and persisted; the values patch is kept in memory; the
    * merged values are checked against the values schema. Any failure throws and changes nothing.
    */
@@ -204,7 +204,7 @@ export class ValuesStore {
   }
 
   /**
-   * Reads config values again (the ConfigMap or file changed: seed 001 event 16), checks them
+   * Reads config values again (the ConfigMap or file changed: docs/lifecycle.md steps 16), checks them
    * and recomputes every owner's values. On invalid config it throws and keeps the old values.
    * `known`: config values already read (and checked with checkConfig) by a watch.
    */
@@ -264,7 +264,7 @@ export class ValuesStore {
 
   /** The values patch kept in memory from an owner's hook runs, compacted. */
   /**
-   * ModuleDelete (reference §6.6, addon-operator's ResetState): the values patches the module's
+   * ModuleDelete (docs/lifecycle.md "Helm delivery", addon-operator's ResetState): the values patches the module's
    * hooks left are dropped, so a module enabled again starts from its static and config values.
    */
   resetModule(name: string): Promise<void> {

@@ -41,8 +41,8 @@ describe('kaddon build --run-hooks', () => {
     assert.match(hooked.stdout, /kind: PodDisruptionBudget/);
   });
 
-  // Seed 003 "Example": the values files a module hook receives.
-  it('gives hooks the values and config values of seed 003, with global.enabledModules for module hooks', async () => {
+  // addon-operator's VALUES.md example: the values files a module hook receives.
+  it('gives hooks the values and config values of docs/values.md, with global.enabledModules for module hooks', async () => {
     const out = tmp.write('dumps', {});
     const dir = tree('seed003', {
       'modules/values.yaml': 'global:\n  param1: 100\n  param2: "Yes"\nsomeModuleEnabled: true\n',

@@ -27,7 +27,7 @@ export function ensureEtcd(version: string = pinnedVersions.etcd): Promise<strin
 
 /**
  * k8s.io/kubernetes replaces its staging modules with local paths, which `go install` refuses;
- * a throw-away module replaces each with its published v0.Y.Z instead (TOOLCHAIN.md).
+ * a throw-away module replaces each with its published v0.Y.Z instead (docs/architecture.md "Dependencies").
  */
 export async function ensureKubeApiServer(version: string = pinnedVersions.kubernetes): Promise<string> {
   const [major, minor, patch] = parseKubeVersion(version);

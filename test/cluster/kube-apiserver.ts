@@ -39,7 +39,7 @@ export async function startKubeApiServer(start: ApiServerStart): Promise<ServerP
   return server;
 }
 
-/** The flags envtest starts it with (TOOLCHAIN.md "A real Kubernetes API for tests"). */
+/** The flags envtest starts it with (docs/architecture.md "Dependencies"). */
 function apiServerArgs(start: ApiServerStart): string[] {
   const { certificates: certs, tuning } = start;
   return [

@@ -12,7 +12,7 @@ import { createOperatorMetrics, type OperatorMetrics } from '../../src/observabi
 const PREFIX = 'addon_operator_';
 
 /**
- * promtool's naming lint on names the seed fixes (seed 000 "Addon-operator metrics", and the
+ * promtool's naming lint on names addon-operator documents (docs/observability.md "Metrics", and the
  * custom metric of its "Grouped metrics" example). Any other finding, and any parse error, fails.
  */
 const SEED_NAMES_PROMTOOL_DISLIKES = [

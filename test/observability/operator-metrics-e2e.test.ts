@@ -19,7 +19,7 @@ const P = 'addon_operator_';
 /** A module value that logs may show at debug level only. */
 const SENTINEL = 'kaddon-sentinel-7f3a';
 
-/** promtool's naming lint on names the seed fixes (as test/operator/operator.test.ts). */
+/** promtool's naming lint on names addon-operator documents (as test/operator/operator.test.ts). */
 const SEED_NAMES_PROMTOOL_DISLIKES = [
   `${P}binding_count non-histogram and non-summary metrics should not have "_count" suffix`,
   `${P}convergence_seconds counter metrics should have "_total" suffix`,
@@ -144,7 +144,7 @@ function checkWithPromtool(text: string): void {
 const WATCHED = { module: 'watcher', hook: 'hooks/watch.mjs', binding: 'watched', queue: 'main' };
 const NAMESPACES = { module: '', hook: 'namespaces.mjs', binding: 'namespaces', queue: 'cluster-state' };
 
-describe('kaddon operator /metrics against a real cluster (seed 000 "Addon-operator metrics")', () => {
+describe('kaddon operator /metrics against a real cluster (docs/observability.md "Metrics")', () => {
   it('records Kubernetes client, kubernetes binding and queue action metrics with their labels', async () => {
     await waitReady(operator, env.port, DEADLINE_MS);
     for (const name of ['one', 'two'])

@@ -140,7 +140,7 @@ export async function waitReady(operator: E2eOperator, port: number, deadlineMs?
   );
 }
 
-/** Merges `data` into ConfigMap/addon-operator (seed 000 "Values storage"), creating it if absent. */
+/** Merges `data` into ConfigMap/addon-operator (docs/values.md), creating it if absent. */
 export async function setOperatorConfig(
   api: KubeClient,
   namespace: string,

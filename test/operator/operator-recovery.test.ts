@@ -261,7 +261,7 @@ describe('kaddon operator: failures, crashes and module lifecycle against a real
     assert.ok(enabled.length >= 3, `the enabled script ran ${String(enabled.length)} times`);
     const [first = 0, second = 0, third = 0] = enabled;
     assert.ok(second - first >= 4_500 && third - second >= 4_500, 'discovery retried after 5 s');
-    // Every 5 s (seed 000), not the growing task backoff, which would wait 10 s the second time.
+    // Every 5 s (docs/lifecycle.md "Helm delivery"), not the growing task backoff, which would wait 10 s the second time.
     assert.ok(third - second < 9_000, `second retry after ${String(third - second)} ms`);
     assert.equal(await revision('picky'), 1, 'the module is installed once its script succeeds');
   });
@@ -347,7 +347,7 @@ describe('kaddon operator: failures, crashes and module lifecycle against a real
     assert.match(await env.helm.getManifest('flaky', NAMESPACE), /rev: "1"/u);
     assert.match(await env.helm.getManifest('steady', NAMESPACE), /rev: "1"/u);
 
-    // Seed 000 "Task queues": retried after 5 s, then after 10 s (lower bounds: the hook's own
+    // docs/lifecycle.md "Tasks and queues": retried after 5 s, then after 10 s (lower bounds: the hook's own
     // run time and the queue's polling only add to them).
     const [first, second, third] = (await attempts()).slice(earlier);
     assert.ok(first !== undefined && second !== undefined && third !== undefined);
@@ -384,7 +384,7 @@ describe('kaddon operator: failures, crashes and module lifecycle against a real
     assert.match(await env.helm.getManifest('steady', NAMESPACE), /rev: "2"/u);
   });
 
-  it('counts the failures on /metrics with the labels the seed documents', async () => {
+  it('counts the failures on /metrics with the labels addon-operator documents', async () => {
     const text = await scrapeMetrics(env.port);
     const P = 'addon_operator_';
     const atLeast = (name: string, labels: Record<string, string>, least: number): void => {

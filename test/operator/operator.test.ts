@@ -117,7 +117,7 @@ describe('kaddon operator against a real cluster and helm', () => {
     await waitReady(operator, env.port);
     console.log(`# time from start to first convergence (examples/platform): ${Date.now() - startedAt} ms`);
 
-    // Seed 001 steps 5, 9, 12: Synchronization before the first release, then an event re-runs it.
+    // docs/lifecycle.md steps 5, 9, 12: Synchronization before the first release, then an event re-runs it.
     assert.match(await env.helm.getManifest('watcher', NAMESPACE), /count: "0"/);
     const watcherRevision = (await revision('watcher')) ?? 0;
     await env.api.request('POST', `/api/v1/namespaces/${NAMESPACE}/configmaps`, {
@@ -133,7 +133,7 @@ describe('kaddon operator against a real cluster and helm', () => {
         ? true
         : undefined,
     );
-    // Seed 001 step 10: the schedule binding runs every second.
+    // docs/lifecycle.md step 10: the schedule binding runs every second.
     await eventually(operator, 'two schedule runs', async () =>
       (await tickCount()) >= 2 ? true : undefined,
     );
@@ -198,7 +198,7 @@ describe('kaddon operator against a real cluster and helm', () => {
   });
 });
 
-/** promtool's naming lint on names the seed fixes (as test/observability/metrics-exposition.test.ts). */
+/** promtool's naming lint on names addon-operator documents (as test/observability/metrics-exposition.test.ts). */
 const SEED_NAMES_PROMTOOL_DISLIKES = [
   'addon_operator_binding_count non-histogram and non-summary metrics should not have "_count" suffix',
   'addon_operator_convergence_seconds counter metrics should have "_total" suffix',
@@ -209,7 +209,7 @@ function scrape(): Promise<string> {
   return scrapeMetrics(env.port);
 }
 
-/** Seed 000 "Addon-operator metrics" on /metrics, and the debug socket (reference §7) over the CLI. */
+/** docs/observability.md "Metrics" on /metrics, and the debug socket (docs/observability.md "Debug socket") over the CLI. */
 async function checkMetricsAndDebugSocket(): Promise<void> {
   const text = await scrape();
   const promtool = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
@@ -256,7 +256,7 @@ async function checkMetricsAndDebugSocket(): Promise<void> {
 }
 
 /**
- * Seed 000 "Release auto-healing": managed objects deleted from the cluster (a namespaced one and a
+ * docs/lifecycle.md "Helm delivery", auto-healing: managed objects deleted from the cluster (a namespaced one and a
  * cluster-scoped one) come back by a helm upgrade of their module's release only.
  */
 async function checkAutoHealing(): Promise<void> {

@@ -29,7 +29,7 @@ const FIELD_MANAGER = 'kaddon';
 const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
 /**
- * ModuleEnsureCRDs (reference §6.8): applies `<module>/crds/*.yaml` before the release, since the
+ * ModuleEnsureCRDs (docs/lifecycle.md "Helm delivery"): applies `<module>/crds/*.yaml` before the release, since the
  * release is installed with --skip-crds. Server-side apply with force, so a CRD first created by
  * helm or kubectl is taken over. Returns the names of the CRDs applied.
  */

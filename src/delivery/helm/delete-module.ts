@@ -1,6 +1,6 @@
 import type { ReleaseHelm } from './recover-release.ts';
 
-/** ModuleDelete's helm step: `helm uninstall`; a module without a release is fine (reference §6.6). */
+/** ModuleDelete's helm step: `helm uninstall`; a module without a release is fine (docs/lifecycle.md "Helm delivery"). */
 export async function deleteModule(
   module: string,
   namespace: string,
@@ -11,7 +11,7 @@ export async function deleteModule(
 }
 
 /**
- * DiscoverHelmReleases (reference §6.6): the releases in the namespace that no module owns, in
+ * DiscoverHelmReleases (docs/lifecycle.md "Helm delivery"): the releases in the namespace that no module owns, in
  * reverse name order (the order ModulePurge uninstalls them), except the release named by
  * HELM_IGNORE_RELEASE (the operator's own, when helm deployed it into the same namespace).
  */

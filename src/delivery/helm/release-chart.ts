@@ -13,8 +13,8 @@ const MANIFEST_FILE = 'files/manifest.yaml';
  * ConfigMap, `{{` in a script) reaches the cluster as written. What helm still does to it: it
  * splits the text into documents, sorts them into its install order by kind and prints each after
  * `---\n# Source: <module>/templates/manifest.yaml\n` (checked with helm 4.1.4; see
- * test/kubernetes/helm-delivery.test.ts). Chart name = module name; version 0.0.1 as seed 000
- * recommends.
+ * test/kubernetes/helm-delivery.test.ts). Chart name = module name; version 0.0.1 as addon-operator
+ * uses.
  */
 export async function writeReleaseChart(
   dir: string,

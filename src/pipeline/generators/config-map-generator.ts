@@ -6,7 +6,7 @@ import { decodeUtf8, encodeBase64Lines, sortedByKey, type DataItem } from './gen
 export type { GeneratedObject } from './generated-object.ts';
 
 /**
- * A `configMapGenerator` entry as a ConfigMap (reference §5.1): UTF-8 values under `data`, other
+ * A `configMapGenerator` entry as a ConfigMap (kustomize's api/kv): UTF-8 values under `data`, other
  * file content base64-encoded under `binaryData`; a map with no keys is left out.
  */
 export function generateConfigMap(

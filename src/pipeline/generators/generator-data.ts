@@ -19,7 +19,7 @@ export interface DataItem {
 
 /**
  * The key/value pairs of a generator entry in kustomize's order: env files (`envs`, then the
- * legacy `env`), literals, files (reference §5.1). Keys are not validated; a key that appears
+ * legacy `env`), literals, files (kustomize's api/kv). Keys are not validated; a key that appears
  * twice is an error.
  */
 export function collectGeneratorData(ctx: GeneratorContext, args: GeneratorArgs): DataItem[] {

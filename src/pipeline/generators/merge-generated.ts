@@ -3,7 +3,7 @@ import type { Resource } from '../../core/resource.ts';
 
 /**
  * Absorbs a generated object with behavior merge or replace into the object already accumulated
- * under its id (reference §5.3). The result is the generated object (its `type`, `immutable` and
+ * under its id (kustomize's api/resmap/reswrangler.go). The result is the generated object (its `type`, `immutable` and
  * other fields win) carrying the existing object's name and namespace, both objects' labels and
  * annotations (generated wins per key), and for merge both objects' `data` and `binaryData`
  * (generated wins per key). It keeps the existing object's history (previous ids, prefixes,

@@ -6,7 +6,7 @@ import { encodeBase64Lines, sortedByKey, type DataItem } from './generator-data.
 export type { GeneratedObject } from './generated-object.ts';
 
 /**
- * A `secretGenerator` entry as a Secret (reference §5.1): every value base64-encoded under `data`
+ * A `secretGenerator` entry as a Secret (kustomize's api/kv): every value base64-encoded under `data`
  * (present even when empty), `type` defaulting to Opaque.
  */
 export function generateSecret(

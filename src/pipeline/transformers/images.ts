@@ -11,7 +11,7 @@ type ImageUpdate = (image: string) => string | undefined;
 const TAG_AND_DIGEST = '(:[a-zA-Z0-9_.{}-]*)?(@sha256:[a-zA-Z0-9_.{}-]*)?$';
 
 /**
- * `images` entries in order (reference §7 images). Each entry runs two passes over every object but
+ * `images` entries in order (kustomize's api/filters and api/internal/builtins images). Each entry runs two passes over every object but
  * CustomResourceDefinitions: the legacy walk over any `containers`/`initContainers` list at any
  * depth, then the field specs; so a `tagSuffix` lands twice on the standard pod-template paths.
  */

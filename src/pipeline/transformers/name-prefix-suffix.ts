@@ -13,7 +13,7 @@ function isExemptFromRename(gvk: Gvk): boolean {
 }
 
 /**
- * namePrefix / nameSuffix (reference §7): the name becomes prefix + name + suffix on every object but
+ * namePrefix / nameSuffix (kustomize's api/filters and api/internal/builtins): the name becomes prefix + name + suffix on every object but
  * the exempt kinds; the prefix and suffix are recorded so name references can tell copies apart.
  */
 export function transformNamePrefixSuffix(

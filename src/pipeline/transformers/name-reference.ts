@@ -24,7 +24,7 @@ interface Reference {
 }
 
 /**
- * kustomize's final name-reference pass (reference §6; api/internal/accumulator/
+ * kustomize's final name-reference pass (kustomize's api/filters/nameref; api/internal/accumulator/
  * namereferencetransformer.go, api/filters/nameref): every field a back-reference names in an
  * object whose original GVK its field spec selects is rewritten to the current name (and, in maps,
  * namespace) of the one object that had that name before.

@@ -23,7 +23,7 @@ interface PatchSource {
   readonly text: string;
 }
 
-/** `patches:` entries in order (reference §8.1). */
+/** `patches:` entries in order (kustomize's api/internal/builtins/PatchTransformer.go). */
 export function applyPatches(
   ra: ResourceAccumulator,
   entries: readonly PatchEntry[],

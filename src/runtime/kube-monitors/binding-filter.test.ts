@@ -19,7 +19,7 @@ const base: KubernetesBinding = {
 const object = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'café', namespace: 'web' } };
 const objectBytes = Buffer.byteLength(JSON.stringify(object));
 
-describe('filterObject sizes (seed 000 kube_snapshot_bytes)', () => {
+describe('filterObject sizes (docs/observability.md "Metrics": kube_snapshot_bytes)', () => {
   it('counts the JSON bytes of what the snapshot item holds: the object, the filter result, or both', async () => {
     const jq = await loadJqEngine();
     const name = Buffer.byteLength('"café"');

@@ -8,13 +8,13 @@ import type { JqEngine } from '../../loader/jq-engine.ts';
 export interface FilteredObject {
   readonly item: ObjectAndFilterResult;
   /**
-   * MD5 of the jqFilter's result, or of the whole object without a filter (reference §2.3): an
+   * MD5 of the jqFilter's result, or of the whole object without a filter (docs/hooks.md "kubernetes"): an
    * Added or Modified event whose checksum equals the kept one does not run the hook.
    */
   readonly checksum: string;
   /**
-   * What the item holds, in JSON bytes: the object if kept plus the filter result if any (seed
-   * 000 "Addon-operator metrics", kube_snapshot_bytes).
+   * What the item holds, in JSON bytes: the object if kept plus the filter result if any
+   * (docs/observability.md "Metrics": kube_snapshot_bytes).
    */
   readonly bytes: number;
 }
@@ -33,7 +33,7 @@ export function filterObject(
 
 /**
  * Filters a whole list. A jq call costs ~2 ms whatever its input, so a long list goes through one
- * call (TOOLCHAIN.md); when that fails, each object is filtered alone so only the bad ones are lost.
+ * call (docs/architecture.md "Dependencies"); when that fails, each object is filtered alone so only the bad ones are lost.
  */
 export function filterObjects(
   jq: JqEngine,

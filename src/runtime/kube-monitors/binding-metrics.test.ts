@@ -28,7 +28,7 @@ function sample(text: string, name: string): string | undefined {
   return new RegExp(`^addon_operator_${name}(\\{[^}]*\\} \\S+)$`, 'mu').exec(text)?.[1];
 }
 
-describe('BindingMetrics (seed 000 "Addon-operator metrics")', () => {
+describe('BindingMetrics (docs/observability.md "Metrics")', () => {
   it("records filter and event durations with the binding's module, hook, binding, queue and kind", async () => {
     const metrics = createOperatorMetrics({ prefix: 'addon_operator_', queueActionsMetrics: true });
     const measure = new BindingMetrics(

@@ -1,7 +1,7 @@
 import type { KubernetesBinding } from '../../hooks/hook-config.ts';
 import type { BindingLabels, OperatorMetrics } from '../../observability/metrics.ts';
 
-/** The OperatorMetrics verbs a kubernetes binding records (seed 000 "Addon-operator metrics"). */
+/** The OperatorMetrics verbs a kubernetes binding records (docs/observability.md "Metrics"). */
 export type KubeBindingMetrics = Pick<OperatorMetrics, 'jqFilter' | 'kubeEvent' | 'snapshot'>;
 
 /** The hook a binding belongs to, named as hook-run metrics name it; no module for a global hook. */

@@ -37,7 +37,7 @@ export interface HookMonitorDeps {
 /**
  * The kubernetes bindings of one hook. They see each other's snapshots (group and
  * includeSnapshotsFrom), so they start together: every first list, then one Synchronization per
- * binding (seed 001 step 2), then the watch events.
+ * binding (docs/lifecycle.md step 2), then the watch events.
  */
 export class HookMonitor {
   readonly hook: MonitoredHook;
@@ -103,7 +103,7 @@ export class HookMonitor {
     await Promise.all(bindings.map((monitor) => monitor.stop()));
   }
 
-  /** Namespaces as reference §2.3 describes: a label selector wins over names; none means all. */
+  /** Namespaces as docs/hooks.md "kubernetes" describes: a label selector wins over names; none means all. */
   async #watchNamespaces(monitor: BindingMonitor): Promise<void> {
     const { namespace } = monitor.binding;
     if (namespace?.labelSelector) {

@@ -2,7 +2,7 @@ import type { BindingContext } from '../../hooks/binding-context.ts';
 
 /**
  * What a kubernetes binding asks of the queue layer: run hook `hookId` with `contexts` in `queue`
- * (seed 001 steps 2, 9 and 10). One task per Synchronization or watch event.
+ * (docs/lifecycle.md steps 2, 9 and 10). One task per Synchronization or watch event.
  */
 export interface KubeBindingTask {
   /** The id the hook was started under (KubeMonitors.startHook). */
@@ -15,7 +15,7 @@ export interface KubeBindingTask {
   readonly allowFailure: boolean;
   /**
    * For a Synchronization task: whether beforeAll/beforeHelm wait for this task to be done
-   * (seed 000 "Synchronization for global hooks"). Always false for Event tasks.
+   * (docs/hooks.md "Binding contexts"). Always false for Event tasks.
    */
   readonly waitForSynchronization: boolean;
 }

@@ -28,7 +28,7 @@ export interface KubeMonitorsStats extends WatchCounters {
 }
 
 /**
- * The kubernetes bindings of every started hook (seed 001 steps 2, 9, 10): list/watches shared
+ * The kubernetes bindings of every started hook (docs/lifecycle.md steps 2, 9, 10): list/watches shared
  * between bindings that select the same objects, a snapshot per binding, and the tasks they raise.
  */
 export class KubeMonitors {

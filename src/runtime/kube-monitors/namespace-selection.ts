@@ -22,7 +22,7 @@ export interface NamespaceTarget {
 }
 
 /**
- * `namespace.labelSelector` (reference §2.3): a watch on Namespaces with that selector adds a
+ * `namespace.labelSelector` (docs/hooks.md "kubernetes"): a watch on Namespaces with that selector adds a
  * binding's watch for each namespace that matches and removes it when the namespace stops
  * matching or is deleted. The apiserver reports a namespace that starts or stops matching a
  * label selector as ADDED or DELETED.

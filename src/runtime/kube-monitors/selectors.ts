@@ -1,7 +1,7 @@
 import type { FieldSelector, KubernetesBinding, LabelSelector } from '../../hooks/hook-config.ts';
 
 /**
- * List/watch selector strings, as the apiserver reads them (reference §2.3: shell-operator's
+ * List/watch selector strings, as the apiserver reads them (docs/hooks.md "kubernetes": shell-operator's
  * `FormatLabelSelector` and `FormatFieldSelector`).
  */
 

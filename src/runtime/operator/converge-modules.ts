@@ -8,8 +8,8 @@ import type { OperatorContext } from './operator-context.ts';
 import { runGlobalHooks } from './run-hooks.ts';
 
 /**
- * ConvergeModules in StandBy, "reload all modules" (seed 001 steps 3–8, reference §3.4): beforeAll,
- * discovery, then the tasks that do the rest, in the seed's order, to be put at the head of the
+ * ConvergeModules in StandBy, "reload all modules" (docs/lifecycle.md steps 3–8, docs/lifecycle.md "Tasks and queues"): beforeAll,
+ * discovery, then the tasks that do the rest, in the order of docs/lifecycle.md, to be put at the head of the
  * main queue: a ModuleRun per enabled module, a ModuleDelete per module that is now disabled, a
  * ModulePurge per release without a module, and the AfterAll phase. Each is its own task, so a
  * failing module is retried alone and what waits behind it is visible in `queue list`.
@@ -26,7 +26,7 @@ export async function startConverge(
   try {
     discovery = await discoverModules(ctx);
   } catch (error: unknown) {
-    // Seed 000: a failing `enabled` script is retried every 5 s, not with the growing backoff.
+    // A failing `enabled` script is retried every 5 s (docs/lifecycle.md step 4), not with the growing backoff.
     ctx.metrics.moduleDiscoverError();
     ctx.logger.error(
       `module discovery failed, retried in ${String(DISCOVERY_RETRY_MS / 1000)} s: ${errorMessage(error)}`,
@@ -42,12 +42,12 @@ export async function startConverge(
     if (!releases.includes(module)) ctx.state.absentReleases.add(module);
   for (const module of ctx.state.preparedModules)
     if (!discovery.enabled.includes(module)) ctx.state.preparedModules.delete(module);
-  // Seed 001 step 6: modules enabled before; at start, disabled modules that still have a release.
+  // docs/lifecycle.md step 6: modules enabled before; at start, disabled modules that still have a release.
   const toDelete = ctx.tree.modules
     .map((module) => module.name)
     .filter((name) => !discovery.enabled.includes(name))
     .filter((name) => previous.includes(name) || (!ctx.state.converged && releases.includes(name)));
-  // Seed 001 step 7: releases whose module directory is gone (HELM_IGNORE_RELEASE kept).
+  // docs/lifecycle.md step 7: releases whose module directory is gone (HELM_IGNORE_RELEASE kept).
   const toPurge = orphanReleases(releases, known, ctx.helmIgnoreRelease);
   const activation = { event };
   const headTasks = [
@@ -84,7 +84,7 @@ export async function startConverge(
 /** How often a failed module discovery is tried again. */
 const DISCOVERY_RETRY_MS = 5_000;
 
-/** ConvergeModules in AfterAll (seed 001 step 8): afterAll hooks, then the converge is done. */
+/** ConvergeModules in AfterAll (docs/lifecycle.md step 8): afterAll hooks, then the converge is done. */
 export async function finishConverge(
   ctx: OperatorContext,
   event: ConvergeEvent,
@@ -94,7 +94,7 @@ export async function finishConverge(
   ctx.metrics.convergence(event, (performance.now() - startedAt) / 1000);
 }
 
-/** ModulePurge (reference §6.6): `helm uninstall`; a failure is logged, never retried. */
+/** ModulePurge (docs/lifecycle.md "Helm delivery"): `helm uninstall`; a failure is logged, never retried. */
 export async function purgeRelease(ctx: OperatorContext, release: string): Promise<void> {
   await ctx.bindings.stopModule(release);
   forgetModule(ctx, release);

@@ -149,7 +149,7 @@ function cachesFor(tree: ModulesTree): TreeCaches {
   return caches;
 }
 
-/** `ns/Kind/name`, sorted (reference §7.2 resource monitor). */
+/** `ns/Kind/name`, sorted (docs/observability.md "Debug socket" resource monitor). */
 function resourceIds(resources: readonly Resource[]): string[] {
   return resources.map(({ id }) => `${id.namespace}/${id.kind}/${id.name}`).sort();
 }

@@ -1,7 +1,7 @@
 import { discoverEnabledModules } from '../discover-enabled-modules.ts';
 import type { OperatorContext } from './operator-context.ts';
 
-/** Seed 001 step 4: the modules to run, in module order. */
+/** docs/lifecycle.md step 4: the modules to run, in module order. */
 export interface ModuleDiscovery {
   readonly enabled: readonly string[];
 }

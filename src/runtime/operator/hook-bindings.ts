@@ -26,7 +26,7 @@ export interface HookBindingsOptions {
 }
 
 /**
- * The kubernetes and schedule bindings of the started hooks (seed 001 steps 2, 5, 9, 10), turned
+ * The kubernetes and schedule bindings of the started hooks (docs/lifecycle.md steps 2, 5, 9, 10), turned
  * into GlobalHookRun / ModuleHookRun tasks for the queues `connect` gives.
  */
 export class HookBindings {
@@ -79,7 +79,7 @@ export class HookBindings {
   }
 
   /**
-   * Starts the kubernetes bindings of global hooks (seed 001 step 2). The Synchronization tasks
+   * Starts the kubernetes bindings of global hooks (docs/lifecycle.md step 2). The Synchronization tasks
    * come back: a waitForSynchronization one retargeted to the main queue, so it runs before the
    * ConvergeModules queued after it; the others in their binding's queue.
    */
@@ -94,7 +94,7 @@ export class HookBindings {
   }
 
   /**
-   * A module's kubernetes bindings and schedules (seed 001 step 5); restarts them if they run.
+   * A module's kubernetes bindings and schedules (docs/lifecycle.md step 5); restarts them if they run.
    * Returns the Synchronization tasks, which the module run executes before beforeHelm.
    */
   async startModule(module: string, hooks: readonly LoadedHook[]): Promise<HookRunTask[]> {

@@ -13,7 +13,7 @@ export function hookId(module: string | undefined, hook: LoadedHook): string {
 }
 
 /**
- * The hooks of the tree with their `--config` loaded (seed 001 step 1 input): global hooks at
+ * The hooks of the tree with their `--config` loaded (docs/lifecycle.md step 1 input): global hooks at
  * start, a module's hooks the first time the module runs.
  */
 export interface HookRegistryDeps {

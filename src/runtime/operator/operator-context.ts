@@ -27,7 +27,7 @@ export interface OperatorContext {
   readonly runDeps: HookRunDeps;
   readonly helm: ReleaseHelm & ChartTemplater;
   readonly logger: Logger;
-  /** Built-in metrics (seed 000 "Addon-operator metrics"). */
+  /** Built-in metrics (docs/observability.md "Metrics"). */
   readonly metrics: OperatorMetrics;
   /** Hooks' custom metrics from $METRICS_PATH. */
   readonly hookMetrics: HookMetricsStore;
@@ -38,11 +38,11 @@ export interface OperatorContext {
   readonly helmTimeoutSeconds: number;
   readonly helmIgnoreRelease: string | undefined;
   /**
-   * ModuleEnsureCRDs (reference §6.8): applies the CRDs of a module's crds/ folder with
+   * ModuleEnsureCRDs (docs/lifecycle.md "Helm delivery"): applies the CRDs of a module's crds/ folder with
    * ADDON_OPERATOR_CRD_EXTRA_LABELS, skipping ADDON_OPERATOR_CRD_FILTER_PREFIXES; the names applied.
    */
   readonly applyCrds: (crdsDir: string) => Promise<string[]>;
-  /** Release auto-healing (seed 000): told what each release holds, paused while its module runs. */
+  /** Release auto-healing (docs/lifecycle.md "Helm delivery"): told what each release holds, paused while its module runs. */
   readonly resources?: ReleaseResources;
   readonly state: OperatorState;
   /** Where new trees come from when the operator follows a Git repository (MODULES_GIT_URL). */
@@ -62,7 +62,7 @@ export interface ReleaseResources {
 export interface OperatorState {
   /** Enabled modules after the last discovery, in module order. */
   enabledModules: readonly string[];
-  /** Modules whose onStartup hooks ran since they were last enabled (seed 001 step 5). */
+  /** Modules whose onStartup hooks ran since they were last enabled (docs/lifecycle.md step 5). */
   readonly startedModules: Set<string>;
   /** Modules whose crds/ were applied from the tree in use (again after a Git switch). */
   readonly crdsApplied: Set<string>;
@@ -79,8 +79,8 @@ export interface OperatorState {
   /** Checksum of each module's last delivered slice: an unchanged slice of another module needs no helm call. */
   readonly checksums: Map<string, string>;
   /**
-   * Modules whose delivered objects the resource monitor found missing (seed 000 "Release
-   * auto-healing"): their next delivery upgrades the release whatever its checksum.
+   * Modules whose delivered objects the resource monitor found missing (docs/lifecycle.md
+   * "Helm delivery"): their next delivery upgrades the release whatever its checksum.
    */
   readonly resourcesMissing: Set<string>;
   /** Enabled modules the converge's `helm list` showed without a release: installed without a status call. */

@@ -24,8 +24,8 @@ export interface HandlerEvents {
 }
 
 /**
- * One handler per task type (STYLE.md registry). Errors become `fail` results: the queue keeps
- * the task at its head and retries it with backoff (seed 000 "Task queues").
+ * One handler per task type (docs/architecture.md "House style" registry). Errors become `fail` results: the queue keeps
+ * the task at its head and retries it with backoff (docs/lifecycle.md "Tasks and queues").
  */
 export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEvents): TaskHandlers {
   return {
@@ -37,7 +37,7 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
         events.onConverged();
         return success();
       }
-      // A new converge supersedes the rest of any converge still queued (reference §3.4).
+      // A new converge supersedes the rest of any converge still queued (docs/lifecycle.md "Tasks and queues").
       events.removeConvergeTasks(task.id);
       return startConverge(ctx, event, events.now());
     }),
@@ -51,7 +51,7 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
         task.payload.isReloadAll ? (task.metadata.event ?? 'ModuleRun') : 'ModuleRun',
         (other) => events.isQueued('ModuleRun', other),
       );
-      // DESIGN.md cross-module composition: a module whose slice this run changed runs too.
+      // docs/architecture.md cross-module composition: a module whose slice this run changed runs too.
       const now = events.now();
       return success({
         tailTasks: changed.map((other) => moduleRunTask(other, `slice changed by ${module}`, now)),
@@ -89,7 +89,7 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
         throw error;
       }
       ctx.bindings.enableGlobalSchedules(hooks);
-      // Seed 001 step 2: waited Synchronization runs come before the converge queued behind.
+      // docs/lifecycle.md step 2: waited Synchronization runs come before the converge queued behind.
       return success({
         headTasks: tasks.filter((hookTask) => hookTask.queue === MAIN_QUEUE),
         tailTasks: tasks.filter((hookTask) => hookTask.queue !== MAIN_QUEUE),
@@ -104,7 +104,7 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
   } satisfies TaskHandlers;
 }
 
-/** Seed 001 step 16: global or enabled flags changed → reload all; module sections → run those. */
+/** docs/lifecycle.md step 16: global or enabled flags changed → reload all; module sections → run those. */
 export function followUps(ctx: OperatorContext, changes: ValuesChanges, now: number): AnyTask[] {
   if (changes.global || changes.enabled.length > 0)
     return [
@@ -117,7 +117,7 @@ export function followUps(ctx: OperatorContext, changes: ValuesChanges, now: num
 }
 
 /**
- * A kubernetes or schedule run of a hook (seed 001 steps 9–12): its binding contexts (a schedule
+ * A kubernetes or schedule run of a hook (docs/lifecycle.md steps 9–12): its binding contexts (a schedule
  * task's built now, with the snapshots of now), patches applied; a global values change reloads
  * all modules, a module's runs the module, once the first converge is done.
  */
@@ -135,7 +135,7 @@ async function runHookTask(
   const { scheduleKey } = task.payload;
   if (scheduleKey !== undefined) {
     const run = ctx.bindings.takeSchedule(scheduleKey);
-    // Ticks before the first converge are dropped (reference §2.4).
+    // Ticks before the first converge are dropped (docs/hooks.md "schedule").
     if (run === undefined || !ctx.state.converged) return success();
     contexts = [scheduleContext(run.config, run.binding, ctx.bindings.snapshots(module, hook))];
   }
@@ -157,13 +157,13 @@ async function runHookTask(
   try {
     changes = await runHookWithContexts(hook, contexts, label, lifecycleRun(ctx, module, metricLabels));
   } finally {
-    // What a module's own hook deleted is not healed (seed 000 "Release auto-healing").
+    // What a module's own hook deleted is not healed (docs/lifecycle.md "Helm delivery").
     if (module !== undefined) {
       await ctx.resources?.afterModuleHook(module);
       ctx.resources?.resume(module);
     }
   }
-  // Before the first converge (global Synchronization, seed 001 step 2) changes trigger nothing.
+  // Before the first converge (global Synchronization, docs/lifecycle.md step 2) changes trigger nothing.
   if (!ctx.state.converged) return success();
   const now = events.now();
   if (changes.global || changes.enabled.length > 0) {

@@ -19,7 +19,7 @@ export interface OperatorOptions {
 }
 
 /**
- * `kaddon operator`'s lifecycle (seed 001): global hooks loaded and onStartup run, then the
+ * `kaddon operator`'s lifecycle (docs/lifecycle.md): global hooks loaded and onStartup run, then the
  * main queue converges the modules; ConfigMap changes become tasks of the same queue.
  */
 export class Operator {
@@ -74,7 +74,7 @@ export class Operator {
   }
 
   /**
-   * Seed 001 step 15, "helm resources absent" (and a release found not deployed): the module
+   * docs/lifecycle.md step 15, "helm resources absent" (and a release found not deployed): the module
    * runs again and its release is upgraded whatever its checksum.
    */
   healModule(module: string): void {
@@ -89,9 +89,9 @@ export class Operator {
     return createOperatorDebugState(this.#ctx, this.#queues);
   }
 
-  /** Seed 001 steps 1–8, then events (step 16): queues the start-up work and follows the ConfigMap. */
+  /** docs/lifecycle.md steps 1–8, then events (step 16): queues the start-up work and follows the ConfigMap. */
   start(): void {
-    // Seed 001 steps 1–2 as tasks (LoadGlobalHooks queues onStartup runs and the kubernetes
+    // docs/lifecycle.md steps 1–2 as tasks (LoadGlobalHooks queues onStartup runs and the kubernetes
     // bindings' Synchronization at the head), then the first converge; a failure is retried.
     const now = Date.now();
     this.#queues.addLast(
@@ -150,7 +150,7 @@ export class Operator {
   }
 }
 
-/** Tasks a converge queues (reference §3.4 `IsConvergeTask`): a newer converge replaces them. */
+/** Tasks a converge queues (docs/lifecycle.md "Tasks and queues" `IsConvergeTask`): a newer converge replaces them. */
 function isConvergeTask(task: AnyTask): boolean {
   switch (task.type) {
     case 'ConvergeModules':

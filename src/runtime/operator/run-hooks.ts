@@ -10,7 +10,7 @@ import { hookId } from './hook-registry.ts';
 import type { ValuesChanges } from '../values-store.ts';
 import type { OperatorContext } from './operator-context.ts';
 
-/** Runs the global hooks of a lifecycle binding in ORDER (seed 001 steps 1 and 3, and afterAll). */
+/** Runs the global hooks of a lifecycle binding in ORDER (docs/lifecycle.md steps 1 and 3, and afterAll). */
 export async function runGlobalHooks(
   ctx: OperatorContext,
   binding: OrderedBindingType,
@@ -21,7 +21,7 @@ export async function runGlobalHooks(
   return changes;
 }
 
-/** GlobalHookRun tasks for the global onStartup hooks, in ORDER (reference §3.3 bootstrap). */
+/** GlobalHookRun tasks for the global onStartup hooks, in ORDER (docs/lifecycle.md "Start-up" bootstrap). */
 export function onStartupTasks(ctx: OperatorContext, now: number): HookRunTask[] {
   return ctx.hooks.global('onStartup').map((hook) =>
     createTask(
@@ -36,7 +36,7 @@ export function onStartupTasks(ctx: OperatorContext, now: number): HookRunTask[]
   );
 }
 
-/** Runs a module's hooks of a lifecycle binding in ORDER (seed 001 steps 5, 6, 8). */
+/** Runs a module's hooks of a lifecycle binding in ORDER (docs/lifecycle.md steps 5, 6, 8). */
 export async function runModuleHooks(
   ctx: OperatorContext,
   module: string,
@@ -86,7 +86,7 @@ export function lifecycleRun(
   };
 }
 
-/** Seed 000 "Addon-operator metrics" for one hook run, and the hook's $METRICS_PATH content. */
+/** docs/observability.md "Metrics" for one hook run, and the hook's $METRICS_PATH content. */
 function recordHookRun(
   ctx: OperatorContext,
   module: string | undefined,

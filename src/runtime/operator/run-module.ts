@@ -30,7 +30,7 @@ export function moduleRunTask(module: string, event: string, now: number): Task<
 const MAX_AFTER_HELM_RERUNS = 3;
 
 /**
- * ModuleRun (seed 001 steps 5–8, reference §3 ModuleRun phases): onStartup only on start or when
+ * ModuleRun (docs/lifecycle.md steps 5–8, docs/lifecycle.md "Tasks and queues" ModuleRun phases): onStartup only on start or when
  * newly enabled, beforeHelm, render and deliver, afterHelm; a values change during afterHelm runs
  * the module again.
  */
@@ -41,7 +41,7 @@ export async function runModule(
   willRun?: (module: string) => boolean,
 ): Promise<string[]> {
   const startedAt = performance.now();
-  // addon-operator pauses the module's resource monitor while its hooks run (reference §6.5).
+  // addon-operator pauses the module's resource monitor while its hooks run (docs/lifecycle.md "Helm delivery").
   ctx.resources?.pause(module);
   try {
     const changed = await runModulePhases(ctx, module, {
@@ -89,7 +89,7 @@ async function runModulePhases(ctx: OperatorContext, module: string, run: Delive
 }
 
 /**
- * ModuleEnsureCRDs (reference §6.8) on a module's first run and after a tree switch: its CRDs
+ * ModuleEnsureCRDs (docs/lifecycle.md "Helm delivery") on a module's first run and after a tree switch: its CRDs
  * exist before its hooks run.
  */
 async function ensureCrds(ctx: OperatorContext, module: string): Promise<void> {
@@ -100,7 +100,7 @@ async function ensureCrds(ctx: OperatorContext, module: string): Promise<void> {
 }
 
 /**
- * ModuleDelete (seed 001 step 6, reference §6.6): beforeDeleteHelm hooks when there is a release,
+ * ModuleDelete (docs/lifecycle.md step 6, docs/lifecycle.md "Helm delivery"): beforeDeleteHelm hooks when there is a release,
  * `helm uninstall`, afterDeleteHelm hooks, the values patches its hooks left dropped (ResetState),
  * then the module's bindings stop (the hooks still get their snapshots). A failure throws and
  * counts in module_delete_errors_total: the task is retried.
@@ -133,7 +133,7 @@ export async function deleteDisabledModule(
 }
 
 /**
- * Seed 001 step 5: the module's kubernetes bindings start, and their Synchronization runs happen
+ * docs/lifecycle.md step 5: the module's kubernetes bindings start, and their Synchronization runs happen
  * here, before beforeHelm; its schedules start too. A failure throws and the ModuleRun is retried.
  */
 async function synchronizeModule(ctx: OperatorContext, module: string): Promise<void> {

@@ -63,7 +63,7 @@ export async function switchModulesTree(ctx: OperatorContext, now: number): Prom
  * Restarts the kubernetes and schedule bindings of global hooks and of each started module when
  * its hooks or their configurations differ from the ones bound; a removed module's stop. Returns
  * the Synchronization tasks: global ones as startGlobal queues them, a module's in the main queue,
- * ahead of the converge, as its first run would have them (seed 001 step 5).
+ * ahead of the converge, as its first run would have them (docs/lifecycle.md step 5).
  */
 async function restartChangedBindings(ctx: OperatorContext, hooks: TreeHooks): Promise<HookRunTask[]> {
   const tasks: HookRunTask[] = [];

@@ -28,7 +28,7 @@ function contextsOf(task: AnyTask | undefined): readonly BindingContext[] {
   return task.payload.bindingContexts;
 }
 
-describe('combineHookTasks (reference §2.8)', () => {
+describe('combineHookTasks (docs/hooks.md "Binding contexts")', () => {
   it('concatenates the contexts of the following tasks of the same hook, up to another hook', () => {
     const tasks = [
       globalHookRun('pods.sh', [event('pods', 'a')]),

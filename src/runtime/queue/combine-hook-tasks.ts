@@ -10,8 +10,8 @@ export interface CombinedTasks {
 }
 
 /**
- * Combines piled-up runs of one hook into the run about to start (reference §2.8 (a), seed 000
- * "Execution rate"): the contiguous tasks after `tasks[0]` of the same type, module and hook,
+ * Combines piled-up runs of one hook into the run about to start (docs/hooks.md
+ * "Binding contexts" and "Execution rate"): the contiguous tasks after `tasks[0]` of the same type, module and hook,
  * with their binding contexts concatenated in queue order, then group-compacted (of consecutive
  * contexts of one group, only the last is kept). Only v1 hooks are combined. Two Synchronization
  * tasks that differ in waitForSynchronization or executeHookOnSynchronization stay apart.

@@ -13,7 +13,7 @@ import { TokenBucket } from './token-bucket.ts';
 
 const tick = (n: number): BindingContext => ({ binding: `every-${n}`, type: 'Schedule' });
 
-describe('TokenBucket (seed 000 "Execution rate")', () => {
+describe('TokenBucket (docs/hooks.md "Execution rate")', () => {
   it('allows a burst, then one run per interval', () => {
     const bucket = new TokenBucket({ executionMinIntervalMs: 1_000, executionBurst: 2 }, 0);
     bucket.take(0);

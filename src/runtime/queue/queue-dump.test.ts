@@ -6,7 +6,7 @@ import { createTask } from './task.ts';
 import { fail, success } from './task-result.ts';
 import { TaskQueueSet } from './task-queue-set.ts';
 
-describe('queue dump (`queue list`, reference §3.7)', () => {
+describe('queue dump (`queue list`, docs/observability.md "Debug socket")', () => {
   it('lists each queue with its tasks, failures and retry time, then a summary', async () => {
     const clock = new ManualClock();
     const { handlers } = recordingHandlers((task) =>

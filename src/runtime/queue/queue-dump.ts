@@ -4,7 +4,7 @@ import { errorMessage } from '../../core/errors.ts';
 import { describeTask } from './task-description.ts';
 import type { TaskType } from './task.ts';
 
-/** `queue list` as JSON (reference §3.7), with each task's attempts, failure and retry time. */
+/** `queue list` as JSON (docs/observability.md "Debug socket"), with each task's attempts, failure and retry time. */
 export interface QueueDump {
   readonly active: readonly QueueDumpEntry[];
   /** Present when asked for with showEmpty. */
@@ -77,7 +77,7 @@ function dumpQueue(queue: TaskQueue, now: number): QueueDumpEntry {
   };
 }
 
-/** The text of `queue list` (reference §3.7). */
+/** The text of `queue list` (docs/observability.md "Debug socket"). */
 export function formatQueueDump(dump: QueueDump, now: number): string {
   const queues = [...dump.active, ...(dump.empty ?? [])];
   const blocks = queues.map((queue) => formatQueue(queue, now));

@@ -7,7 +7,7 @@ import type { AnyTask } from './task.ts';
 export type QueueAction = 'AddFirst' | 'AddLast' | 'AddAfter' | 'Filter' | 'Iterate';
 
 /**
- * What the queues report to the metrics layer (seed 000 "Metrics": tasks_queue_length,
+ * What the queues report to the metrics layer (docs/observability.md "Metrics": tasks_queue_length,
  * task_wait_in_queue_seconds_total, tasks_queue_action_duration_seconds, *_allowed_errors_total).
  * Every callback is optional.
  */

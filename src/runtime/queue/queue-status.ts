@@ -1,4 +1,4 @@
-/** What a queue's worker is doing, as the queue dump shows it (reference §3.1 "Queue statuses"). */
+/** What a queue's worker is doing, as the queue dump shows it (docs/lifecycle.md "Tasks and queues" "Queue statuses"). */
 export type QueueStatus =
   | { readonly kind: 'idle' }
   | { readonly kind: 'run first task' }

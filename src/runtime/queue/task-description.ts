@@ -2,7 +2,7 @@ import { errorMessage } from '../../core/errors.ts';
 import type { AnyTask } from './task.ts';
 
 /**
- * How logs and the queue dump name a task (reference §3.1):
+ * How logs and the queue dump name a task (docs/lifecycle.md "Tasks and queues"):
  * `<TaskType>:<queue>:<what it is about>[:failures N[:<last error>]]`, e.g.
  * `ModuleRun:main:sysctl-tuner:doStartup:OperatorStartup`.
  */

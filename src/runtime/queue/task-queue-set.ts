@@ -18,7 +18,7 @@ export interface TaskQueueSetOptions {
 }
 
 /**
- * The `main` queue and the named queues (seed 000 "Named queues"). A queue is created when a task
+ * The `main` queue and the named queues (docs/lifecycle.md "Tasks and queues"). A queue is created when a task
  * for it is first added, or by `queue(name)`, and its worker runs once the set is started.
  */
 export class TaskQueueSet {
@@ -102,7 +102,7 @@ export class TaskQueueSet {
     return this.#queues.get(name)?.length ?? 0;
   }
 
-  /** `queue list` (reference §3.7); format it with formatQueueDump. */
+  /** `queue list` (docs/observability.md "Debug socket"); format it with formatQueueDump. */
   dump(showEmpty = false): QueueDump {
     return dumpQueues(this.queues(), this.clock.now(), showEmpty);
   }

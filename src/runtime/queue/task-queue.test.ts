@@ -22,7 +22,7 @@ function startSet(handlers: ReturnType<typeof recordingHandlers>['handlers'], cl
   return { set, clock, allowed };
 }
 
-describe('TaskQueue order (seed 000 "Task queues", reference §3.1)', () => {
+describe('TaskQueue order (docs/lifecycle.md "Tasks and queues", docs/lifecycle.md "Tasks and queues")', () => {
   it('runs head tasks first, then after-tasks, then the rest, then tail tasks', async () => {
     const [h1, h2, x1, x2, t1] = ['h1', 'h2', 'x1', 'x2', 't1'].map((name) => moduleRun(name));
     const { handlers, ran } = recordingHandlers((task) =>
@@ -74,7 +74,7 @@ describe('TaskQueue order (seed 000 "Task queues", reference §3.1)', () => {
 });
 
 describe('TaskQueue failures', () => {
-  it('retries a failed task at the head after 5, 10, 20, 30, 30 s (seed 000: from 5s to 30s)', async () => {
+  it('retries a failed task at the head after 5, 10, 20, 30, 30 s (docs/lifecycle.md "Tasks and queues")', async () => {
     let failures = 0;
     const { handlers, ran } = recordingHandlers((task) => {
       if (labelOf(task) !== 'broken' || failures === 5) return success();
@@ -203,7 +203,7 @@ describe('TaskQueue observer and cancelling', () => {
   });
 });
 
-describe('TaskQueue action durations (seed 000 "tasks_queue_action_duration_seconds")', () => {
+describe('TaskQueue action durations (docs/observability.md "Metrics")', () => {
   it("reports each operation with its queue and shell-operator's action name", () => {
     const actions: string[] = [];
     const { handlers } = recordingHandlers();

@@ -9,7 +9,7 @@ import { runTaskHandler, type TaskHandlers } from './task-handler.ts';
 import type { TaskResult } from './task-result.ts';
 import type { TokenBucket } from './token-bucket.ts';
 
-/** shell-operator's 25 ms pause before a repeated task runs again (reference §3.1). */
+/** shell-operator's 25 ms pause before a repeated task runs again (docs/lifecycle.md "Tasks and queues"). */
 export const REPEAT_DELAY_MS = 25;
 
 /** A task in a queue and what the queue knows about its failures. */
@@ -32,7 +32,7 @@ export interface TaskQueueDeps {
 }
 
 /**
- * A named FIFO of tasks and its worker (seed 000 "Task queues", reference §3.1): the worker runs
+ * A named FIFO of tasks and its worker (docs/lifecycle.md "Tasks and queues", docs/lifecycle.md "Tasks and queues"): the worker runs
  * the head task's handler, one at a time, and acts on its result. A failed task stays at the head
  * and is retried with backoff; queues do not wait for each other.
  */
@@ -217,7 +217,7 @@ export class TaskQueue {
     }
   }
 
-  /** Combines the piled-up runs of the head task's hook into it (reference §2.8). */
+  /** Combines the piled-up runs of the head task's hook into it (docs/hooks.md "Binding contexts"). */
   #combine(head: QueuedTask): QueuedTask {
     const combined = combineHookTasks(this.#entries.map((entry) => entry.task));
     if (combined === undefined) return head;

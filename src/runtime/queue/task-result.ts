@@ -1,7 +1,7 @@
 import type { AnyTask } from './task.ts';
 
 /**
- * What a handler tells the queue to do next (shell-operator's TaskResult, reference §3.1). Results
+ * What a handler tells the queue to do next (shell-operator's TaskResult, docs/lifecycle.md "Tasks and queues"). Results
  * are values: a handler that throws is treated as `fail` with the thrown value as the error.
  */
 export type TaskResult = SuccessResult | RepeatResult | FailResult;

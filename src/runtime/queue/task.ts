@@ -3,7 +3,7 @@ import type { BindingContext } from '../../hooks/binding-context.ts';
 import type { BindingType, ConfigVersion } from '../../hooks/hook-config.ts';
 
 /**
- * What a task of each type carries (reference §3.2, the types kaddon queues). The keys are the
+ * What a task of each type carries (docs/lifecycle.md "Tasks and queues", the types kaddon queues). The keys are the
  * task types: a closed set of string literals, so a handler registry keyed by them is checked by
  * the compiler. addon-operator's GlobalHookEnableScheduleBindings and ModuleEnsureCRDs are steps of
  * GlobalHookEnableKubernetesBindings and ModuleRun here, DiscoverHelmReleases is part of every
@@ -15,17 +15,17 @@ export interface TaskPayloads {
   readonly ModuleHookRun: HookRunPayload;
   /** Global kubernetes bindings started (their Synchronization queued), then their schedules. */
   readonly GlobalHookEnableKubernetesBindings: EmptyPayload;
-  /** 'Reload all modules' (seed 001 steps 3 to 8). */
+  /** 'Reload all modules' (docs/lifecycle.md steps 3 to 8). */
   readonly ConvergeModules: ConvergeModulesPayload;
   readonly ModuleRun: ModuleRunPayload;
   readonly ModuleDelete: EmptyPayload;
-  /** A release with no module directory (seed 001 step 7). */
+  /** A release with no module directory (docs/lifecycle.md step 7). */
   readonly ModulePurge: { readonly release: string };
   readonly ApplyKubeConfigValues: EmptyPayload;
   /** GitOps: move to the newest validated modules tree, then reload all modules. */
   readonly SwitchModulesTree: EmptyPayload;
   /**
-   * Start-up (seed 001 step 1): the global hooks' `--config` loaded, then their onStartup runs and
+   * Start-up (docs/lifecycle.md step 1): the global hooks' `--config` loaded, then their onStartup runs and
    * kubernetes bindings queued. A hook that cannot be loaded is retried, never fatal.
    */
   readonly LoadGlobalHooks: { readonly globalHooksDir: string | undefined };
@@ -36,7 +36,7 @@ export type TaskType = keyof TaskPayloads;
 export type EmptyPayload = Readonly<Record<string, never>>;
 
 /**
- * 'Reload all modules' in two phases (reference §3.4): StandBy runs beforeAll and discovery and
+ * 'Reload all modules' in two phases (docs/lifecycle.md "Tasks and queues"): StandBy runs beforeAll and discovery and
  * queues the module tasks before an AfterAll task, which runs afterAll and ends the converge.
  */
 export interface ConvergeModulesPayload {
@@ -52,7 +52,7 @@ export type ConvergeEvent = 'OperatorStartup' | 'GlobalValuesChanged' | 'ReloadA
 
 export interface HookRunPayload {
   readonly bindingContexts: readonly BindingContext[];
-  /** Only v1 hooks get the contexts of piled-up tasks combined (reference §2.8). */
+  /** Only v1 hooks get the contexts of piled-up tasks combined (docs/hooks.md "Binding contexts"). */
   readonly hookVersion: ConfigVersion;
   /** Present on a kubernetes Synchronization task. */
   readonly synchronization?: {
@@ -80,7 +80,7 @@ export interface TaskMetadata {
   readonly bindingType?: BindingType;
   /** The binding names of the task's contexts. */
   readonly bindings?: readonly string[];
-  /** A failure is counted and the task dropped instead of retried (seed 000 "Task queues"). */
+  /** A failure is counted and the task dropped instead of retried (docs/lifecycle.md "Tasks and queues"). */
   readonly allowFailure?: boolean;
   /** What caused the task, e.g. `OperatorStartup` or `KubeConfig-Changed-Modules`. */
   readonly event?: string;
