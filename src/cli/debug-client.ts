@@ -12,7 +12,10 @@ export class DebugClientError extends KaddonError {
   }
 }
 
-/** GETs `path` from the debug server on `socketPath` (docs/observability.md "Debug socket") and returns the body. */
+/**
+ * GETs `path` from the debug server on `socketPath` (docs/observability.md "Debug socket") and returns the
+ * body.
+ */
 export function requestDebug(socketPath: string, path: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const call = request({ socketPath, path, method: 'GET' }, (response) => {

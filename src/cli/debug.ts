@@ -9,7 +9,7 @@ import { DEFAULT_DEBUG_UNIX_SOCKET } from '../config/operator-config.ts';
 
 type DebugGroup = 'queue' | 'global' | 'module' | 'hook' | 'git';
 
-/** One debug subcommand of docs/observability.md "Debug socket" (and docs/observability.md "Debug socket"), with the route it asks. */
+/** One debug subcommand of docs/observability.md "Debug socket", with the route it asks. */
 interface DebugSubcommand {
   readonly name: string;
   readonly argument?: 'NAME' | '[NAME]';

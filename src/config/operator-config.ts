@@ -2,10 +2,16 @@ import { KaddonError } from '../core/errors.ts';
 import { parseGoDuration } from '../hooks/go-duration.ts';
 import { LOG_LEVELS, LOG_TYPES, type LogLevel, type LogType } from '../observability/logger.ts';
 
-/** Where the debug socket listens unless DEBUG_UNIX_SOCKET says otherwise (docs/observability.md "Debug socket"). */
+/**
+ * Where the debug socket listens unless DEBUG_UNIX_SOCKET says otherwise (docs/observability.md "Debug
+ * socket").
+ */
 export const DEFAULT_DEBUG_UNIX_SOCKET = '/var/run/addon-operator/debug.socket';
 
-/** Everything `kaddon operator` is configured with, typed and checked once (docs/architecture.md "House style"). */
+/**
+ * Everything `kaddon operator` is configured with, typed and checked once (docs/architecture.md "House
+ * style").
+ */
 export interface OperatorConfig {
   readonly modulesDirs: readonly string[];
   readonly globalHooksDir: string;
@@ -30,7 +36,10 @@ export interface OperatorConfig {
   readonly queueActionsMetrics: boolean;
   readonly keepTempFiles: boolean;
   readonly kubeconfig: string | undefined;
-  /** KADDON_RESOURCES_MONITOR_INTERVAL: how often delivered objects are checked (auto-healing, docs/lifecycle.md "Helm delivery"). */
+  /**
+   * KADDON_RESOURCES_MONITOR_INTERVAL: how often delivered objects are checked (auto-healing,
+   * docs/lifecycle.md "Helm delivery").
+   */
   readonly resourcesMonitorIntervalMs: number;
 }
 
@@ -186,7 +195,10 @@ function durationSeconds(found: { name: string; value: string } | undefined, fal
   return parts.reduce((sum, part) => sum + Number(part[1]) * unit[part[2] as keyof typeof unit], 0);
 }
 
-/** addon-operator's resources monitor ticks every 4m30s (docs/lifecycle.md "Helm delivery"); the monitor adds the jitter. */
+/**
+ * addon-operator's resources monitor ticks every 4m30s (docs/lifecycle.md "Helm delivery"); the monitor adds
+ * the jitter.
+ */
 const RESOURCES_MONITOR_INTERVAL_MS = 270_000;
 
 /** A Go duration as MODULES_GIT_POLL_INTERVAL takes it (`2s`, `5m`, `4m30s`), above zero. */

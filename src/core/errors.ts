@@ -1,6 +1,6 @@
 /**
- * Every deliberate error is a KaddonError: a stable `code`, a message that reads
- * `<subject> '<id>': <what is wrong>.` and a `hint` that says what to do (docs/architecture.md "House style").
+ * Every deliberate error is a KaddonError: a stable `code`, a message that reads `<subject> '<id>': <what is
+ * wrong>.` and a `hint` that says what to do (docs/architecture.md "House style").
  */
 export abstract class KaddonError extends Error {
   abstract readonly code: string;

@@ -1,6 +1,6 @@
 /**
- * kustomize's kind priority (kyaml resid/gvk.go, kustomize's kyaml/resid/gvk.go): the legacy output order and the
- * order field specs are merged in. Kinds first, unlisted kinds between, webhooks last.
+ * kustomize's kind priority (kustomize's kyaml/resid/gvk.go): the legacy output order and
+ * the order field specs are merged in. Kinds first, unlisted kinds between, webhooks last.
  */
 export const KIND_ORDER_FIRST: readonly string[] = [
   'Namespace',

@@ -1,6 +1,9 @@
 import type { JsonObject } from './json.ts';
 
-/** A field spec: where in objects of a kind a transformer reads or writes (kustomize's api/konfig/builtinpluginconsts). */
+/**
+ * A field spec: where in objects of a kind a transformer reads or writes (kustomize's
+ * api/konfig/builtinpluginconsts).
+ */
 export interface FieldSpec {
   group?: string;
   version?: string;
@@ -171,7 +174,10 @@ export interface Kustomization {
   buildMetadata?: string[];
 }
 
-/** Every top-level field name kustomize accepts; anything else is an error (kustomize's api/internal/target/kusttarget.go). */
+/**
+ * Every top-level field name kustomize accepts; anything else is an error (kustomize's
+ * api/internal/target/kusttarget.go).
+ */
 export const KUSTOMIZATION_FIELDS: ReadonlySet<string> = new Set([
   'apiVersion',
   'kind',

@@ -1,5 +1,5 @@
 /**
- * Module names (docs/modules.md, docs/modules.md): a module directory is
+ * Module names (docs/modules.md): a module directory is
  * `[NNN-]name`; the name is kebab-case and its values key is the camelCase form, which must
  * convert back to the same name.
  */

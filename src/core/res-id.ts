@@ -14,8 +14,8 @@ export interface ResId extends Gvk {
 }
 
 /**
- * Kinds the Kubernetes v1.21.2 API serves cluster-scoped, by exact `apiVersion kind` (kustomize's kyaml/resid);
- * every other kind, custom resources included, counts as namespaced.
+ * Kinds the Kubernetes v1.21.2 API serves cluster-scoped, by exact `apiVersion kind` (kustomize's
+ * kyaml/resid); every other kind, custom resources included, counts as namespaced.
  */
 const CLUSTER_SCOPED = new Set([
   'v1 ComponentStatus',

@@ -11,7 +11,10 @@ interface CachedId {
   key: string | undefined;
 }
 
-/** How a generated ConfigMap or Secret is absorbed into what is already accumulated (kustomize's api/resmap/reswrangler.go). */
+/**
+ * How a generated ConfigMap or Secret is absorbed into what is already accumulated (kustomize's
+ * api/resmap/reswrangler.go).
+ */
 export type GeneratorBehavior = 'create' | 'merge' | 'replace';
 
 /**

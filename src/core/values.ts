@@ -179,8 +179,8 @@ export function moduleValues(name: string, statics: StaticValues, config: Config
 }
 
 /**
- * What a module sees (docs/values.md "Values in hooks, enabled scripts and charts"): `{global, <moduleKey>}`, with
- * `global.enabledModules` listing the enabled modules in order.
+ * What a module sees (docs/values.md "Values in hooks, enabled scripts and charts"): `{global, <moduleKey>}`,
+ * with `global.enabledModules` listing the enabled modules in order.
  */
 export function moduleValuesView(
   name: string,

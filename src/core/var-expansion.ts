@@ -27,10 +27,10 @@ export class VarTypeError extends KaddonError {
 }
 
 /**
- * Expands `$(name)` references in one pass, left to right, with the syntax of docs/modules.md "`$(var)` from values"
- * ("Kubernetes $(var) expansion"): `$$` is an escaped `$`; `$(` up to the first `)` is a reference;
- * an unknown reference, a `$(` without `)`, and `$` before anything else stay as written.
- * Substituted values are never scanned again.
+ * Expands `$(name)` references in one pass, left to right, with the syntax of docs/modules.md "`$(var)` from
+ * values" ("Kubernetes $(var) expansion"): `$$` is an escaped `$`; `$(` up to the first `)` is a reference;
+ * an unknown reference, a `$(` without `)`, and `$` before anything else stay as written. Substituted values
+ * are never scanned again.
  */
 export function expandVars(input: string, lookup: VarLookup): Expansion {
   const resolved: string[] = [];

@@ -44,8 +44,8 @@ export interface YamlExpansion {
 export const EXPAND_VARS_ANNOTATION = 'kaddon.io/expand-vars';
 
 /**
- * Expands the string values of one document. A plain scalar that is exactly one reference takes
- * the value itself, with its type; a quoted or block scalar stays a string (docs/architecture.md "$(var) expansion").
+ * Expands the string values of one document. A plain scalar that is exactly one reference takes the value
+ * itself, with its type; a quoted or block scalar stays a string (docs/architecture.md "$(var) expansion").
  */
 function expandDocument(
   doc: Document.Parsed,

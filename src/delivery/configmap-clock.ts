@@ -1,6 +1,9 @@
 import { setTimeout as delay } from 'node:timers/promises';
 
-/** Time as the ConfigMap store sees it, injected so tests control backoff (docs/architecture.md "House style"). */
+/**
+ * Time as the ConfigMap store sees it, injected so tests control backoff (docs/architecture.md "House
+ * style").
+ */
 export interface ConfigMapClock {
   now(): number;
   /** Resolves after `ms`, or at once when the signal aborts. */

@@ -36,8 +36,8 @@ export class ConfigMapError extends KaddonError {
 }
 
 /**
- * Config values in ConfigMap/addon-operator (docs/values.md, docs/values.md "The ConfigMap"). Unlike addon-operator,
- * a save re-reads and re-applies its one key on 409 Conflict, so an edit someone else made
+ * Config values in ConfigMap/addon-operator (docs/values.md "The ConfigMap"). Unlike
+ * addon-operator, a save re-reads and re-applies its one key on 409 Conflict, so an edit someone else made
  * between our read and our write is kept, and a read error is reported, not ignored.
  */
 export class ConfigMapConfigStore {

@@ -126,7 +126,9 @@ export class KubeClient {
     await streamEvents(response, apiPath, onEvent, options);
   }
 
-  /** Finds the resource serving `kind` in `apiVersion`, asking discovery again once if unknown (a new CRD). */
+  /**
+   * Finds the resource serving `kind` in `apiVersion`, asking discovery again once if unknown (a new CRD).
+   */
   async resolveResource(apiVersion: string, kind: string): Promise<ApiResource> {
     for (const refresh of [false, true]) {
       if (refresh) this.#discovery.delete(apiVersion);

@@ -21,7 +21,9 @@ export interface ObjectAndFilterResult {
   readonly filterResult?: JsonValue;
 }
 
-/** The current objects of each kubernetes binding of one hook, by binding name, sorted by namespace and name. */
+/**
+ * The current objects of each kubernetes binding of one hook, by binding name, sorted by namespace and name.
+ */
 export type Snapshots = Readonly<Record<string, readonly ObjectAndFilterResult[]>>;
 
 export interface OnStartupContext {
@@ -73,7 +75,10 @@ export type BindingContextV1 =
   | EventContext
   | GroupContext;
 
-/** A v0 hook's context (docs/hooks.md "Configuration versions"): the binding and, for kubernetes, the object's identity. */
+/**
+ * A v0 hook's context (docs/hooks.md "Configuration versions"): the binding and, for kubernetes, the object's
+ * identity.
+ */
 export interface BindingContextV0 {
   readonly binding: string;
   readonly resourceEvent?: 'add' | 'update' | 'delete' | '';
@@ -88,7 +93,10 @@ export function onStartupContext(): OnStartupContext {
   return { binding: 'onStartup' };
 }
 
-/** Lifecycle bindings get the snapshots of all the hook's kubernetes bindings (docs/lifecycle.md steps 3, 5, 6, 8). */
+/**
+ * Lifecycle bindings get the snapshots of all the hook's kubernetes bindings (docs/lifecycle.md steps 3, 5,
+ * 6, 8).
+ */
 export function lifecycleContext(
   config: HookConfig,
   binding: LifecycleBindingType,

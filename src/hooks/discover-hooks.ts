@@ -5,7 +5,7 @@ import { KaddonError } from '../core/errors.ts';
 import type { HookIdentity, HookOwner } from './hook-config.ts';
 
 /**
- * Finding hook files (docs/hooks.md "Where hooks live", "Module hook"; docs/hooks.md "Where hooks live"). As addon-operator
+ * Finding hook files (docs/hooks.md "Where hooks live"). As addon-operator
  * does: every executable file under the hooks directory, recursively; hidden files and
  * directories, `lib` directories (and `venv` in modules) and .yaml/.json/.md/.txt files are
  * skipped; a file without an exec bit is skipped with a warning; paths are sorted by their bytes.

@@ -21,7 +21,10 @@ export type ConfigVersion = 'v0' | 'v1';
 export type WatchEvent = 'Added' | 'Modified' | 'Deleted';
 export const WATCH_EVENTS: readonly WatchEvent[] = ['Added', 'Modified', 'Deleted'];
 
-/** Bindings whose value is an ORDER: hooks run sorted by it, then by name (docs/hooks.md "Lifecycle bindings"). */
+/**
+ * Bindings whose value is an ORDER: hooks run sorted by it, then by name (docs/hooks.md "Lifecycle
+ * bindings").
+ */
 export type OrderedBindingType =
   | 'onStartup'
   | 'beforeAll'
@@ -38,7 +41,8 @@ export type BindingType = OrderedBindingType | 'schedule' | 'kubernetes';
 
 /**
  * Which lifecycle bindings each owner may declare (docs/hooks.md "Bindings"). beforeDeleteHelm is not in
- * addon-operator's documentation; current addon-operator accepts it for module hooks (docs/hooks.md "Lifecycle bindings"), so kaddon does.
+ * addon-operator's documentation; current addon-operator accepts it for module hooks (docs/hooks.md
+ * "Lifecycle bindings"), so kaddon does.
  */
 export const LIFECYCLE_BINDINGS = {
   global: ['beforeAll', 'afterAll'],

@@ -1,8 +1,8 @@
 /**
  * Metric operations a hook writes to $METRICS_PATH (docs/hooks.md "Metrics from hooks"): one JSON object per
- * line; like addon-operator's decoder, any sequence of JSON objects is read, so an object may also
- * span lines. A group is only the one the hook wrote: addon-operator's documentation says metrics without a group are
- * never expired (the current addon-operator's default group is a DIVERGENCE kaddon does not follow).
+ * line; like addon-operator's decoder, any sequence of JSON objects is read, so an object may also span
+ * lines. A group is only the one the hook wrote: addon-operator's documentation says metrics without a group
+ * are never expired (the current addon-operator's default group is a DIVERGENCE kaddon does not follow).
  */
 export type MetricOperation =
   | {

@@ -13,10 +13,9 @@ import { parseLabelSelector } from './parse-hook-config-selectors.ts';
 import { checkTopLevelKeys, parseOrders } from './parse-hook-config-v1.ts';
 
 /**
- * The legacy config, without configVersion (docs/hooks.md "Configuration versions" "v0"): `onKubernetesEvent` instead of
- * `kubernetes`, everything in the main queue, no Synchronization run. Top-level fields are checked
- * strictly; fields inside bindings that v0 does not know are ignored, as Go's decoding ignores
- * them.
+ * The legacy config, without configVersion (docs/hooks.md "Configuration versions" "v0"): `onKubernetesEvent`
+ * instead of `kubernetes`, everything in the main queue, no Synchronization run. Top-level fields are checked
+ * strictly; fields inside bindings that v0 does not know are ignored, as Go's decoding ignores them.
  */
 const V0_EVENTS: Readonly<Record<string, WatchEvent>> = {
   add: 'Added',
@@ -94,7 +93,8 @@ function parseKubernetesV0(
     ...(matchNames.length > 0 ? { namespace: { nameSelector: { matchNames } } } : {}),
     ...(jqFilter === '' ? {} : { jqFilter }),
     executeHookOnEvent: (events ?? []).map((event) => V0_EVENTS[event] ?? 'Added'),
-    // v0 bindings have no Synchronization (docs/hooks.md "Configuration versions"); snapshots need the full objects.
+    // v0 bindings have no Synchronization (docs/hooks.md "Configuration versions"); snapshots need the full
+    // objects.
     executeHookOnSynchronization: false,
     waitForSynchronization: false,
     keepFullObjectsInMemory: true,

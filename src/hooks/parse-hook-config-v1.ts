@@ -22,7 +22,10 @@ const WEBHOOK_BINDINGS = ['kubernetesValidating', 'kubernetesMutating', 'kuberne
 
 const SCHEDULE_FIELDS = ['name', 'crontab', 'allowFailure', 'queue', 'group', 'includeSnapshotsFrom'];
 
-/** A `configVersion: v1` config (docs/hooks.md "Configuration versions"–2.5); `root` is the whole output. */
+/**
+ * A `configVersion: v1` config (docs/hooks.md "Configuration versions" and "Bindings"); `root` is the whole
+ * output.
+ */
 export function parseConfigV1(
   root: ConfigObject,
   owner: HookOwner,
@@ -152,9 +155,9 @@ function checkIncludes(
 }
 
 /**
- * `settings` (docs/hooks.md "Execution rate"). addon-operator's documentation calls the interval executionMinPeriod,
- * shell-operator executionMinInterval; both are accepted (docs/architecture.md). As in shell-operator, a
- * settings block must give both the interval and the burst.
+ * `settings` (docs/hooks.md "Execution rate"). addon-operator's documentation calls the interval
+ * executionMinPeriod, shell-operator executionMinInterval; both are accepted (docs/architecture.md). As in
+ * shell-operator, a settings block must give both the interval and the burst.
  */
 function parseSettings(reader: ConfigObject): HookSettings {
   reader.allowOnly(['executionMinInterval', 'executionMinPeriod', 'executionBurst'], 'settings');

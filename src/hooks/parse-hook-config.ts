@@ -21,8 +21,8 @@ const HINT =
   "Fix what the hook prints for --config; docs/hooks.md 'Bindings' lists the bindings and their fields.";
 
 /**
- * Reads what `hook --config` printed (JSON or YAML, docs/hooks.md) into a validated HookConfig:
- * the config version decides the format (docs/hooks.md "Configuration versions"), then every binding is checked for the
+ * Reads what `hook --config` printed (JSON or YAML, docs/hooks.md) into a validated HookConfig: the config
+ * version decides the format (docs/hooks.md "Configuration versions"), then every binding is checked for the
  * hook's kind (global or module) with addon-operator's defaults applied.
  */
 export function parseHookConfig(

@@ -5,12 +5,18 @@ import { describeFailure, HookError } from './run-hook-error.ts';
 import { withHookTempDir, type HookTempDir } from './run-hook-files.ts';
 import { runProcess } from './run-hook-process.ts';
 
-/** A module's `enabled` script run (docs/lifecycle.md step 4, docs/values.md "Values in hooks, enabled scripts and charts"). */
+/**
+ * A module's `enabled` script run (docs/lifecycle.md step 4, docs/values.md "Values in hooks, enabled scripts
+ * and charts").
+ */
 export interface EnabledScriptRequest {
   readonly moduleName: string;
   /** `<module dir>/enabled`; it need not exist. */
   readonly path: string;
-  /** Written to $VALUES_PATH as given: global and module values with `global.enabledModules`, the modules enabled before this one. */
+  /**
+   * Written to $VALUES_PATH as given: global and module values with `global.enabledModules`, the modules
+   * enabled before this one.
+   */
   readonly valuesJson: string;
   /** Written to $CONFIG_VALUES_PATH as given. */
   readonly configValuesJson: string;

@@ -180,7 +180,9 @@ function closesBeforeSilence(
 }
 
 interface GroupTerminator {
-  /** SIGTERM to the group now, SIGKILL after the grace period if any member is left; false if already done. */
+  /**
+   * SIGTERM to the group now, SIGKILL after the grace period if any member is left; false if already done.
+   */
   terminate(): boolean;
   /** The run is over: a pending SIGKILL still fires, but no longer keeps the event loop alive. */
   release(): void;

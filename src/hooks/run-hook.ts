@@ -34,7 +34,10 @@ export interface HookRunResult {
   readonly durationMs: number;
   /** CPU seconds and max RSS where /proc gives them (see createProcUsageProbe). */
   readonly usage: HookUsage | undefined;
-  /** The output files as the hook left them, also after a failure (object patches of a failed module hook still apply). */
+  /**
+   * The output files as the hook left them, also after a failure (object patches of a failed module hook
+   * still apply).
+   */
   readonly valuesPatchText: string;
   readonly configPatchText: string;
   readonly metricsText: string;
@@ -51,7 +54,10 @@ const OUTPUT_FILES = {
   KUBERNETES_PATCH_PATH: 'kubernetes-patch',
 } as const;
 
-/** Runs a hook with the file contract of docs/hooks.md and returns what it did; a failing hook is a value, not an exception. */
+/**
+ * Runs a hook with the file contract of docs/hooks.md and returns what it did; a failing hook is a value, not
+ * an exception.
+ */
 export async function runHook(request: HookRunRequest, deps: HookRunDeps): Promise<HookRunResult> {
   const logger = deps.logger.child({ hook: request.name });
   return withHookTempDir(deps.tmpRoot, deps.keepTempFiles, async (dir) => {

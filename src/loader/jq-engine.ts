@@ -14,7 +14,10 @@ export class JqExpressionError extends KaddonError {
   }
 }
 
-/** Evaluates jq filters synchronously once loaded (jq-wasm, pinned in package.json; docs/architecture.md "Dependencies"). */
+/**
+ * Evaluates jq filters synchronously once loaded (jq-wasm, pinned in package.json; docs/architecture.md
+ * "Dependencies").
+ */
 export interface JqEngine {
   /** Every output of `filter` run on `input`. `where` names the file in errors. */
   evaluate(filter: string, input: JsonValue, where: string): JsonValue[];
@@ -44,9 +47,9 @@ export async function loadJqEngine(): Promise<JqEngine> {
 const SIMPLE_PATH = /^\s*((?:\.[A-Za-z_][A-Za-z0-9_]*)+|\.)\s*$/;
 
 /**
- * `.a.b.c` without jq: each wasm call costs about 2 ms whatever the filter (docs/architecture.md "Dependencies"), and
- * most conditions and jqFilters are plain paths. Undefined where jq itself must decide (anything
- * but a plain path, or a path through a list or a scalar, which jq reports as an error).
+ * `.a.b.c` without jq: each wasm call costs about 2 ms whatever the filter (docs/architecture.md
+ * "Dependencies"), and most conditions and jqFilters are plain paths. Undefined where jq itself must decide
+ * (anything but a plain path, or a path through a list or a scalar, which jq reports as an error).
  */
 function evaluateSimplePath(filter: string, input: JsonValue): JsonValue | undefined {
   const match = SIMPLE_PATH.exec(filter);

@@ -68,8 +68,9 @@ export interface KustomizationFile {
 }
 
 /**
- * Parses and checks one kustomization file's text as kustomize v5.5.0 does (kustomize's api/internal/target/kusttarget.go): unknown
- * fields and wrong kinds are errors, legacy fields are folded into their successors with a warning.
+ * Parses and checks one kustomization file's text as kustomize v5.5.0 does (kustomize's
+ * api/internal/target/kusttarget.go): unknown fields and wrong kinds are errors, legacy fields are folded
+ * into their successors with a warning.
  */
 export interface ParseOptions {
   /** Expands `$(var)` references while parsing (a module's kustomization). */

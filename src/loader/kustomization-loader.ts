@@ -43,7 +43,10 @@ export interface LoadResult {
 interface LoadContext {
   readonly displayBase: string;
   readonly allowedRoots: readonly string[] | undefined;
-  /** Real paths of the directories being loaded, outermost first: cycle detection (kustomize's api/internal/target/kusttarget.go). */
+  /**
+   * Real paths of the directories being loaded, outermost first: cycle detection (kustomize's
+   * api/internal/target/kusttarget.go).
+   */
   readonly stack: string[];
   readonly warnings: string[];
   readonly expansion: YamlExpansion | undefined;
@@ -165,7 +168,8 @@ function referencedFiles(spec: Kustomization, dir: string): { yaml: string[]; da
   for (const replacement of spec.replacements ?? []) {
     if (typeof replacement.path === 'string') out.push(replacement.path);
   }
-  // A patchesStrategicMerge entry is a file when one exists, else an inline patch (kustomize's api/internal/builtins/PatchTransformer.go).
+  // A patchesStrategicMerge entry is a file when one exists, else an inline patch (kustomize's
+  // api/internal/builtins/PatchTransformer.go).
   for (const entry of spec.patchesStrategicMerge ?? []) {
     if (!entry.includes('\n') && existsSync(path.resolve(dir, entry))) out.push(entry);
   }

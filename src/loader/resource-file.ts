@@ -4,8 +4,8 @@ import type { LoadedObject } from '../core/kustomization.ts';
 import { parseYamlDocuments, type YamlExpansion } from '../core/yaml.ts';
 
 /**
- * Parses a resource file: a YAML stream of objects. `…List` objects with `items` are replaced by
- * their items; every object needs kind and metadata.name (kustomize's api/internal/target/kusttarget.go "Resource files").
+ * Parses a resource file: a YAML stream of objects. `…List` objects with `items` are replaced by their items;
+ * every object needs kind and metadata.name (kustomize's api/internal/target/kusttarget.go "Resource files").
  */
 export function parseResourceFile(text: string, file: string, expansion?: YamlExpansion): LoadedObject[] {
   const out: LoadedObject[] = [];

@@ -19,7 +19,10 @@ export interface FormattedOutput {
   readonly contentType: string;
 }
 
-/** `json` is one line as Go's json.Encoder writes it (docs/observability.md "Debug socket"); `text` falls back to YAML. */
+/**
+ * `json` is one line as Go's json.Encoder writes it (docs/observability.md "Debug socket"); `text` falls back
+ * to YAML.
+ */
 export function formatDebugOutput(output: DebugOutput, format: DebugFormat): FormattedOutput {
   if (format === 'json') {
     return { body: `${JSON.stringify(output.data)}\n`, contentType: 'application/json' };

@@ -12,8 +12,8 @@ export interface MatchedRoute {
 const EXTENSION = /\.(json|yaml|text)$/u;
 
 /**
- * Finds the route of a request path. The format is the `format` query parameter, else the path's
- * extension as addon-operator writes it (`/global/values.json`), else text (docs/observability.md "Debug socket").
+ * Finds the route of a request path. The format is the `format` query parameter, else the path's extension as
+ * addon-operator writes it (`/global/values.json`), else text (docs/observability.md "Debug socket").
  */
 export function matchDebugRoute(routes: readonly DebugRoute[], url: URL): MatchedRoute {
   const extension = EXTENSION.exec(url.pathname)?.[1];

@@ -25,7 +25,10 @@ export interface DebugRoute {
   readonly handle: (request: RouteRequest) => DebugOutput | Promise<DebugOutput>;
 }
 
-/** The routes of docs/observability.md "Debug socket" that kaddon has, plus `render` with objects and `/hook/…/snapshots`. */
+/**
+ * The routes of docs/observability.md "Debug socket" that kaddon has, plus `render` with objects and
+ * `/hook/…/snapshots`.
+ */
 export const DEBUG_ROUTES: readonly DebugRoute[] = [
   { path: '/', handle: () => ({ data: 'debug endpoint is alive', text: 'debug endpoint is alive\n' }) },
   { path: '/discovery', handle: () => discovery() },
@@ -96,7 +99,10 @@ function moduleList(state: DebugState): DebugOutput {
   return { data: { enabledModules, modules }, text: formatModuleList(modules) };
 }
 
-/** Values or config of a module; with `global=true`, `{global, <moduleKey>}` (docs/observability.md "Debug socket"). */
+/**
+ * Values or config of a module; with `global=true`, `{global, <moduleKey>}` (docs/observability.md "Debug
+ * socket").
+ */
 function withGlobal({ state, module, query }: RouteRequest, kind: 'values' | 'config'): DebugOutput {
   const section = kind === 'values' ? state.moduleValues(module) : state.moduleConfig(module);
   if (!isTrue(query, 'global')) return { data: section };

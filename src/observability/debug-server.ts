@@ -31,7 +31,9 @@ interface Answer extends FormattedOutput {
   readonly status: number;
 }
 
-/** The debug API of docs/observability.md "Debug socket" (HTTP over a unix socket), read from a DebugState. */
+/**
+ * The debug API of docs/observability.md "Debug socket" (HTTP over a unix socket), read from a DebugState.
+ */
 export function createDebugServer(options: DebugServerOptions): DebugServer {
   let server: Server | undefined;
   let current: DebugServerOptions = options;

@@ -5,8 +5,9 @@ import type { Server } from 'node:net';
 import { DebugSocketError } from './debug-errors.ts';
 
 /**
- * Makes `path` ready to listen on (docs/observability.md "Debug socket": the directory is created, a stale socket is
- * removed). A socket another process still accepts on is left alone: two operators must not share it.
+ * Makes `path` ready to listen on (docs/observability.md "Debug socket": the directory is created, a stale
+ * socket is removed). A socket another process still accepts on is left alone: two operators must not share
+ * it.
  */
 export async function prepareSocketPath(path: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true, mode: 0o700 });

@@ -3,12 +3,15 @@ import type { ValuesPatch } from '../core/values-patch.ts';
 import type { Snapshots } from '../hooks/binding-context.ts';
 
 /**
- * What the debug server reads (docs/observability.md "Debug socket"), declared here where it is consumed; the operator
- * implements it. Every `name` given to a module method is one `modules()` lists: the server
- * answers 404 for any other before it asks.
+ * What the debug server reads (docs/observability.md "Debug socket"), declared here where it is consumed; the
+ * operator implements it. Every `name` given to a module method is one `modules()` lists: the server answers
+ * 404 for any other before it asks.
  */
 export interface DebugState {
-  /** `queue list` (docs/observability.md "Debug socket"): the dump and its text form, from dumpQueues/formatQueueDump. */
+  /**
+   * `queue list` (docs/observability.md "Debug socket"): the dump and its text form, from
+   * dumpQueues/formatQueueDump.
+   */
   queueList(showEmpty: boolean): DebugDocument;
   /** The `main` queue alone, in the same two forms. */
   queueMain(): DebugDocument;

@@ -24,7 +24,10 @@ function families(text: string): Map<string, string[]> {
   return byName;
 }
 
-/** addon-operator's documentation prints `{a="1", b="2"}`; the exposition format writes no space after the comma. */
+/**
+ * addon-operator's documentation prints `{a="1", b="2"}`; the exposition format writes no space after the
+ * comma.
+ */
 function seedText(text: string): Map<string, string[]> {
   return families(text.replace(/", /gu, '",'));
 }

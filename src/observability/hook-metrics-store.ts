@@ -21,7 +21,9 @@ export interface HookMetricsStoreOptions {
 export interface HookMetricsStore {
   /** The custom metrics of all hooks, in a registry of their own. */
   readonly registry: Registry;
-  /** Applies one hook run's operations as one batch (docs/hooks.md "Metrics from hooks", "Grouped metrics"). */
+  /**
+   * Applies one hook run's operations as one batch (docs/hooks.md "Metrics from hooks", "Grouped metrics").
+   */
   apply(source: MetricsSource, operations: readonly MetricOperation[]): HookMetricsConflict[];
 }
 

@@ -1,8 +1,13 @@
-/** Log levels as addon-operator's LOG_LEVEL names them (the settings table in README.md), least severe first. */
+/**
+ * Log levels as addon-operator's LOG_LEVEL names them (the settings table in README.md), least severe first.
+ */
 export const LOG_LEVELS = ['debug', 'info', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** LOG_TYPE values (the settings table in README.md). `color` is accepted and written as `text`: kaddon prints no colours. */
+/**
+ * LOG_TYPE values (the settings table in README.md). `color` is accepted and written as `text`: kaddon prints
+ * no colours.
+ */
 export const LOG_TYPES = ['json', 'text', 'color'] as const;
 export type LogType = (typeof LOG_TYPES)[number];
 

@@ -1,7 +1,7 @@
 /**
- * Every built-in metric kaddon exports, in one place (docs/architecture.md "House style"): the name after the prefix
- * (ADDON_OPERATOR_PROMETHEUS_METRICS_PREFIX, default `addon_operator_`), the type and the label
- * names. Names and labels are addon-operator's documented ones (docs/observability.md "Metrics"); where the current
+ * Every built-in metric kaddon exports, in one place (docs/architecture.md "House style"): the name after the
+ * prefix (ADDON_OPERATOR_PROMETHEUS_METRICS_PREFIX, default `addon_operator_`), the type and the label names.
+ * Names and labels are addon-operator's documented ones (docs/observability.md "Metrics"); where the current
  * addon-operator code names them differently (`*_hook_errors_total`, `modules_discover_errors_total`,
  * `module_run_seconds{module,activation}`) the documentation wins. The last block is kaddon's own.
  */

@@ -104,7 +104,10 @@ export const everyWithNodeTimer: ScheduleEvery = (ms, tick) => {
   };
 };
 
-/** Registers every built-in metric in a registry of kaddon's own (docs/architecture.md "Dependencies": not the global one). */
+/**
+ * Registers every built-in metric in a registry of kaddon's own (docs/architecture.md "Dependencies": not the
+ * global one).
+ */
 export function createOperatorMetrics(options: OperatorMetricsOptions): OperatorMetrics {
   const registry = new Registry();
   const keys = (Object.keys(METRIC_CATALOG) as MetricKey[]).filter(

@@ -25,9 +25,9 @@ export function buildKustomization(node: KustomizationNode): BuildResult {
 }
 
 /**
- * One kustomization onto an accumulator, in kustomize's order (kustomize's api/internal/target/kusttarget.go): resources,
- * configurations, generators, components (onto this same accumulator), then this kustomization's
- * own transformers, and finally its vars.
+ * One kustomization onto an accumulator, in kustomize's order (kustomize's
+ * api/internal/target/kusttarget.go): resources, configurations, generators, components (onto this same
+ * accumulator), then this kustomization's own transformers, and finally its vars.
  */
 export function accumulateTarget(node: KustomizationNode, ra: ResourceAccumulator): ResourceAccumulator {
   accumulateResources(node, ra);
@@ -74,7 +74,10 @@ function runGenerators(node: KustomizationNode, ra: ResourceAccumulator): void {
   runGeneratorPlugins(ra, node, buildPluginDirectory);
 }
 
-/** This kustomization's transformers in kustomize's fixed order (kustomize's api/internal/target/kusttarget.go step 6). */
+/**
+ * This kustomization's transformers in kustomize's fixed order (kustomize's api/internal/target/kusttarget.go
+ * step 6).
+ */
 function runTransformers(node: KustomizationNode, ra: ResourceAccumulator): void {
   const spec = node.spec;
   applyPatchesStrategicMerge(ra, spec.patchesStrategicMerge ?? [], node);

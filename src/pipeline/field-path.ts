@@ -20,7 +20,9 @@ export class FieldPathError extends KaddonError {
  */
 export type FieldVisitor = (value: JsonValue | undefined, set: (value: JsonValue) => void) => void;
 
-/** Splits a field-spec path at `/`, honouring `\/` inside keys (kustomize's api/konfig/builtinpluginconsts). */
+/**
+ * Splits a field-spec path at `/`, honouring `\/` inside keys (kustomize's api/konfig/builtinpluginconsts).
+ */
 export function splitFieldPath(path: string): string[] {
   const segments: string[] = [];
   let current = '';

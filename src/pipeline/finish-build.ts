@@ -17,8 +17,9 @@ export interface BuildResult {
 const LOCAL_CONFIG = 'config.kubernetes.io/local-config';
 
 /**
- * What kustomize does once, after the top-level kustomization (kustomize's api/internal/target/kusttarget.go steps 9–13): hash
- * suffixes, the name-reference fix-up, vars, dropping local-config objects, then the output order.
+ * What kustomize does once, after the top-level kustomization (kustomize's api/internal/target/kusttarget.go
+ * steps 9–13): hash suffixes, the name-reference fix-up, vars, dropping local-config objects, then the output
+ * order.
  */
 export function finishBuild(ra: ResourceAccumulator, sortOptions: SortOptions | undefined): BuildResult {
   appendHashSuffixes(ra.resources);

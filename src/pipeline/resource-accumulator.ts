@@ -9,7 +9,10 @@ import {
   type TransformerConfig,
 } from './transformer-config.ts';
 
-/** A `vars` entry bound to the object it names, when exactly one object matched (kustomize's api/internal/accumulator/refvar.go). */
+/**
+ * A `vars` entry bound to the object it names, when exactly one object matched (kustomize's
+ * api/internal/accumulator/refvar.go).
+ */
 export interface DeclaredVar {
   readonly name: string;
   /** The declaring kustomization file, for messages. */

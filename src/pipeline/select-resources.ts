@@ -17,10 +17,10 @@ export const LABEL_SELECTOR_HINT =
   'joined by commas; keys and values must be valid label keys and values.';
 
 /**
- * Whether a `patches` target (or any Selector) picks the resource (kustomize's api/types/selector.go): group, version
- * and kind as anchored regexes against the current id; name against the original and the current
- * name; namespace against the original and the current effective namespace; then the label and
- * annotation selectors.
+ * Whether a `patches` target (or any Selector) picks the resource (kustomize's api/types/selector.go): group,
+ * version and kind as anchored regexes against the current id; name against the original and the current
+ * name; namespace against the original and the current effective namespace; then the label and annotation
+ * selectors.
  */
 export function isSelected(resource: Resource, selector: Selector): boolean {
   const compiled = compileSelector(selector);

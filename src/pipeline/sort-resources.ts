@@ -6,7 +6,10 @@ export interface LegacySortOptions {
   readonly orderLast?: readonly string[];
 }
 
-/** kustomize's legacy output order (kustomize's kyaml/resid/gvk.go): kinds by priority, then GVK, then namespace and name. */
+/**
+ * kustomize's legacy output order (kustomize's kyaml/resid/gvk.go): kinds by priority, then GVK, then
+ * namespace and name.
+ */
 export function sortLegacy(resources: readonly Resource[], options: LegacySortOptions = {}): Resource[] {
   const first = options.orderFirst ?? KIND_ORDER_FIRST;
   const last = options.orderLast ?? KIND_ORDER_LAST;

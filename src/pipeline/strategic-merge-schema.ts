@@ -1,8 +1,8 @@
 /**
  * The part of the Kubernetes v1.21.2 OpenAPI schema (the one kustomize v5.5.0's kyaml embeds) that a
  * strategic merge patch consults: which list fields are associative and by which keys (the
- * `x-kubernetes-patch-*` extensions of that schema's definitions). Only paths that lead to such a
- * list are modelled; every other list, and every list of a kind not in this table, is replaced wholesale by the patch.
+ * `x-kubernetes-patch-*` extensions of that schema's definitions). Only paths that lead to such a list are
+ * modelled; every other list, and every list of a kind not in this table, is replaced wholesale by the patch.
  *
  * A list is associative when its `x-kubernetes-patch-strategy` contains `merge`; its keys are
  * `x-kubernetes-list-map-keys` if present, else `x-kubernetes-patch-merge-key`. Lists that are only

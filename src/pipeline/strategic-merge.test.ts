@@ -256,7 +256,8 @@ describe('strategicMerge: maps and scalars [patch-02]', () => {
   });
 });
 
-// Behaviours below come from kustomize's kyaml/yaml/merge2 and kyaml's merge2/walk sources rather than a recorded case.
+// Behaviours below come from kustomize's kyaml/yaml/merge2 and kyaml's merge2/walk sources rather than a
+// recorded case.
 describe('strategicMerge: schema lookup', () => {
   const deployment = (apiVersion: string) =>
     parse(`apiVersion: ${apiVersion}

@@ -3,9 +3,9 @@ import { PatchError } from './json6902.ts';
 import { fieldSchema, schemaForResource, type FieldSchema } from './strategic-merge-schema.ts';
 
 /**
- * kustomize's strategic merge patch: kyaml merge2's walk over the object and the patch (kustomize's kyaml/yaml/merge2),
- * not apimachinery's. The walk works on copies and mutates them in place, because kyaml's list
- * algorithm depends on merged elements staying the same nodes inside the object's list.
+ * kustomize's strategic merge patch: kyaml merge2's walk over the object and the patch (kustomize's
+ * kyaml/yaml/merge2), not apimachinery's. The walk works on copies and mutates them in place, because kyaml's
+ * list algorithm depends on merged elements staying the same nodes inside the object's list.
  */
 
 /** A walk result; undefined clears the field, as kyaml's ClearNode does. */
@@ -76,7 +76,9 @@ function mapSources(dest: Merged, patch: Merged, path: string): Sources<JsonObje
   return directive === 'replace' ? { base: patch, other: patch } : { base: dest, other: patch };
 }
 
-/** Reads and removes a map's `$patch`; `lenient` when kyaml ignores an unknown one (nothing to merge into). */
+/**
+ * Reads and removes a map's `$patch`; `lenient` when kyaml ignores an unknown one (nothing to merge into).
+ */
 function takeMapDirective(patch: JsonObject, path: string, lenient: boolean): Directive {
   if (!Object.hasOwn(patch, DIRECTIVE)) return 'merge';
   const directive = asDirective(patch[DIRECTIVE]);

@@ -13,9 +13,9 @@ export interface NameBackReference {
 }
 
 /**
- * The field specs the builtin transformers use (kustomize's api/konfig/builtinpluginconsts): the builtin tables plus every
- * `configurations:` file seen so far. `labels` holds field specs kustomize adds to every `labels:`
- * entry of a kustomization.
+ * The field specs the builtin transformers use (kustomize's api/konfig/builtinpluginconsts): the builtin
+ * tables plus every `configurations:` file seen so far. `labels` holds field specs kustomize adds to every
+ * `labels:` entry of a kustomization.
  */
 export interface TransformerConfig {
   namePrefix: FieldSpec[];

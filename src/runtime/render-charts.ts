@@ -46,10 +46,9 @@ export function enabledChartModules(
 }
 
 /**
- * Renders each enabled chart module with `helm template` as addon-operator would install it
- * (docs/modules.md "Helm chart modules"–6.2): release name = module name, the module's helm values, the chart as is or
- * synthesized from templates/. One at a time, in module order, so the first error is the first
- * module's.
+ * Renders each enabled chart module with `helm template` as addon-operator would install it (docs/modules.md
+ * "Helm chart modules"–6.2): release name = module name, the module's helm values, the chart as is or
+ * synthesized from templates/. One at a time, in module order, so the first error is the first module's.
  */
 export async function renderCharts(
   tree: ModulesTree,

@@ -61,7 +61,8 @@ async function assertFailsAndKeepsState(
   );
 }
 
-// addon-operator's VALUES.md example: these files, this ConfigMap, these $CONFIG_VALUES_PATH and $VALUES_PATH.
+// addon-operator's VALUES.md example: these files, this ConfigMap, these $CONFIG_VALUES_PATH and
+// $VALUES_PATH.
 const DOC_EXAMPLE_FILES = {
   'modules/values.yaml': 'global:\n  param1: 100\n  param2: "Yes"\n',
   'modules/01-some-module/values.yaml': 'someModule:\n  param1: "String"\n',
@@ -76,7 +77,8 @@ describe('values store: docs/values.md example', () => {
       global: { param1: 200 },
       someModule: { param1: 'Long string', param2: 'FOO' },
     });
-    // addon-operator's documentation prints "YES" for the "Yes" of values.yaml, a typo: merging does not change case.
+    // addon-operator's documentation prints "YES" for the "Yes" of values.yaml, a typo: merging does not
+    // change case.
     assert.deepEqual(f.store.valuesView(some), {
       global: { param1: 200, param2: 'Yes' },
       someModule: { param1: 'Long string', param2: 'FOO' },

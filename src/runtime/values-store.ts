@@ -90,10 +90,10 @@ export class ValuesStore {
   }
 
   /**
-   * `$VALUES_PATH` (docs/values.md "Values in hooks, enabled scripts and charts"): `{global}` for a global hook;
-   * `{global, <moduleKey>}` for a module hook, an enabled script or `$(var)` expansion, with
-   * `global.enabledModules` when given (all enabled modules for hooks, the ones enabled before
-   * this module for its enabled script).
+   * `$VALUES_PATH` (docs/values.md "Values in hooks, enabled scripts and charts"): `{global}` for a global
+   * hook; `{global, <moduleKey>}` for a module hook, an enabled script or `$(var)` expansion, with
+   * `global.enabledModules` when given (all enabled modules for hooks, the ones enabled before this module
+   * for its enabled script).
    */
   valuesView(owner: ValuesOwner, enabledModules?: readonly string[]): JsonObject {
     const global = this.globalValues();
@@ -110,9 +110,9 @@ export class ValuesStore {
   }
 
   /**
-   * The values a module's release is rendered with: `{global, <moduleKey>}` without
-   * enabledModules (docs/values.md "Values in hooks, enabled scripts and charts"), checked first against the global
-   * and the module's values schema with `x-required-for-helm` merged into `required`.
+   * The values a module's release is rendered with: `{global, <moduleKey>}` without enabledModules
+   * (docs/values.md "Values in hooks, enabled scripts and charts"), checked first against the global and the
+   * module's values schema with `x-required-for-helm` merged into `required`.
    */
   helmValues(name: string): JsonObject {
     const view = this.valuesView(moduleOwner(name));
@@ -264,8 +264,8 @@ export class ValuesStore {
 
   /** The values patch kept in memory from an owner's hook runs, compacted. */
   /**
-   * ModuleDelete (docs/lifecycle.md "Helm delivery", addon-operator's ResetState): the values patches the module's
-   * hooks left are dropped, so a module enabled again starts from its static and config values.
+   * ModuleDelete (docs/lifecycle.md "Helm delivery", addon-operator's ResetState): the values patches the
+   * module's hooks left are dropped, so a module enabled again starts from its static and config values.
    */
   resetModule(name: string): Promise<void> {
     return this.#serialize(() => {

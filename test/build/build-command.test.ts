@@ -283,7 +283,7 @@ describe('kaddon build diagnostics', () => {
     assert.match(run.stderr, /is not a plain name/);
   });
 
-  it('merges enabled flags as docs/lifecycle.md step 4 says: the module values.yaml overrides the root', async () => {
+  it('merges enabled flags (docs/lifecycle.md step 4): the module values.yaml overrides the root', async () => {
     const dir = tmp.write('flags', {
       'values.yaml': 'nginxIngressEnabled: true\n',
       '001-nginx-ingress/values.yaml': 'nginxIngressEnabled: false\n',

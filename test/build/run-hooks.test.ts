@@ -42,7 +42,7 @@ describe('kaddon build --run-hooks', () => {
   });
 
   // addon-operator's VALUES.md example: the values files a module hook receives.
-  it('gives hooks the values and config values of docs/values.md, with global.enabledModules for module hooks', async () => {
+  it('gives hooks values and config values (docs/values.md), global.enabledModules to module hooks', async () => {
     const out = tmp.write('dumps', {});
     const dir = tree('seed003', {
       'modules/values.yaml': 'global:\n  param1: 100\n  param2: "Yes"\nsomeModuleEnabled: true\n',

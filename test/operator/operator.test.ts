@@ -198,7 +198,10 @@ describe('kaddon operator against a real cluster and helm', () => {
   });
 });
 
-/** promtool's naming lint on names addon-operator documents (as test/observability/metrics-exposition.test.ts). */
+/**
+ * promtool's naming lint on names addon-operator documents (as
+ * test/observability/metrics-exposition.test.ts).
+ */
 const SEED_NAMES_PROMTOOL_DISLIKES = [
   'addon_operator_binding_count non-histogram and non-summary metrics should not have "_count" suffix',
   'addon_operator_convergence_seconds counter metrics should have "_total" suffix',
@@ -209,7 +212,10 @@ function scrape(): Promise<string> {
   return scrapeMetrics(env.port);
 }
 
-/** docs/observability.md "Metrics" on /metrics, and the debug socket (docs/observability.md "Debug socket") over the CLI. */
+/**
+ * docs/observability.md "Metrics" on /metrics, and the debug socket (docs/observability.md "Debug socket")
+ * over the CLI.
+ */
 async function checkMetricsAndDebugSocket(): Promise<void> {
   const text = await scrape();
   const promtool = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
@@ -256,8 +262,8 @@ async function checkMetricsAndDebugSocket(): Promise<void> {
 }
 
 /**
- * docs/lifecycle.md "Helm delivery", auto-healing: managed objects deleted from the cluster (a namespaced one and a
- * cluster-scoped one) come back by a helm upgrade of their module's release only.
+ * docs/lifecycle.md "Helm delivery", auto-healing: managed objects deleted from the cluster (a namespaced one
+ * and a cluster-scoped one) come back by a helm upgrade of their module's release only.
  */
 async function checkAutoHealing(): Promise<void> {
   const prometheus = (await revision('prometheus')) ?? 0;

@@ -29,8 +29,8 @@ const FIELD_MANAGER = 'kaddon';
 const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 
 /**
- * ModuleEnsureCRDs (docs/lifecycle.md "Helm delivery"): applies `<module>/crds/*.yaml` before the release, since the
- * release is installed with --skip-crds. Server-side apply with force, so a CRD first created by
+ * ModuleEnsureCRDs (docs/lifecycle.md "Helm delivery"): applies `<module>/crds/*.yaml` before the release,
+ * since the release is installed with --skip-crds. Server-side apply with force, so a CRD first created by
  * helm or kubectl is taken over. Returns the names of the CRDs applied.
  */
 export async function applyCrds(

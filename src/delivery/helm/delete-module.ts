@@ -1,6 +1,9 @@
 import type { ReleaseHelm } from './recover-release.ts';
 
-/** ModuleDelete's helm step: `helm uninstall`; a module without a release is fine (docs/lifecycle.md "Helm delivery"). */
+/**
+ * ModuleDelete's helm step: `helm uninstall`; a module without a release is fine (docs/lifecycle.md "Helm
+ * delivery").
+ */
 export async function deleteModule(
   module: string,
   namespace: string,
@@ -11,8 +14,8 @@ export async function deleteModule(
 }
 
 /**
- * DiscoverHelmReleases (docs/lifecycle.md "Helm delivery"): the releases in the namespace that no module owns, in
- * reverse name order (the order ModulePurge uninstalls them), except the release named by
+ * DiscoverHelmReleases (docs/lifecycle.md "Helm delivery"): the releases in the namespace that no module
+ * owns, in reverse name order (the order ModulePurge uninstalls them), except the release named by
  * HELM_IGNORE_RELEASE (the operator's own, when helm deployed it into the same namespace).
  */
 export function orphanReleases(

@@ -12,8 +12,9 @@ import {
 import { RELEASE_CHART_FORMAT, writeReleaseChart } from './release-chart.ts';
 
 /**
- * The release values key that holds the checksum, as addon-operator kept `_addonOperatorModuleChecksum`
- * in release values (docs/lifecycle.md "Helm delivery"). The release chart reads no values, so the key is kaddon's.
+ * The release values key that holds the checksum, as addon-operator kept `_addonOperatorModuleChecksum` in
+ * release values (docs/lifecycle.md "Helm delivery"). The release chart reads no values, so the key is
+ * kaddon's.
  */
 export const CHECKSUM_VALUES_KEY = '_kaddonModuleChecksum';
 
@@ -26,7 +27,9 @@ export interface DeliverModuleInput {
   readonly manifest: string;
   /** Anything else that decides what helm would do, e.g. the helm-relevant values' checksum. */
   readonly checksumInputs?: readonly string[];
-  /** The resource monitor found objects of the release missing (auto-heal, docs/lifecycle.md "Helm delivery"). */
+  /**
+   * The resource monitor found objects of the release missing (auto-heal, docs/lifecycle.md "Helm delivery").
+   */
   readonly resourcesMissing?: boolean;
   /**
    * `helm list` just showed no release of this name: install without asking helm first. Should a
@@ -93,7 +96,10 @@ export async function deliverModule(input: DeliverModuleInput, deps: DeliverDeps
   return { outcome, reason: reason ?? 'absent', revision, checksum, ...(recovery ? { recovery } : {}) };
 }
 
-/** addon-operator's shouldRunHelmUpgrade (docs/lifecycle.md "Helm delivery" step 5), with a missing checksum as changed. */
+/**
+ * addon-operator's shouldRunHelmUpgrade (docs/lifecycle.md "Helm delivery"), with a missing checksum
+ * as changed.
+ */
 function upgradeReason(
   current: ReleaseDetails | undefined,
   checksum: string,

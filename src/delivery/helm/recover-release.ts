@@ -16,13 +16,12 @@ export function isStuckState(status: ReleaseState): boolean {
 }
 
 /**
- * Clears a release that a crashed helm left in pending-install, pending-upgrade or
- * pending-rollback, which helm otherwise refuses with "another operation is in progress".
- * addon-operator (docs/lifecycle.md "Helm delivery") deletes the pending revision's storage Secret for the secret
- * driver and rolls back for the others; kaddon always takes the rollback path, which works for
- * every HELM_DRIVER through helm itself: roll back to the newest older revision that is not
- * pending, or uninstall when there is none (a first install that never finished). A release stuck
- * in `uninstalling` is uninstalled again (addon-operator issue #496).
+ * Clears a release that a crashed helm left in pending-install, pending-upgrade or pending-rollback, which
+ * helm otherwise refuses with "another operation is in progress". addon-operator (docs/lifecycle.md "Helm
+ * delivery") deletes the pending revision's storage Secret for the secret driver and rolls back for the
+ * others; kaddon always takes the rollback path, which works for every HELM_DRIVER through helm itself: roll
+ * back to the newest older revision that is not pending, or uninstall when there is none (a first install
+ * that never finished). A release stuck in `uninstalling` is uninstalled again (addon-operator issue #496).
  */
 export async function recoverStuckRelease(
   helm: ReleaseHelm,

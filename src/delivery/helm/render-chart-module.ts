@@ -35,7 +35,10 @@ export interface RenderChartOptions {
   readonly displayDir?: string;
 }
 
-/** Module folders that are not chart content when addon-operator synthesizes a chart (docs/modules.md "Helm chart modules"). */
+/**
+ * Module folders that are not chart content when addon-operator synthesizes a chart (docs/modules.md "Helm
+ * chart modules").
+ */
 const NOT_CHART_DIRS = new Set(['crds', 'docs', 'hooks', 'images', 'lib']);
 /** addon-operator's synthesized chart version. */
 const SYNTHESIZED_VERSION = '0.2.0';

@@ -2,12 +2,12 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.t
 import type { Resource } from '../../core/resource.ts';
 
 /**
- * Absorbs a generated object with behavior merge or replace into the object already accumulated
- * under its id (kustomize's api/resmap/reswrangler.go). The result is the generated object (its `type`, `immutable` and
- * other fields win) carrying the existing object's name and namespace, both objects' labels and
- * annotations (generated wins per key), and for merge both objects' `data` and `binaryData`
- * (generated wins per key). It keeps the existing object's history (previous ids, prefixes,
- * suffixes, owner) and wants a hash suffix only when both did [gen-10b, gen-10c].
+ * Absorbs a generated object with behavior merge or replace into the object already accumulated under its id
+ * (kustomize's api/resmap/reswrangler.go). The result is the generated object (its `type`, `immutable` and
+ * other fields win) carrying the existing object's name and namespace, both objects' labels and annotations
+ * (generated wins per key), and for merge both objects' `data` and `binaryData` (generated wins per key). It
+ * keeps the existing object's history (previous ids, prefixes, suffixes, owner) and wants a hash suffix only
+ * when both did [gen-10b, gen-10c].
  */
 export function mergeGenerated(
   existing: Resource,
@@ -25,7 +25,9 @@ export function mergeGenerated(
   return result;
 }
 
-/** The generated object's metadata, renamed to the existing object, with the labels and annotations of both. */
+/**
+ * The generated object's metadata, renamed to the existing object, with the labels and annotations of both.
+ */
 function mergedMetadata(existing: Resource, generated: Resource): JsonObject {
   const metadata: JsonObject = {
     ...(isJsonObject(generated.obj.metadata) ? structuredClone(generated.obj.metadata) : {}),

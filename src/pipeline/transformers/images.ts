@@ -11,9 +11,10 @@ type ImageUpdate = (image: string) => string | undefined;
 const TAG_AND_DIGEST = '(:[a-zA-Z0-9_.{}-]*)?(@sha256:[a-zA-Z0-9_.{}-]*)?$';
 
 /**
- * `images` entries in order (kustomize's api/filters and api/internal/builtins images). Each entry runs two passes over every object but
- * CustomResourceDefinitions: the legacy walk over any `containers`/`initContainers` list at any
- * depth, then the field specs; so a `tagSuffix` lands twice on the standard pod-template paths.
+ * `images` entries in order (kustomize's api/filters and api/internal/builtins images). Each entry runs two
+ * passes over every object but CustomResourceDefinitions: the legacy walk over any
+ * `containers`/`initContainers` list at any depth, then the field specs; so a `tagSuffix` lands twice on the
+ * standard pod-template paths.
  */
 export function transformImages(
   resources: readonly Resource[],
@@ -45,7 +46,9 @@ function updateContainerLists(node: JsonValue, update: ImageUpdate): void {
   }
 }
 
-/** Never creates: kustomize's image filter gives no kind to create, so `create: true` in the table is moot. */
+/**
+ * Never creates: kustomize's image filter gives no kind to create, so `create: true` in the table is moot.
+ */
 function updateFieldSpecs(resource: Resource, fieldSpecs: readonly FieldSpec[], update: ImageUpdate): void {
   for (const spec of fieldSpecs) {
     if (!isFieldSpecFor(spec, resource.id)) continue;

@@ -6,8 +6,9 @@ import { setMapEntries, toStringMap } from './metadata-map.ts';
 const METADATA_LABELS: FieldSpec = { path: 'metadata/labels', create: true };
 
 /**
- * `labels` entries in order, then `commonLabels` (kustomize's api/filters and api/internal/builtins "labels / commonLabels"):
- * selectors only with includeSelectors (commonLabels always), templates with includeTemplates.
+ * `labels` entries in order, then `commonLabels` (kustomize's api/filters and api/internal/builtins "labels /
+ * commonLabels"): selectors only with includeSelectors (commonLabels always), templates with
+ * includeTemplates.
  */
 export function transformLabels(
   resources: readonly Resource[],

@@ -13,8 +13,9 @@ function isExemptFromRename(gvk: Gvk): boolean {
 }
 
 /**
- * namePrefix / nameSuffix (kustomize's api/filters and api/internal/builtins): the name becomes prefix + name + suffix on every object but
- * the exempt kinds; the prefix and suffix are recorded so name references can tell copies apart.
+ * namePrefix / nameSuffix (kustomize's api/filters and api/internal/builtins): the name becomes prefix + name
+ * + suffix on every object but the exempt kinds; the prefix and suffix are recorded so name references can
+ * tell copies apart.
  */
 export function transformNamePrefixSuffix(
   resources: readonly Resource[],

@@ -7,10 +7,10 @@ import { isFieldSpecFor, visitFieldPath } from '../field-path.ts';
 const BINDING_KINDS = new Set(['RoleBinding', 'ClusterRoleBinding']);
 
 /**
- * kustomize's namespace transformer (kustomize's api/filters and api/internal/builtins "namespace"): every namespaced object gets the
- * namespace, (Cluster)RoleBinding subjects named `default` get it, and the namespace field specs
- * are set — the default ones rename Namespace objects and point APIService and CRD conversion
- * webhooks at the namespace.
+ * kustomize's namespace transformer (kustomize's api/filters and api/internal/builtins "namespace"): every
+ * namespaced object gets the namespace, (Cluster)RoleBinding subjects named `default` get it, and the
+ * namespace field specs are set — the default ones rename Namespace objects and point APIService and CRD
+ * conversion webhooks at the namespace.
  */
 export function transformNamespace(
   resources: readonly Resource[],

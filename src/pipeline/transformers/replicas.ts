@@ -5,9 +5,9 @@ import type { Resource } from '../../core/resource.ts';
 import { isFieldSpecFor, visitFieldPath } from '../field-path.ts';
 
 /**
- * `replicas` entries in order (kustomize's api/filters and api/internal/builtins replicas): every object whose current or any previous
- * id has the entry's name and a kind of a field spec gets the count at that spec's path. An entry
- * that matches no object at all is an error; `file` is the kustomization it came from.
+ * `replicas` entries in order (kustomize's api/filters and api/internal/builtins replicas): every object
+ * whose current or any previous id has the entry's name and a kind of a field spec gets the count at that
+ * spec's path. An entry that matches no object at all is an error; `file` is the kustomization it came from.
  */
 export function transformReplicas(
   resources: readonly Resource[],

@@ -7,7 +7,10 @@ import { expandVars } from '../../core/var-expansion.ts';
 import { isFieldSpecFor, visitFieldPath } from '../field-path.ts';
 import type { DeclaredVar, ResourceAccumulator } from '../resource-accumulator.ts';
 
-/** Binds a kustomization's `vars` to the objects in scope now (kustomize's api/internal/accumulator/refvar.go "Registration"). */
+/**
+ * Binds a kustomization's `vars` to the objects in scope now (kustomize's api/internal/accumulator/refvar.go
+ * "Registration").
+ */
 export function declareVars(ra: ResourceAccumulator, vars: readonly VarEntry[], file: string): void {
   for (const entry of vars) {
     const objref = objrefId(entry);
@@ -49,8 +52,8 @@ function matchesObjref(resource: Resource, objref: ResId): boolean {
 }
 
 /**
- * Replaces `$(VAR)` in the varReference fields of every object with the final values of the
- * declared vars (kustomize's api/internal/accumulator/refvar.go). Returns the names of vars that were never used.
+ * Replaces `$(VAR)` in the varReference fields of every object with the final values of the declared vars
+ * (kustomize's api/internal/accumulator/refvar.go). Returns the names of vars that were never used.
  */
 export function resolveVars(
   resources: readonly Resource[],

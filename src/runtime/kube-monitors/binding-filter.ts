@@ -32,8 +32,9 @@ export function filterObject(
 }
 
 /**
- * Filters a whole list. A jq call costs ~2 ms whatever its input, so a long list goes through one
- * call (docs/architecture.md "Dependencies"); when that fails, each object is filtered alone so only the bad ones are lost.
+ * Filters a whole list. A jq call costs ~2 ms whatever its input, so a long list goes through one call
+ * (docs/architecture.md "Dependencies"); when that fails, each object is filtered alone so only the bad ones
+ * are lost.
  */
 export function filterObjects(
   jq: JqEngine,

@@ -1,6 +1,9 @@
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
 
-/** How objects are identified and ordered in a snapshot: namespace, then name (docs/hooks.md "Binding contexts"). */
+/**
+ * How objects are identified and ordered in a snapshot: namespace, then name (docs/hooks.md "Binding
+ * contexts").
+ */
 
 export interface ObjectId {
   readonly namespace: string;

@@ -8,12 +8,12 @@ import type { OperatorContext } from './operator-context.ts';
 import { runGlobalHooks } from './run-hooks.ts';
 
 /**
- * ConvergeModules in StandBy, "reload all modules" (docs/lifecycle.md steps 3–8, docs/lifecycle.md "Tasks and queues"): beforeAll,
- * discovery, then the tasks that do the rest, in the order of docs/lifecycle.md, to be put at the head of the
- * main queue: a ModuleRun per enabled module, a ModuleDelete per module that is now disabled, a
- * ModulePurge per release without a module, and the AfterAll phase. Each is its own task, so a
- * failing module is retried alone and what waits behind it is visible in `queue list`.
- * A failing beforeAll hook throws (retried with backoff); a failing discovery is retried in 5 s.
+ * ConvergeModules in StandBy, "reload all modules" (docs/lifecycle.md steps 3–8 and "Tasks and
+ * queues"): beforeAll, discovery, then the tasks that do the rest, in the order of docs/lifecycle.md, to be
+ * put at the head of the main queue: a ModuleRun per enabled module, a ModuleDelete per module that is now
+ * disabled, a ModulePurge per release without a module, and the AfterAll phase. Each is its own task, so a
+ * failing module is retried alone and what waits behind it is visible in `queue list`. A failing beforeAll
+ * hook throws (retried with backoff); a failing discovery is retried in 5 s.
  */
 export async function startConverge(
   ctx: OperatorContext,
@@ -26,7 +26,8 @@ export async function startConverge(
   try {
     discovery = await discoverModules(ctx);
   } catch (error: unknown) {
-    // A failing `enabled` script is retried every 5 s (docs/lifecycle.md step 4), not with the growing backoff.
+    // A failing `enabled` script is retried every 5 s (docs/lifecycle.md step 4), not with the growing
+    // backoff.
     ctx.metrics.moduleDiscoverError();
     ctx.logger.error(
       `module discovery failed, retried in ${String(DISCOVERY_RETRY_MS / 1000)} s: ${errorMessage(error)}`,

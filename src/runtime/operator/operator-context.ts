@@ -42,7 +42,10 @@ export interface OperatorContext {
    * ADDON_OPERATOR_CRD_EXTRA_LABELS, skipping ADDON_OPERATOR_CRD_FILTER_PREFIXES; the names applied.
    */
   readonly applyCrds: (crdsDir: string) => Promise<string[]>;
-  /** Release auto-healing (docs/lifecycle.md "Helm delivery"): told what each release holds, paused while its module runs. */
+  /**
+   * Release auto-healing (docs/lifecycle.md "Helm delivery"): told what each release holds, paused while its
+   * module runs.
+   */
   readonly resources?: ReleaseResources;
   readonly state: OperatorState;
   /** Where new trees come from when the operator follows a Git repository (MODULES_GIT_URL). */
@@ -76,7 +79,9 @@ export interface OperatorState {
   readonly moduleErrors: Map<string, string>;
   /** Set once the first ConvergeModules is done (/readyz). */
   converged: boolean;
-  /** Checksum of each module's last delivered slice: an unchanged slice of another module needs no helm call. */
+  /**
+   * Checksum of each module's last delivered slice: an unchanged slice of another module needs no helm call.
+   */
   readonly checksums: Map<string, string>;
   /**
    * Modules whose delivered objects the resource monitor found missing (docs/lifecycle.md

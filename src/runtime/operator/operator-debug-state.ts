@@ -12,7 +12,10 @@ import { MAIN_QUEUE, type TaskQueueSet } from '../queue/task-queue-set.ts';
 import { renderEnabled } from './deliver-tree.ts';
 import type { OperatorContext } from './operator-context.ts';
 
-/** The debug socket's view of a running operator (docs/observability.md "Debug socket"), read live on every request. */
+/**
+ * The debug socket's view of a running operator (docs/observability.md "Debug socket"), read live on every
+ * request.
+ */
 export function createOperatorDebugState(ctx: OperatorContext, queues: TaskQueueSet): DebugState {
   const dump = (showEmpty: boolean, only?: string): DebugDocument => {
     const now = queues.clock.now();

@@ -24,8 +24,8 @@ export interface HandlerEvents {
 }
 
 /**
- * One handler per task type (docs/architecture.md "House style" registry). Errors become `fail` results: the queue keeps
- * the task at its head and retries it with backoff (docs/lifecycle.md "Tasks and queues").
+ * One handler per task type (docs/architecture.md "House style" registry). Errors become `fail` results: the
+ * queue keeps the task at its head and retries it with backoff (docs/lifecycle.md "Tasks and queues").
  */
 export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEvents): TaskHandlers {
   return {
@@ -37,7 +37,8 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
         events.onConverged();
         return success();
       }
-      // A new converge supersedes the rest of any converge still queued (docs/lifecycle.md "Tasks and queues").
+      // A new converge supersedes the rest of any converge still queued (docs/lifecycle.md "Tasks and
+      // queues").
       events.removeConvergeTasks(task.id);
       return startConverge(ctx, event, events.now());
     }),

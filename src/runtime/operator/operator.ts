@@ -89,7 +89,9 @@ export class Operator {
     return createOperatorDebugState(this.#ctx, this.#queues);
   }
 
-  /** docs/lifecycle.md steps 1–8, then events (step 16): queues the start-up work and follows the ConfigMap. */
+  /**
+   * docs/lifecycle.md steps 1–8, then events (step 16): queues the start-up work and follows the ConfigMap.
+   */
   start(): void {
     // docs/lifecycle.md steps 1–2 as tasks (LoadGlobalHooks queues onStartup runs and the kubernetes
     // bindings' Synchronization at the head), then the first converge; a failure is retried.
@@ -150,7 +152,10 @@ export class Operator {
   }
 }
 
-/** Tasks a converge queues (docs/lifecycle.md "Tasks and queues" `IsConvergeTask`): a newer converge replaces them. */
+/**
+ * Tasks a converge queues (docs/lifecycle.md "Tasks and queues" `IsConvergeTask`): a newer converge replaces
+ * them.
+ */
 function isConvergeTask(task: AnyTask): boolean {
   switch (task.type) {
     case 'ConvergeModules':

@@ -10,7 +10,10 @@ export type MonitorApi = Pick<KubeClient, 'request' | 'resolveResource'>;
 
 export type ResourceMonitorMetrics = Pick<OperatorMetrics, 'absentResource' | 'helmReleaseRedeployed'>;
 
-/** addon-operator's first check of a tick (docs/lifecycle.md "Helm delivery"): a release not `deployed` is redeployed too. */
+/**
+ * addon-operator's first check of a tick (docs/lifecycle.md "Helm delivery"): a release not `deployed` is
+ * redeployed too.
+ */
 export interface ReleaseStatusCheck {
   /** The release's helm status; undefined when the release is gone. */
   status(module: string): Promise<string | undefined>;
@@ -32,7 +35,10 @@ export interface ResourceMonitorOptions {
   readonly random?: () => number;
 }
 
-/** addon-operator waits 4m30s plus a random 0–59 s between ticks (docs/lifecycle.md "Helm delivery"): the same share of any interval. */
+/**
+ * addon-operator waits 4m30s plus a random 0–59 s between ticks (docs/lifecycle.md "Helm delivery"): the same
+ * share of any interval.
+ */
 export const JITTER_SHARE = 60 / 270;
 
 /** addon-operator lists at most 5 kinds at once; the monitor GETs at most 5 objects at once. */
@@ -47,16 +53,19 @@ interface ModuleWatch {
   epoch: number;
   /** Bumped by a delivery that resets the records. */
   delivery: number;
-  /** Found missing right after a hook of the module: its own doing, not healed (docs/lifecycle.md "Helm delivery"). */
+  /**
+   * Found missing right after a hook of the module: its own doing, not healed (docs/lifecycle.md "Helm
+   * delivery").
+   */
   readonly deletedByHooks: Set<string>;
   readonly reported: Set<string>;
   statusReported: boolean;
 }
 
 /**
- * Release auto-healing (docs/lifecycle.md "Helm delivery"): checks that the objects of each module's last delivered release
- * still exist, and reports the ones deleted from the cluster, so that the module runs again and
- * `helm upgrade` recreates them. Objects a module's own hook deleted are not reported.
+ * Release auto-healing (docs/lifecycle.md "Helm delivery"): checks that the objects of each module's last
+ * delivered release still exist, and reports the ones deleted from the cluster, so that the module runs again
+ * and `helm upgrade` recreates them. Objects a module's own hook deleted are not reported.
  */
 export class ResourceMonitor {
   readonly #options: ResourceMonitorOptions;

@@ -30,9 +30,9 @@ export function moduleRunTask(module: string, event: string, now: number): Task<
 const MAX_AFTER_HELM_RERUNS = 3;
 
 /**
- * ModuleRun (docs/lifecycle.md steps 5–8, docs/lifecycle.md "Tasks and queues" ModuleRun phases): onStartup only on start or when
- * newly enabled, beforeHelm, render and deliver, afterHelm; a values change during afterHelm runs
- * the module again.
+ * ModuleRun (docs/lifecycle.md steps 5–8, docs/lifecycle.md "Tasks and queues" ModuleRun phases): onStartup
+ * only on start or when newly enabled, beforeHelm, render and deliver, afterHelm; a values change during
+ * afterHelm runs the module again.
  */
 export async function runModule(
   ctx: OperatorContext,
@@ -41,7 +41,8 @@ export async function runModule(
   willRun?: (module: string) => boolean,
 ): Promise<string[]> {
   const startedAt = performance.now();
-  // addon-operator pauses the module's resource monitor while its hooks run (docs/lifecycle.md "Helm delivery").
+  // addon-operator pauses the module's resource monitor while its hooks run (docs/lifecycle.md "Helm
+  // delivery").
   ctx.resources?.pause(module);
   try {
     const changed = await runModulePhases(ctx, module, {
@@ -89,8 +90,8 @@ async function runModulePhases(ctx: OperatorContext, module: string, run: Delive
 }
 
 /**
- * ModuleEnsureCRDs (docs/lifecycle.md "Helm delivery") on a module's first run and after a tree switch: its CRDs
- * exist before its hooks run.
+ * ModuleEnsureCRDs (docs/lifecycle.md "Helm delivery") on a module's first run and after a tree switch: its
+ * CRDs exist before its hooks run.
  */
 async function ensureCrds(ctx: OperatorContext, module: string): Promise<void> {
   const definition = ctx.tree.modules.find((candidate) => candidate.name === module);
@@ -100,9 +101,9 @@ async function ensureCrds(ctx: OperatorContext, module: string): Promise<void> {
 }
 
 /**
- * ModuleDelete (docs/lifecycle.md step 6, docs/lifecycle.md "Helm delivery"): beforeDeleteHelm hooks when there is a release,
- * `helm uninstall`, afterDeleteHelm hooks, the values patches its hooks left dropped (ResetState),
- * then the module's bindings stop (the hooks still get their snapshots). A failure throws and
+ * ModuleDelete (docs/lifecycle.md step 6, docs/lifecycle.md "Helm delivery"): beforeDeleteHelm hooks when
+ * there is a release, `helm uninstall`, afterDeleteHelm hooks, the values patches its hooks left dropped
+ * (ResetState), then the module's bindings stop (the hooks still get their snapshots). A failure throws and
  * counts in module_delete_errors_total: the task is retried.
  */
 export async function deleteDisabledModule(

@@ -10,11 +10,11 @@ export interface CombinedTasks {
 }
 
 /**
- * Combines piled-up runs of one hook into the run about to start (docs/hooks.md
- * "Binding contexts" and "Execution rate"): the contiguous tasks after `tasks[0]` of the same type, module and hook,
- * with their binding contexts concatenated in queue order, then group-compacted (of consecutive
- * contexts of one group, only the last is kept). Only v1 hooks are combined. Two Synchronization
- * tasks that differ in waitForSynchronization or executeHookOnSynchronization stay apart.
+ * Combines piled-up runs of one hook into the run about to start (docs/hooks.md "Binding contexts" and
+ * "Execution rate"): the contiguous tasks after `tasks[0]` of the same type, module and hook, with their
+ * binding contexts concatenated in queue order, then group-compacted (of consecutive contexts of one group,
+ * only the last is kept). Only v1 hooks are combined. Two Synchronization tasks that differ in
+ * waitForSynchronization or executeHookOnSynchronization stay apart.
  */
 export function combineHookTasks(tasks: readonly AnyTask[]): CombinedTasks | undefined {
   const head = tasks[0];

@@ -4,7 +4,10 @@ import { errorMessage } from '../../core/errors.ts';
 import { describeTask } from './task-description.ts';
 import type { TaskType } from './task.ts';
 
-/** `queue list` as JSON (docs/observability.md "Debug socket"), with each task's attempts, failure and retry time. */
+/**
+ * `queue list` as JSON (docs/observability.md "Debug socket"), with each task's attempts, failure and retry
+ * time.
+ */
 export interface QueueDump {
   readonly active: readonly QueueDumpEntry[];
   /** Present when asked for with showEmpty. */

@@ -1,4 +1,7 @@
-/** What a queue's worker is doing, as the queue dump shows it (docs/lifecycle.md "Tasks and queues" "Queue statuses"). */
+/**
+ * What a queue's worker is doing, as the queue dump shows it (docs/lifecycle.md "Tasks and queues" "Queue
+ * statuses").
+ */
 export type QueueStatus =
   | { readonly kind: 'idle' }
   | { readonly kind: 'run first task' }

@@ -18,8 +18,8 @@ export interface TaskQueueSetOptions {
 }
 
 /**
- * The `main` queue and the named queues (docs/lifecycle.md "Tasks and queues"). A queue is created when a task
- * for it is first added, or by `queue(name)`, and its worker runs once the set is started.
+ * The `main` queue and the named queues (docs/lifecycle.md "Tasks and queues"). A queue is created when a
+ * task for it is first added, or by `queue(name)`, and its worker runs once the set is started.
  */
 export class TaskQueueSet {
   readonly clock: Clock;

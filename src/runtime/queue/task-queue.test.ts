@@ -22,7 +22,7 @@ function startSet(handlers: ReturnType<typeof recordingHandlers>['handlers'], cl
   return { set, clock, allowed };
 }
 
-describe('TaskQueue order (docs/lifecycle.md "Tasks and queues", docs/lifecycle.md "Tasks and queues")', () => {
+describe('TaskQueue order (docs/lifecycle.md "Tasks and queues")', () => {
   it('runs head tasks first, then after-tasks, then the rest, then tail tasks', async () => {
     const [h1, h2, x1, x2, t1] = ['h1', 'h2', 'x1', 'x2', 't1'].map((name) => moduleRun(name));
     const { handlers, ran } = recordingHandlers((task) =>
@@ -74,7 +74,7 @@ describe('TaskQueue order (docs/lifecycle.md "Tasks and queues", docs/lifecycle.
 });
 
 describe('TaskQueue failures', () => {
-  it('retries a failed task at the head after 5, 10, 20, 30, 30 s (docs/lifecycle.md "Tasks and queues")', async () => {
+  it('retries a failed task at the head after 5, 10, 20, 30, 30 s', async () => {
     let failures = 0;
     const { handlers, ran } = recordingHandlers((task) => {
       if (labelOf(task) !== 'broken' || failures === 5) return success();

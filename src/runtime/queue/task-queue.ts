@@ -32,7 +32,7 @@ export interface TaskQueueDeps {
 }
 
 /**
- * A named FIFO of tasks and its worker (docs/lifecycle.md "Tasks and queues", docs/lifecycle.md "Tasks and queues"): the worker runs
+ * A named FIFO of tasks and its worker (docs/lifecycle.md "Tasks and queues"): the worker runs
  * the head task's handler, one at a time, and acts on its result. A failed task stays at the head
  * and is retried with backoff; queues do not wait for each other.
  */

@@ -1,8 +1,9 @@
 import type { AnyTask } from './task.ts';
 
 /**
- * What a handler tells the queue to do next (shell-operator's TaskResult, docs/lifecycle.md "Tasks and queues"). Results
- * are values: a handler that throws is treated as `fail` with the thrown value as the error.
+ * What a handler tells the queue to do next (shell-operator's TaskResult, docs/lifecycle.md "Tasks and
+ * queues"). Results are values: a handler that throws is treated as `fail` with the thrown value as the
+ * error.
  */
 export type TaskResult = SuccessResult | RepeatResult | FailResult;
 

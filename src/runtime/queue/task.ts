@@ -3,11 +3,11 @@ import type { BindingContext } from '../../hooks/binding-context.ts';
 import type { BindingType, ConfigVersion } from '../../hooks/hook-config.ts';
 
 /**
- * What a task of each type carries (docs/lifecycle.md "Tasks and queues", the types kaddon queues). The keys are the
- * task types: a closed set of string literals, so a handler registry keyed by them is checked by
- * the compiler. addon-operator's GlobalHookEnableScheduleBindings and ModuleEnsureCRDs are steps of
- * GlobalHookEnableKubernetesBindings and ModuleRun here, DiscoverHelmReleases is part of every
- * converge, and modules run one at a time (no ParallelModuleRun).
+ * What a task of each type carries (docs/lifecycle.md "Tasks and queues", the types kaddon queues). The keys
+ * are the task types: a closed set of string literals, so a handler registry keyed by them is checked by the
+ * compiler. addon-operator's GlobalHookEnableScheduleBindings and ModuleEnsureCRDs are steps of
+ * GlobalHookEnableKubernetesBindings and ModuleRun here, DiscoverHelmReleases is part of every converge, and
+ * modules run one at a time (no ParallelModuleRun).
  */
 export interface TaskPayloads {
   /** A global hook with the binding contexts of one or more events (combined when piled up). */
@@ -36,8 +36,8 @@ export type TaskType = keyof TaskPayloads;
 export type EmptyPayload = Readonly<Record<string, never>>;
 
 /**
- * 'Reload all modules' in two phases (docs/lifecycle.md "Tasks and queues"): StandBy runs beforeAll and discovery and
- * queues the module tasks before an AfterAll task, which runs afterAll and ends the converge.
+ * 'Reload all modules' in two phases (docs/lifecycle.md "Tasks and queues"): StandBy runs beforeAll and
+ * discovery and queues the module tasks before an AfterAll task, which runs afterAll and ends the converge.
  */
 export interface ConvergeModulesPayload {
   readonly event: ConvergeEvent;

@@ -1,7 +1,7 @@
 import type { HookSettings } from '../../hooks/hook-config.ts';
 
 /**
- * A hook's execution rate (docs/hooks.md "Execution rate", docs/hooks.md "Execution rate"): a bucket of
+ * A hook's execution rate (docs/hooks.md "Execution rate"): a bucket of
  * `executionBurst` tokens, refilled by one token every `executionMinIntervalMs`. Each run takes a
  * token; while the bucket is empty the hook's next task waits, and events pile up behind it to be
  * combined into one run.
