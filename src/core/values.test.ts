@@ -73,7 +73,7 @@ describe('values layers', () => {
     assert.equal(valueAtPath(view, 'app.missing'), undefined);
   });
 
-  // Reference §5.5: Static, then DynamicallyEnabled (global hooks' patches), then KubeConfig.
+  // docs/values.md "Layers": Static, then DynamicallyEnabled (global hooks' patches), then KubeConfig.
   it('puts flags set by global hooks between the values.yaml files and config values', () => {
     const statics: StaticValues = { root: { echoServerEnabled: true }, modules: new Map() };
     const dynamic = new Map([['echoServer', false]]);

@@ -2,8 +2,7 @@ import { KaddonError } from '../core/errors.ts';
 import type { CrontabSchedule } from './parse-crontab.ts';
 
 /**
- * A hook's configuration as `hook --config` declares it (docs/hooks.md "Bindings", reference
- * §2.2–2.6), validated and with addon-operator's defaults applied.
+ * A hook's configuration as `hook --config` declares it (docs/hooks.md "Bindings"), validated and with addon-operator's defaults applied.
  */
 
 /** Who owns a hook: the global hooks directory or one module. */

@@ -81,7 +81,8 @@ function matchesEither(pattern: RegExp | undefined, ...values: string[]): boolea
   return pattern === undefined || values.some((value) => pattern.test(value));
 }
 
-/** `default` for namespaced objects without a namespace; cluster-scoped objects have none (§8.2). */
+/** `default` for namespaced objects without a namespace; cluster-scoped objects have none (kustomize's
+ * api/types/selector.go). */
 function selectorNamespace(id: ResId): string {
   if (isClusterScoped(id)) return '';
   return id.namespace === '' ? 'default' : id.namespace;

@@ -120,8 +120,9 @@ function takeListDirective(list: JsonValue[], path: string): Directive {
 }
 
 /**
- * kyaml's associative merge: every key tuple (patch elements first) is merged into a fresh list,
- * then the object's surviving elements are set into it by key, which decides the order (§9).
+ * kyaml's associative merge: every key tuple (patch elements first) is merged into a fresh list, then the
+ * object's surviving elements are set into it by key, which decides the order (kustomize's
+ * kyaml/yaml/merge2).
  */
 function setElements(list: ListMerge, tuples: string[][], keys: readonly string[]): JsonValue[] {
   if (keys.length > 1) unifyPartialTuples(tuples);

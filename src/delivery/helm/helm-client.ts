@@ -79,7 +79,8 @@ export class HelmClient {
       const args = ['upgrade', '--install', release, chartDir, '--namespace', namespace, '-o', 'json'];
       args.push('--values', valuesFile, '--timeout', `${options.timeoutSeconds}s`);
       args.push('--history-max', String(this.#options.historyMax ?? 10));
-      // SkipCRDs and TakeOwnership as addon-operator (§6.3): CRDs go through applyCrds.
+      // SkipCRDs and TakeOwnership as addon-operator (docs/lifecycle.md "Helm delivery"): CRDs go through
+      // applyCrds.
       args.push('--skip-crds', '--take-ownership');
       if (options.wait === true) args.push('--wait=watcher');
       const stdout = await this.#run(release, args, options.timeoutSeconds * 1000 + PROCESS_GRACE_MS);

@@ -4,14 +4,17 @@ import type { GeneratorArgs, GeneratorOptions, KustomizationNode } from '../../c
 import { Resource, type GeneratorBehavior } from '../../core/resource.ts';
 import { collectGeneratorData, type DataItem, type GeneratorField } from './generator-data.ts';
 
-/** A ConfigMap or Secret made by a generator entry, and how it joins what is accumulated (§5.3). */
+/**
+ * A ConfigMap or Secret made by a generator entry, and how it joins what is accumulated (kustomize's
+ * api/resmap/reswrangler.go).
+ */
 export interface GeneratedObject {
   resource: Resource;
   behavior: GeneratorBehavior;
 }
 
 /**
- * The kustomization-wide `generatorOptions` merged into an entry's own `options` (§5.2): labels and
+ * The kustomization-wide `generatorOptions` merged into an entry's own `options` (kustomize's api/types/generatoroptions.go): labels and
  * annotations per key with the entry winning; the booleans OR-ed, so a global true stays true.
  */
 export function mergeGeneratorOptions(

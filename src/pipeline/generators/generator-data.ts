@@ -56,7 +56,7 @@ export function decodeUtf8(bytes: Uint8Array): string | undefined {
   }
 }
 
-/** Base64, broken into lines of 70 characters each ending in `\n` once it reaches 70 (§5.1). */
+/** Base64, broken into lines of 70 characters each ending in `\n` once it reaches 70 (kustomize's api/kv). */
 export function encodeBase64Lines(bytes: Uint8Array): string {
   const encoded = Buffer.from(bytes).toString('base64');
   if (encoded.length < 70) return encoded;

@@ -10,8 +10,8 @@ interface DiscoveredResource extends ApiResource {
 }
 
 /**
- * Finds the resource a kubernetes binding watches, as shell-operator's kube-client does (reference
- * §2.3): `kind` is case-insensitive and may be the plural or a short name; without `apiVersion`
+ * Finds the resource a kubernetes binding watches, as shell-operator's kube-client does (docs/hooks.md
+ * "kubernetes"): `kind` is case-insensitive and may be the plural or a short name; without `apiVersion`
  * every group's preferred version is searched, the core group first. Discovery is asked again
  * once when nothing matches, so a CRD created after startup is found.
  */
