@@ -204,7 +204,7 @@ export class ValuesStore {
   }
 
   /**
-   * Reads config values again (the ConfigMap or file changed: docs/lifecycle.md steps 16), checks them
+   * Reads config values again (the ConfigMap or file changed: docs/lifecycle.md step 16), checks them
    * and recomputes every owner's values. On invalid config it throws and keeps the old values.
    * `known`: config values already read (and checked with checkConfig) by a watch.
    */
