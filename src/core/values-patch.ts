@@ -1,3 +1,4 @@
+import { JsonStreamSyntaxError, parseJsonStream } from './json-stream.ts';
 import { KaddonError } from './errors.ts';
 import { isJsonObject, type JsonValue } from './json.ts';
 import { isValidModuleName, moduleNameFromValuesKey, moduleValuesKey } from './module-name.ts';
@@ -79,54 +80,18 @@ export function parseValuesPatch(text: string, source: PatchSource): ValuesPatch
 }
 
 function* jsonStream(text: string, source: PatchSource): Generator<JsonValue> {
-  let i = text.startsWith('\uFEFF') ? 1 : 0;
-  for (let n = 1; ; n++) {
-    while (i < text.length && ' \t\r\n'.includes(text.charAt(i))) i++;
-    if (i >= text.length) return;
-    const start = i;
-    i = endOfJsonValue(text, i);
-    try {
-      yield JSON.parse(text.slice(start, i)) as JsonValue;
-    } catch (error: unknown) {
-      const line = text.slice(0, start).split('\n').length;
-      const detail = error instanceof SyntaxError ? `: ${error.message}` : '';
-      throw new ValuesPatchError(
-        'values-patch-invalid',
-        source,
-        `JSON document ${n} (line ${line}) does not parse${detail}`,
-        'Write JSON Patch operations: a JSON list of {"op","path","value"} objects, or one object per line.',
-        { cause: error },
-      );
-    }
+  try {
+    yield* parseJsonStream(text);
+  } catch (error: unknown) {
+    if (!(error instanceof JsonStreamSyntaxError)) throw error;
+    throw new ValuesPatchError(
+      'values-patch-invalid',
+      source,
+      error.message,
+      'Write JSON Patch operations: a JSON list of {"op","path","value"} objects, or one object per line.',
+      { cause: error },
+    );
   }
-}
-
-/** The end of the JSON value starting at `i`: a balanced {…} or […], a string, or a bare word. */
-function endOfJsonValue(text: string, i: number): number {
-  const first = text.charAt(i);
-  if (first !== '{' && first !== '[' && first !== '"') {
-    let j = i + 1;
-    while (j < text.length && !' \t\r\n{}[]",'.includes(text.charAt(j))) j++;
-    return j;
-  }
-  let depth = 0;
-  let inString = false;
-  for (let j = i; j < text.length; j++) {
-    const c = text.charAt(j);
-    if (inString) {
-      if (c === '\\') j++;
-      else if (c === '"') {
-        inString = false;
-        if (depth === 0) return j + 1;
-      }
-    } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') depth++;
-    else if (c === '}' || c === ']') {
-      depth--;
-      if (depth === 0) return j + 1;
-    }
-  }
-  return text.length;
 }
 
 const OPS: ReadonlySet<string> = new Set<ValuesPatchOp>(['add', 'remove', 'move', 'copy', 'test']);
