@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { loadOperatorConfig, type OperatorConfig } from '../config/operator-config.ts';
 import { ConfigMapConfigStore } from '../delivery/configmap-config-store.ts';
 import { applyCrds } from '../delivery/helm/apply-crds.ts';
+import { ObjectPatcher } from '../runtime/operator/object-patcher.ts';
 import { HelmClient } from '../delivery/helm/helm-client.ts';
 import { KubeClient } from '../delivery/kube-client.ts';
 import { loadKubeConnection } from '../delivery/kube-connection.ts';
@@ -170,6 +171,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
       runDeps,
       helm,
       resources,
+      objectPatcher: new ObjectPatcher(kube, jq),
       logger,
       metrics,
       hookMetrics,

@@ -82,6 +82,11 @@ export interface LifecycleRun {
   readonly timeoutMs?: number;
   /** Called after every run, failed or not, with its result and duration (metrics). */
   readonly onRun?: (hook: LoadedHook, label: string, result: HookRunResult, seconds: number) => void;
+  /**
+   * Applies what a hook wrote to $KUBERNETES_PATCH_PATH (the operator's ObjectPatcher). Absent offline
+   * (`kaddon build --run-hooks`), where there is no cluster to change.
+   */
+  readonly applyObjectPatches?: (hook: string, text: string) => Promise<void>;
 }
 
 /**
@@ -128,14 +133,33 @@ export async function runHookWithContexts(
   );
   run.onRun?.(hook, label, result, (performance.now() - startedAt) / 1000);
   if (!result.ok) {
+    await applyObjectPatchesOfFailedRun(name, result.kubernetesPatchText, run);
     throw new HookRunFailedError(name, label, result.error ?? new HookRunIncompleteError(name));
   }
   try {
     const configPatch = parseValuesPatch(result.configPatchText, { hook: name, kind: 'config' });
     const valuesPatch = parseValuesPatch(result.valuesPatchText, { hook: name, kind: 'values' });
-    return await run.store.applyHookPatches(run.owner, { configPatch, valuesPatch }, name);
+    const changes = await run.store.applyHookPatches(run.owner, { configPatch, valuesPatch }, name);
+    if (result.kubernetesPatchText.trim() !== '')
+      await run.applyObjectPatches?.(name, result.kubernetesPatchText);
+    return changes;
   } catch (error: unknown) {
     if (error instanceof KaddonError) throw new HookRunFailedError(name, label, error);
     throw error;
+  }
+}
+
+/**
+ * A failed module hook's object operations are still applied, as addon-operator does (a hook may report
+ * an object's status before it fails); a failed global hook's are not. The run's own failure is what the
+ * caller reports, so a refused operation here is only logged.
+ */
+async function applyObjectPatchesOfFailedRun(hook: string, text: string, run: LifecycleRun): Promise<void> {
+  if (run.owner.kind !== 'module' || text.trim() === '' || !run.applyObjectPatches) return;
+  try {
+    await run.applyObjectPatches(hook, text);
+  } catch (error: unknown) {
+    if (!(error instanceof KaddonError)) throw error;
+    run.runDeps.logger.error('object operations of a failed hook run', { hook, error: error.message });
   }
 }

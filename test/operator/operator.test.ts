@@ -46,8 +46,8 @@ const WATCH_LABEL = 'e2e.kaddon.dev/watch';
 
 /**
  * A module whose hook follows labelled ConfigMaps (kubernetes binding) and writes their count into
- * `watcher.count`, which its ConfigMap `watcher-state` shows; a schedule binding every second
- * appends a line to `ticks.log`.
+ * `watcher.count`, which its ConfigMap `watcher-state` shows, and into ConfigMap `watcher-report`
+ * through $KUBERNETES_PATCH_PATH; a schedule binding every second appends a line to `ticks.log`.
  */
 async function writeWatcherModule(dir: string): Promise<void> {
   await mkdir(path.join(dir, 'hooks'), { recursive: true });
@@ -86,6 +86,8 @@ if (last.type === 'Schedule') {
 }
 const count = last.snapshots.watched.length;
 writeFileSync(process.env.VALUES_JSON_PATCH_PATH, JSON.stringify([{ op: 'add', path: '/watcher/count', value: count }]));
+const report = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'watcher-report', namespace: ${JSON.stringify(NAMESPACE)} }, data: { count: String(count) } };
+writeFileSync(process.env.KUBERNETES_PATCH_PATH, JSON.stringify({ operation: 'CreateOrUpdate', object: report }) + '\\n');
 `;
   await writeFile(path.join(dir, 'hooks/watch.mjs'), hook);
   await chmod(path.join(dir, 'hooks/watch.mjs'), 0o755);
@@ -133,6 +135,9 @@ describe('kaddon operator against a real cluster and helm', () => {
         ? true
         : undefined,
     );
+    // docs/hooks.md "Objects from hooks": created on Synchronization, updated by the event's run.
+    const report = await env.api.request('GET', `/api/v1/namespaces/${NAMESPACE}/configmaps/watcher-report`);
+    assert.deepEqual(report.data, { count: '1' });
     // docs/lifecycle.md step 10: the schedule binding runs every second.
     await eventually(operator, 'two schedule runs', async () =>
       (await tickCount()) >= 2 ? true : undefined,

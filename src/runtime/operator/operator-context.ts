@@ -4,6 +4,7 @@ import type { HookRunDeps } from '../../hooks/run-hook-deps.ts';
 import type { ReleaseHelm } from '../../delivery/helm/recover-release.ts';
 import type { ChartTemplater } from '../../delivery/helm/render-chart-module.ts';
 import type { JqEngine } from '../../loader/jq-engine.ts';
+import type { ObjectPatcher } from './object-patcher.ts';
 import type { ModulesTree } from '../../loader/modules-tree.ts';
 import type { ConfigValues } from '../../core/values.ts';
 import type { HookMetricsStore } from '../../observability/hook-metrics-store.ts';
@@ -47,6 +48,8 @@ export interface OperatorContext {
    * module runs.
    */
   readonly resources?: ReleaseResources;
+  /** Applies hooks' $KUBERNETES_PATCH_PATH operations (docs/hooks.md "Objects from hooks"). */
+  readonly objectPatcher?: ObjectPatcher;
   readonly state: OperatorState;
   /** Where new trees come from when the operator follows a Git repository (MODULES_GIT_URL). */
   readonly modulesSource?: ModulesTreeSource;

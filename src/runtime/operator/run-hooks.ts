@@ -8,6 +8,7 @@ import { createTask, type HookRunTask } from '../queue/task.ts';
 import { onStartupContext } from '../../hooks/binding-context.ts';
 import { hookId } from './hook-registry.ts';
 import type { ValuesChanges } from '../values-store.ts';
+import type { ObjectPatcher } from './object-patcher.ts';
 import type { OperatorContext } from './operator-context.ts';
 
 /** Runs the global hooks of a lifecycle binding in ORDER (docs/lifecycle.md steps 1 and 3, and afterAll). */
@@ -83,7 +84,12 @@ export function lifecycleRun(
     onRun: (hook, label, result, seconds) => {
       recordHookRun(ctx, module, hook, { label, result, seconds, labels });
     },
+    ...(ctx.objectPatcher ? { applyObjectPatches: objectPatchesOf(ctx.objectPatcher) } : {}),
   };
+}
+
+function objectPatchesOf(patcher: ObjectPatcher): (hook: string, text: string) => Promise<void> {
+  return (hook, text) => patcher.apply(hook, text);
 }
 
 /** docs/observability.md "Metrics" for one hook run, and the hook's $METRICS_PATH content. */
