@@ -59,6 +59,7 @@ export default tseslint.config(
       'components/**',
       'eslint.config.js',
       'bin/**',
+      'scripts/**',
     ],
   },
   js.configs.recommended,

@@ -5,9 +5,9 @@ import type { BuildCommand } from './measure-build.ts';
 
 /**
  * Compiles src/ with tsc into bench/out/dist (gitignored) and returns the command that runs
- * `kaddon kustomize` from it. Through bin/kaddon.js without dist/, tsx compiles the sources at every
- * start, about 0.7 s a run, which would swamp the build times; and bin/kaddon.js must not be made to
- * prefer a compiled copy that may be stale, so the benchmark compiles its own, fresh, each time.
+ * `kaddon kustomize` from it. Through tsx the sources are compiled at every start, which would swamp
+ * the build times; the benchmark compiles its own copy, fresh, so that it never depends on the state of
+ * the checkout's dist/.
  */
 export function compileKaddon(repoRoot: string): BuildCommand {
   const outDir = path.join(repoRoot, 'bench', 'out', 'dist');

@@ -1,15 +1,42 @@
 #!/usr/bin/env node
-// Runs the compiled build when there is one (npm run build), else the TypeScript sources through tsx.
-import { existsSync } from 'node:fs';
+// The `kaddon` executable. An installed package runs its compiled dist/. A development checkout (it
+// has tsconfig.json) runs dist/ only while dist/ is at least as new as every source file, and the
+// TypeScript sources through tsx otherwise, so an edit is never hidden by an old build (README,
+// "Development").
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const compiled = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+const root = fileURLToPath(new URL('..', import.meta.url));
+const compiled = `${root}dist/main.js`;
+const stamp = `${root}dist/.build-stamp`;
+const checkout = existsSync(`${root}tsconfig.json`);
+
+/** The newest modification time of the .ts files under `dir`, in milliseconds. */
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) newest = Math.max(newest, newestSource(file));
+    else if (entry.name.endsWith('.ts')) newest = Math.max(newest, statSync(file).mtimeMs);
+  }
+  return newest;
+}
+
+function isBuildCurrent() {
+  if (!existsSync(compiled)) return false;
+  if (!checkout) return true;
+  return existsSync(stamp) && statSync(stamp).mtimeMs >= newestSource(`${root}src`);
+}
+
 let entry;
-if (existsSync(compiled)) {
+if (isBuildCurrent()) {
   entry = await import(compiled);
-} else {
+} else if (checkout) {
   const { register } = await import('tsx/esm/api');
   register();
   entry = await import('../src/main.ts');
+} else {
+  process.stderr.write('kaddon: the package has no dist/main.js: it is incomplete. Install it again.\n');
+  process.exit(70);
 }
 await entry.runCli();
