@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -14,19 +14,28 @@ let scratch: string;
 let installed: string;
 
 /**
- * The package as a user gets it: `npm pack` (which builds dist/), then the tarball installed with
- * production dependencies only into an empty project, as `npm install kaddon` would.
+ * The package as a user gets it: packed with `npm pack`, then installed with production dependencies
+ * only into an empty project, as `npm install kaddon` would. The package is assembled in a scratch
+ * copy (package.json, README, bin/, components/ and a dist/ compiled there) so that the checkout's own
+ * dist/, which other tests' processes may be running, is never rebuilt under them.
  */
 before(async () => {
   scratch = await mkdtemp(path.join(tmpdir(), 'kaddon-pack-'));
-  const { stdout } = await run(npm, ['pack', '--json', '--pack-destination', scratch], {
+  const source = path.join(scratch, 'source');
+  for (const entry of ['package.json', 'README.md', 'bin', 'components'])
+    await cp(path.join(repoRoot, entry), path.join(source, entry), { recursive: true });
+  const tsc = path.join(repoRoot, 'node_modules/typescript/bin/tsc');
+  await run(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', path.join(source, 'dist')], {
     cwd: repoRoot,
+  });
+  const { stdout } = await run(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', scratch], {
+    cwd: source,
     maxBuffer: 16 * 1024 * 1024,
   });
   const [packed] = JSON.parse(stdout.slice(stdout.indexOf('['))) as { filename: string }[];
   assert.ok(packed, 'npm pack reported no tarball');
   installed = path.join(scratch, 'project');
-  await run('mkdir', ['-p', installed]);
+  await mkdir(installed);
   await writeFile(path.join(installed, 'package.json'), '{"name":"try-kaddon","private":true}\n');
   await run(
     npm,
