@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { KaddonError } from '../core/errors.ts';
+import { findSetting } from '../config/setting-names.ts';
 import { findExecutable } from '../delivery/helm/find-executable.ts';
 import { HelmClient } from '../delivery/helm/helm-client.ts';
 import type { ChartTemplater } from '../delivery/helm/render-chart-module.ts';
@@ -9,7 +10,8 @@ import type { BuildChartsOptions } from '../runtime/build-tree.ts';
 /** Where the helm binary was asked for, for the message when it is not there. */
 interface HelmSetting {
   readonly command: string;
-  readonly from: '--helm-path' | 'KADDON_HELM_PATH' | 'PATH';
+  /** The flag or variable that named it, or PATH. */
+  readonly from: string;
 }
 
 /** An enabled chart module, and no helm to render it with. */
@@ -23,13 +25,13 @@ export class HelmNotFoundError extends KaddonError {
     const also = others.length > 0 ? ` (so do ${others.map((module) => `'${module.name}'`).join(', ')})` : '';
     super(
       `module '${first?.name ?? ''}': ${displayDir(first?.dir ?? '.')} is a Helm chart module and rendering it needs helm${also}, but ${where}.`,
-      'Install helm 3 or 4 (https://helm.sh/docs/intro/install/), or point --helm-path or KADDON_HELM_PATH at the helm binary.',
+      'Install helm 3 or 4 (https://helm.sh/docs/intro/install/), or point --helm-path or HELM_BIN_PATH at the helm binary.',
     );
   }
 }
 
 /**
- * How `kaddon build` renders chart modules: the helm of --helm-path, KADDON_HELM_PATH, or `helm`
+ * How `kaddon build` renders chart modules: the helm of --helm-path, HELM_BIN_PATH, KADDON_HELM_PATH, or `helm`
  * on PATH, looked for only when an enabled module is a chart.
  */
 export function buildChartsOptions(
@@ -38,11 +40,12 @@ export function buildChartsOptions(
   env: NodeJS.ProcessEnv,
   tmpRoot: string,
 ): BuildChartsOptions {
+  const named = findSetting(env, 'helmPath');
   const setting: HelmSetting =
     helmPathFlag !== undefined
       ? { command: helmPathFlag, from: '--helm-path' }
-      : env.KADDON_HELM_PATH
-        ? { command: env.KADDON_HELM_PATH, from: 'KADDON_HELM_PATH' }
+      : named
+        ? { command: named.value, from: named.name }
         : { command: 'helm', from: 'PATH' };
   return {
     helm: (modules): ChartTemplater => {

@@ -8,7 +8,8 @@ import { EMPTY_CONFIG_VALUES, parseConfigValues, ValuesError } from '../core/val
 import { parseYamlDocument, stringifyYaml } from '../core/yaml.ts';
 import { loadJqEngine } from '../loader/jq-engine.ts';
 import { createHookRunDeps } from '../hooks/run-hook-deps.ts';
-import { selectHookEnv } from '../hooks/run-hook-env.ts';
+import { hookEnvironment } from '../hooks/run-hook-env.ts';
+import { findSetting } from '../config/setting-names.ts';
 
 import { buildTree, type BuildTreeOptions } from '../runtime/build-tree.ts';
 import { parseSnapshotObjects } from '../runtime/prepare-values.ts';
@@ -26,7 +27,7 @@ export const buildUsage = `Usage: kaddon build [MODULES_DIR...] [options]
 
 Renders every enabled module of a modules tree offline and prints the manifests as a
 YAML stream, each document marked with its module and source file. MODULES_DIR
-defaults to $MODULES_DIR (colon-separated). With --git-url the tree is the revision
+defaults to $MODULES_DIR or $ADDON_OPERATOR_MODULES_DIR (colon-separated). With --git-url the tree is the revision
 of a Git repository (checked out under --git-cache-dir, symlinks leaving it refused);
 components/ and global-hooks/ beside --git-subpath are used unless flags say otherwise.
 Chart modules (Chart.yaml or templates/, as in addon-operator) are rendered with
@@ -40,13 +41,14 @@ Options:
                            also $KADDON_COMPONENTS_PATH)
   --run-hooks              run the hooks that produce values first: global onStartup and
                            beforeAll, enabled scripts, module onStartup and beforeHelm
-  --global-hooks-dir DIR   global hooks and global openapi/ (default $GLOBAL_HOOKS_DIR)
+  --global-hooks-dir DIR   global hooks and global openapi/ (default $GLOBAL_HOOKS_DIR,
+                           $ADDON_OPERATOR_GLOBAL_HOOKS_DIR or $SHELL_OPERATOR_HOOKS_DIR)
   --snapshots FILE         objects for hooks' kubernetes bindings with --run-hooks:
                            {<hook>: {<binding>: [objects]}} (default: empty snapshots)
   --hook-timeout SECONDS   stop a hook that runs longer (default: no limit)
   --strict                 fail when a $(var) reference is left unresolved
-  --helm-path PATH         the helm binary for chart modules (default $KADDON_HELM_PATH,
-                           else helm on PATH)
+  --helm-path PATH         the helm binary for chart modules (default $HELM_BIN_PATH or
+                           $KADDON_HELM_PATH, else helm on PATH)
   --namespace NS           the release namespace chart modules are rendered for
                            (default $ADDON_OPERATOR_NAMESPACE, else default)
   -o, --output yaml|json   output format (default yaml)
@@ -101,8 +103,16 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
   const git = values['git-url'] === undefined ? undefined : await checkoutGitSource(values, positionals, io);
   const dirs = git
     ? [git.modulesDir]
-    : splitPaths(positionals.length > 0 ? positionals.join(':') : (process.env.MODULES_DIR ?? ''));
-  if (dirs.length === 0) throw new UsageError('name a modules directory or set MODULES_DIR', buildUsage);
+    : splitPaths(
+        positionals.length > 0
+          ? positionals.join(':')
+          : (findSetting(process.env, 'modulesDir')?.value ?? ''),
+      );
+  if (dirs.length === 0)
+    throw new UsageError(
+      'name a modules directory or set MODULES_DIR (or ADDON_OPERATOR_MODULES_DIR)',
+      buildUsage,
+    );
   const jq = await loadJqEngine();
   const result = await buildTree({
     dirs,
@@ -111,7 +121,8 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
       ? parseConfigValues(readYaml(values['config-values']), values['config-values'])
       : EMPTY_CONFIG_VALUES,
     globalHooksDir:
-      values['global-hooks-dir'] ?? (git ? globalHooksDirOf(git) : process.env.GLOBAL_HOOKS_DIR),
+      values['global-hooks-dir'] ??
+      (git ? globalHooksDirOf(git) : findSetting(process.env, 'globalHooksDir')?.value),
     sharedComponentRoots: componentRoots(values['components-path'], dirs),
     jq,
     ...(values['run-hooks'] ? { hooks: hookOptions(values.snapshots, values['hook-timeout'], io) } : {}),
@@ -143,7 +154,10 @@ function hookOptions(
   return {
     runDeps: createHookRunDeps({
       logger,
-      baseEnv: selectHookEnv(process.env),
+      baseEnv: hookEnvironment(
+        process.env,
+        process.env.KADDON_HOOK_ENV === 'minimal' ? 'minimal' : 'operator',
+      ),
       cwd: process.cwd(),
       tmpRoot: tmpdir(),
     }),

@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadOperatorConfig, type OperatorConfig } from '../config/operator-config.ts';
+import { unsupportedSettingWarnings } from '../config/setting-names.ts';
+import { checkHelmBinary } from '../delivery/helm/helm-binary.ts';
 import { ConfigMapConfigStore } from '../delivery/configmap-config-store.ts';
 import { applyCrds } from '../delivery/helm/apply-crds.ts';
 import { ObjectPatcher } from '../runtime/operator/object-patcher.ts';
@@ -8,7 +10,7 @@ import { HelmClient } from '../delivery/helm/helm-client.ts';
 import { KubeClient } from '../delivery/kube-client.ts';
 import { loadKubeConnection } from '../delivery/kube-connection.ts';
 import { createHookRunDeps } from '../hooks/run-hook-deps.ts';
-import { selectHookEnv } from '../hooks/run-hook-env.ts';
+import { hookEnvironment } from '../hooks/run-hook-env.ts';
 import { loadJqEngine } from '../loader/jq-engine.ts';
 import { loadModulesTree } from '../loader/modules-tree.ts';
 import { loadTreeSchemas } from '../loader/values-schemas.ts';
@@ -34,7 +36,7 @@ export const operatorUsage = `Usage: kaddon operator [--helm-path PATH]
 
 Runs the operator: converges the modules of MODULES_DIR into the cluster as Helm releases
 in ADDON_OPERATOR_NAMESPACE, and follows the ConfigMap. Settings come from the environment
-(the settings table in README.md); the helm binary from --helm-path or KADDON_HELM_PATH.
+(the settings table in README.md); the helm binary from --helm-path, HELM_BIN_PATH or PATH.
 With MODULES_GIT_URL the modules tree (and global-hooks/, components/ beside
 MODULES_GIT_SUBPATH) comes from that Git repository instead, polled every
 MODULES_GIT_POLL_INTERVAL; each new revision is validated before it is used.`;
@@ -65,7 +67,18 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     prefix: config.metricsPrefix,
     queueActionsMetrics: config.queueActionsMetrics,
   });
-  const kube = new KubeClient(loadKubeConnection(process.env, config.kubeconfig), { metrics });
+  for (const warning of unsupportedSettingWarnings(process.env)) logger.error(warning);
+  const helmVersion = await checkHelmBinary(config.helmPath, config.helmPathSetting);
+  logger.info('helm found', { helm: config.helmPath, version: helmVersion });
+  const connection = loadKubeConnection(process.env, {
+    kubeconfig: config.kubeconfig,
+    context: config.kubeContext,
+    server: config.kubeServer,
+    inClusterRoot: config.inClusterRoot,
+  });
+  const client = (qps: number, burst: number, timeoutMs?: number): KubeClient =>
+    new KubeClient(connection, { metrics, rateLimit: { qps, burst }, ...(timeoutMs ? { timeoutMs } : {}) });
+  const kube = client(config.kubeClientQps, config.kubeClientBurst);
   const jq = await loadJqEngine();
   mkdirSync(config.tmpDir, { recursive: true });
   const configMap = new ConfigMapConfigStore(kube, config.namespace, config.configMapName, { logger });
@@ -74,7 +87,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   const hooksStop = new AbortController();
   const runDeps = createHookRunDeps({
     logger,
-    baseEnv: selectHookEnv(process.env),
+    baseEnv: hookEnvironment(process.env, config.hookEnv),
     cwd: process.cwd(),
     tmpRoot: config.tmpDir,
     keepTempFiles: config.keepTempFiles,
@@ -131,10 +144,14 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     helmPath: config.helmPath,
     historyMax: config.helmHistoryMax,
     ...(config.kubeconfig === undefined ? {} : { kubeconfigPath: config.kubeconfig }),
+    env: {
+      ...(config.kubeContext ? { HELM_KUBECONTEXT: config.kubeContext } : {}),
+      ...(config.kubeServer ? { HELM_KUBEAPISERVER: config.kubeServer } : {}),
+    },
   });
   // Release auto-healing (docs/lifecycle.md "Helm delivery"): a module whose objects were deleted runs again.
   const resources = new ResourceMonitor({
-    api: kube,
+    api: client(config.monitorKubeClientQps, config.monitorKubeClientBurst),
     intervalMs: config.resourcesMonitorIntervalMs,
     defaultNamespace: config.namespace,
     logger,
@@ -171,7 +188,10 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
       runDeps,
       helm,
       resources,
-      objectPatcher: new ObjectPatcher(kube, jq),
+      objectPatcher: new ObjectPatcher(
+        client(config.objectPatcherQps, config.objectPatcherBurst, config.objectPatcherTimeoutMs),
+        jq,
+      ),
       logger,
       metrics,
       hookMetrics,

@@ -3,6 +3,48 @@ import { describe, it } from 'node:test';
 import { loadOperatorConfig, OperatorConfigError } from './operator-config.ts';
 
 describe('operator configuration', () => {
+  it("falls back to shell-operator's names and reads the Kubernetes client settings", () => {
+    const config = loadOperatorConfig({
+      SHELL_OPERATOR_NAMESPACE: 'kaddon',
+      SHELL_OPERATOR_HOOKS_DIR: '/hooks',
+      SHELL_OPERATOR_LISTEN_ADDRESS: '127.0.0.1',
+      SHELL_OPERATOR_LISTEN_PORT: '9115',
+      SHELL_OPERATOR_PROMETHEUS_METRICS_PREFIX: 'shell_',
+      KADDON_HELM_PATH: '/opt/kaddon-helm',
+      HELM_BIN_PATH: '/usr/local/bin/helm',
+      KUBE_CONTEXT: 'prod',
+      KUBE_SERVER: 'https://10.0.0.1:6443',
+      KUBE_CLIENT_QPS: '20.5',
+      KUBE_CLIENT_BURST: '40',
+      HELM_MONITOR_KUBE_CLIENT_QPS: '2',
+      OBJECT_PATCHER_KUBE_CLIENT_TIMEOUT: '30s',
+      HELM3: 'yes',
+    });
+    assert.equal(config.namespace, 'kaddon');
+    assert.equal(config.globalHooksDir, '/hooks');
+    assert.equal(config.listenAddress, '127.0.0.1');
+    assert.equal(config.listenPort, 9115);
+    assert.equal(config.metricsPrefix, 'shell_');
+    assert.equal(config.helmPath, '/usr/local/bin/helm', 'HELM_BIN_PATH, the documented name, comes first');
+    assert.equal(config.helmPathSetting, 'HELM_BIN_PATH');
+    assert.equal(config.kubeContext, 'prod');
+    assert.equal(config.kubeServer, 'https://10.0.0.1:6443');
+    assert.equal(config.kubeClientQps, 20.5);
+    assert.equal(config.kubeClientBurst, 40);
+    assert.equal(config.monitorKubeClientQps, 2);
+    assert.equal(config.monitorKubeClientBurst, 10);
+    assert.equal(config.objectPatcherTimeoutMs, 30_000);
+    assert.equal(config.hookEnv, 'operator');
+  });
+
+  it('names the variable of a rate that is not a number', () => {
+    assert.throws(
+      () => loadOperatorConfig({ ADDON_OPERATOR_NAMESPACE: 'kaddon', KUBE_CLIENT_QPS: 'fast' }),
+      (error: unknown) =>
+        error instanceof OperatorConfigError && /'KUBE_CLIENT_QPS': 'fast' is not a rate/.test(error.message),
+    );
+  });
+
   it('has addon-operator defaults and needs only the namespace', () => {
     const config = loadOperatorConfig({ ADDON_OPERATOR_NAMESPACE: 'kaddon' });
     assert.deepEqual(config.modulesDirs, ['modules']);

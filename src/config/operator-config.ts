@@ -1,5 +1,6 @@
 import { KaddonError } from '../core/errors.ts';
 import { parseGoDuration } from '../hooks/go-duration.ts';
+import { HELM2_SETTINGS, SETTING_NAMES } from './setting-names.ts';
 import { LOG_LEVELS, LOG_TYPES, type LogLevel, type LogType } from '../observability/logger.ts';
 
 /**
@@ -29,13 +30,30 @@ export interface OperatorConfig {
   readonly helmIgnoreRelease: string;
   readonly helmTimeoutSeconds: number;
   readonly helmHistoryMax: number;
-  /** The helm binary: --helm-path, KADDON_HELM_PATH, or `helm` on PATH. */
+  /** The helm binary: --helm-path, HELM_BIN_PATH, KADDON_HELM_PATH, or `helm` on PATH. */
   readonly helmPath: string;
+  /** Which setting named the helm binary, for the message when it cannot be run. */
+  readonly helmPathSetting: string;
   readonly crdExtraLabels: Readonly<Record<string, string>>;
   readonly crdFilterPrefixes: readonly string[];
   readonly queueActionsMetrics: boolean;
   readonly keepTempFiles: boolean;
+  /** KUBE_CONFIG or KUBECONFIG: kubeconfig files, colon-separated; none means in-cluster. */
   readonly kubeconfig: string | undefined;
+  readonly kubeContext: string | undefined;
+  readonly kubeServer: string | undefined;
+  /** Client-side rate limits of the main client, the resource monitor's and the object patcher's. */
+  readonly kubeClientQps: number;
+  readonly kubeClientBurst: number;
+  readonly monitorKubeClientQps: number;
+  readonly monitorKubeClientBurst: number;
+  readonly objectPatcherQps: number;
+  readonly objectPatcherBurst: number;
+  readonly objectPatcherTimeoutMs: number;
+  /** KADDON_HOOK_ENV: hooks get the operator's environment (`operator`) or an allow-list (`minimal`). */
+  readonly hookEnv: 'operator' | 'minimal';
+  /** KADDON_IN_CLUSTER_ROOT: prefixed to the service account's directory (tests only). */
+  readonly inClusterRoot: string | undefined;
   /**
    * KADDON_RESOURCES_MONITOR_INTERVAL: how often delivered objects are checked (auto-healing,
    * docs/lifecycle.md "Helm delivery").
@@ -59,7 +77,7 @@ type Source = Readonly<Record<string, string | undefined>>;
  * current ADDON_OPERATOR_* names, then the default.
  */
 export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorConfig {
-  const get = (flag: string, ...names: string[]): { name: string; value: string } | undefined => {
+  const get = (flag: string, ...names: readonly string[]): { name: string; value: string } | undefined => {
     if (flags[flag] !== undefined) return { name: `--${flag}`, value: flags[flag] };
     for (const name of names) {
       const value = env[name];
@@ -67,9 +85,16 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
     }
     return undefined;
   };
-  const text = (flag: string, fallback: string, ...names: string[]): string =>
+  const helm2 = HELM2_SETTINGS.find((name) => env[name] !== undefined && env[name] !== '');
+  if (helm2 !== undefined)
+    throw new OperatorConfigError(
+      helm2,
+      'is a Helm 2 setting',
+      'Remove it: kaddon, like addon-operator, speaks Helm 3 only.',
+    );
+  const text = (flag: string, fallback: string, ...names: readonly string[]): string =>
     get(flag, ...names)?.value ?? fallback;
-  const int = (flag: string, fallback: number, ...names: string[]): number => {
+  const int = (flag: string, fallback: number, ...names: readonly string[]): number => {
     const found = get(flag, ...names);
     if (!found) return fallback;
     const value = Number(found.value);
@@ -81,7 +106,7 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
       );
     return value;
   };
-  const bool = (flag: string, fallback: boolean, ...names: string[]): boolean => {
+  const bool = (flag: string, fallback: boolean, ...names: readonly string[]): boolean => {
     const found = get(flag, ...names);
     if (!found) return fallback;
     if (/^(true|yes|1)$/i.test(found.value)) return true;
@@ -96,7 +121,7 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
     allowed: readonly T[],
     flag: string,
     fallback: T,
-    ...names: string[]
+    ...names: readonly string[]
   ): T => {
     const found = get(flag, ...names);
     if (!found) return fallback;
@@ -109,7 +134,21 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
       );
     return value as T;
   };
-  const namespace = text('namespace', '', 'ADDON_OPERATOR_NAMESPACE', 'SHELL_OPERATOR_NAMESPACE');
+  const rate = (flag: string, fallback: number, ...names: readonly string[]): number => {
+    const found = get(flag, ...names);
+    if (!found) return fallback;
+    const value = Number(found.value);
+    if (!Number.isFinite(value) || value < 0)
+      throw new OperatorConfigError(
+        found.name,
+        `'${found.value}' is not a rate`,
+        `Set ${found.name} to requests per second such as ${fallback}.`,
+      );
+    return value;
+  };
+  const names = SETTING_NAMES;
+  const helm = get('helm-path', ...names.helmPath);
+  const namespace = text('namespace', '', ...names.namespace);
   if (!namespace)
     throw new OperatorConfigError(
       'ADDON_OPERATOR_NAMESPACE',
@@ -117,30 +156,15 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
       'Set it to the namespace kaddon runs in (fieldRef metadata.namespace).',
     );
   return {
-    modulesDirs: splitPaths(text('modules-dir', 'modules', 'MODULES_DIR', 'ADDON_OPERATOR_MODULES_DIR')),
-    globalHooksDir: text(
-      'global-hooks-dir',
-      'global-hooks',
-      'GLOBAL_HOOKS_DIR',
-      'ADDON_OPERATOR_GLOBAL_HOOKS_DIR',
-    ),
-    unnumberedModulesOrder: int(
-      'unnumbered-modules-order',
-      1,
-      'UNNUMBERED_MODULE_ORDER',
-      'UNNUMBERED_MODULES_ORDER',
-      'ADDON_OPERATOR_UNNUMBERED_MODULES_ORDER',
-    ),
+    modulesDirs: splitPaths(text('modules-dir', 'modules', ...names.modulesDir)),
+    globalHooksDir: text('global-hooks-dir', 'global-hooks', ...names.globalHooksDir),
+    unnumberedModulesOrder: int('unnumbered-modules-order', 1, ...names.unnumberedModulesOrder),
     namespace,
-    configMapName: text('config-map', 'addon-operator', 'ADDON_OPERATOR_CONFIG_MAP'),
-    tmpDir: text('tmp-dir', '/tmp/addon-operator', 'ADDON_OPERATOR_TMP_DIR', 'SHELL_OPERATOR_TMP_DIR'),
-    listenAddress: text('listen-address', '0.0.0.0', 'ADDON_OPERATOR_LISTEN_ADDRESS'),
-    listenPort: port(get('listen-port', 'ADDON_OPERATOR_LISTEN_PORT')),
-    metricsPrefix: text(
-      'prometheus-metrics-prefix',
-      'addon_operator_',
-      'ADDON_OPERATOR_PROMETHEUS_METRICS_PREFIX',
-    ),
+    configMapName: text('config-map', 'addon-operator', ...names.configMap),
+    tmpDir: text('tmp-dir', '/tmp/addon-operator', ...names.tmpDir),
+    listenAddress: text('listen-address', '0.0.0.0', ...names.listenAddress),
+    listenPort: port(get('listen-port', ...names.listenPort)),
+    metricsPrefix: text('prometheus-metrics-prefix', 'addon_operator_', ...names.metricsPrefix),
     debugUnixSocket: text('debug-unix-socket', DEFAULT_DEBUG_UNIX_SOCKET, 'DEBUG_UNIX_SOCKET'),
     logType: choice(LOG_TYPES, 'log-type', 'text', 'LOG_TYPE'),
     logLevel: choice(LOG_LEVELS, 'log-level', 'info', 'LOG_LEVEL'),
@@ -148,14 +172,29 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
     helmIgnoreRelease: text('helm-ignore-release', '', 'HELM_IGNORE_RELEASE'),
     helmTimeoutSeconds: durationSeconds(get('helm-timeout', 'HELM_TIMEOUT'), 20 * 60),
     helmHistoryMax: int('helm-history-max', 10, 'HELM_HISTORY_MAX'),
-    helmPath: text('helm-path', 'helm', 'KADDON_HELM_PATH'),
+    helmPath: helm?.value ?? 'helm',
+    helmPathSetting: helm?.name ?? 'HELM_BIN_PATH (unset: helm on PATH)',
     crdExtraLabels: labels(get('crd-extra-labels', 'ADDON_OPERATOR_CRD_EXTRA_LABELS')),
     crdFilterPrefixes: text('crd-filters', 'doc-,_', 'ADDON_OPERATOR_CRD_FILTER_PREFIXES')
       .split(',')
       .filter(Boolean),
     queueActionsMetrics: env.QUEUE_ACTIONS_METRICS !== 'no',
     keepTempFiles: bool('debug-keep-tmp-files', false, 'DEBUG_KEEP_TMP_FILES'),
-    kubeconfig: get('kube-config', 'KUBE_CONFIG', 'KUBECONFIG')?.value,
+    kubeconfig: get('kube-config', ...names.kubeconfig)?.value,
+    kubeContext: get('kube-context', ...names.kubeContext)?.value,
+    kubeServer: get('kube-server', ...names.kubeServer)?.value,
+    kubeClientQps: rate('kube-client-qps', 5, ...names.kubeClientQps),
+    kubeClientBurst: int('kube-client-burst', 10, ...names.kubeClientBurst),
+    monitorKubeClientQps: rate('helm-monitor-kube-client-qps', 5, ...names.monitorKubeClientQps),
+    monitorKubeClientBurst: int('helm-monitor-kube-client-burst', 10, ...names.monitorKubeClientBurst),
+    objectPatcherQps: rate('object-patcher-kube-client-qps', 5, ...names.objectPatcherQps),
+    objectPatcherBurst: int('object-patcher-kube-client-burst', 10, ...names.objectPatcherBurst),
+    objectPatcherTimeoutMs: positiveDurationMs(
+      get('object-patcher-kube-client-timeout', ...names.objectPatcherTimeout),
+      10_000,
+    ),
+    hookEnv: choice(['operator', 'minimal'] as const, 'hook-env', 'operator', ...names.hookEnv),
+    inClusterRoot: env.KADDON_IN_CLUSTER_ROOT || undefined,
     resourcesMonitorIntervalMs: positiveDurationMs(
       get('resources-monitor-interval', 'KADDON_RESOURCES_MONITOR_INTERVAL'),
       RESOURCES_MONITOR_INTERVAL_MS,

@@ -31,7 +31,10 @@ describe('KubeClient request metrics (docs/observability.md "Metrics": kubernete
   it('counts a request that got no answer as <error>, with its latency under the URL template', async () => {
     const port = await closedPort();
     const metrics = recordingMetrics();
-    const client = new KubeClient({ server: `https://127.0.0.1:${port}` }, { metrics });
+    const client = new KubeClient(
+      { server: `https://127.0.0.1:${port}`, requestOptions: () => Promise.resolve({ headers: {} }) },
+      { metrics },
+    );
     await assert.rejects(
       client.request('GET', '/api/v1/namespaces/web/configmaps/one', { query: { limit: 1 } }),
       (error: unknown) => error instanceof KubeApiError && error.status === 0,
@@ -45,7 +48,10 @@ describe('KubeClient request metrics (docs/observability.md "Metrics": kubernete
   it('counts a watch that got no answer, without a latency (as client-go)', async () => {
     const port = await closedPort();
     const metrics = recordingMetrics();
-    const client = new KubeClient({ server: `https://127.0.0.1:${port}` }, { metrics });
+    const client = new KubeClient(
+      { server: `https://127.0.0.1:${port}`, requestOptions: () => Promise.resolve({ headers: {} }) },
+      { metrics },
+    );
     const signal = new AbortController().signal;
     await assert.rejects(client.watch('/api/v1/configmaps', {}, () => undefined, { signal, idleMs: 1_000 }));
     assert.deepEqual(metrics.results, [`<error> GET 127.0.0.1:${port}`]);

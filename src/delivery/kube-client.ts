@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { errorMessage, KaddonError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import type { KubeConnection } from './kube-connection.ts';
+import { RequestRateLimiter } from './request-rate-limiter.ts';
 import { requestUrlTemplate } from './request-url-template.ts';
 
 /** An API call the server refused, or that could not reach it (status 0). */
@@ -74,6 +75,11 @@ export interface KubeClientOptions {
   /** How long a request may go without an answer; 30 s by default. */
   readonly timeoutMs?: number;
   readonly metrics?: KubeRequestMetrics;
+  /**
+   * Client-side rate limit, as client-go's (KUBE_CLIENT_QPS and KUBE_CLIENT_BURST): `qps` requests a
+   * second after a burst of `burst`; a watch counts once, when it starts. None by default.
+   */
+  readonly rateLimit?: { readonly qps: number; readonly burst: number };
 }
 
 /** A small Kubernetes API client over node:https: JSON requests, watch streams and discovery. */
@@ -82,11 +88,14 @@ export class KubeClient {
   readonly #timeoutMs: number;
   readonly #metrics: KubeRequestMetrics | undefined;
   readonly #discovery = new Map<string, Promise<ApiResource[]>>();
+  readonly #limiter: RequestRateLimiter | undefined;
 
   constructor(connection: KubeConnection, options: KubeClientOptions = {}) {
     this.#connection = connection;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#metrics = options.metrics;
+    const limit = options.rateLimit;
+    this.#limiter = limit && limit.qps > 0 ? new RequestRateLimiter(limit.qps, limit.burst) : undefined;
   }
 
   async request(method: string, apiPath: string, options: RequestOptions = {}): Promise<JsonObject> {
@@ -163,7 +172,7 @@ export class KubeClient {
     return url;
   }
 
-  #send(
+  async #send(
     method: string,
     url: URL,
     apiPath: string,
@@ -171,11 +180,15 @@ export class KubeClient {
     timeoutMs: number,
     signal?: AbortSignal,
   ): Promise<IncomingMessage> {
+    await this.#limiter?.acquire(signal);
     const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (payload !== undefined) headers['content-type'] = options.contentType ?? 'application/json';
-    if (this.#connection.token) headers.authorization = `Bearer ${this.#connection.token}`;
-    const c = this.#connection;
+    const tls = await this.#connection.requestOptions();
+    const headers: Record<string, string> = { ...tls.headers, accept: 'application/json' };
+    if (payload !== undefined) {
+      headers['content-type'] = options.contentType ?? 'application/json';
+      // A length for every body: DELETE and GET requests with a body are not sent chunked.
+      headers['content-length'] = String(Buffer.byteLength(payload));
+    }
     let answered = false;
     const countResult = (code: string): void => {
       if (!answered) this.#metrics?.kubeRequestResult({ code, method, host: url.host });
@@ -185,10 +198,10 @@ export class KubeClient {
       const request = https.request(url, {
         method,
         headers,
-        ...(c.caPem ? { ca: c.caPem } : {}),
-        ...(c.clientCertPem ? { cert: c.clientCertPem } : {}),
-        ...(c.clientKeyPem ? { key: c.clientKeyPem } : {}),
-        rejectUnauthorized: c.insecureSkipTlsVerify !== true,
+        ...(tls.ca === undefined ? {} : { ca: tls.ca }),
+        ...(tls.cert === undefined ? {} : { cert: tls.cert }),
+        ...(tls.key === undefined ? {} : { key: tls.key }),
+        rejectUnauthorized: tls.rejectUnauthorized ?? true,
         timeout: timeoutMs,
         ...(signal ? { signal } : {}),
       });

@@ -1,105 +1,197 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { KaddonError } from '../core/errors.ts';
-import { isJsonObject, type JsonObject } from '../core/json.ts';
+import { isJsonObject } from '../core/json.ts';
 import { parseYamlDocument } from '../core/yaml.ts';
 
-/** How to reach and authenticate to a Kubernetes API server. */
+/** What one request needs to reach and authenticate to the API server. */
+export interface KubeRequestOptions {
+  readonly ca?: string | Buffer | (string | Buffer)[];
+  readonly cert?: string | Buffer | (string | Buffer)[];
+  readonly key?: string | Buffer | (string | Buffer)[];
+  readonly rejectUnauthorized?: boolean;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** How to reach the API server; credentials are asked for per request, so rotated tokens are read again. */
 export interface KubeConnection {
   readonly server: string;
-  readonly caPem?: string;
-  readonly clientCertPem?: string;
-  readonly clientKeyPem?: string;
-  readonly token?: string;
-  readonly insecureSkipTlsVerify?: boolean;
+  requestOptions(): Promise<KubeRequestOptions>;
 }
 
 export class KubeConfigError extends KaddonError {
   readonly code = 'kubeconfig-invalid';
-  constructor(source: string, problem: string, hint: string) {
-    super(`kubeconfig '${source}': ${problem}.`, hint);
+  constructor(source: string, problem: string, hint: string, options?: { cause?: unknown }) {
+    super(`kubeconfig '${source}': ${problem}.`, hint, options);
   }
 }
 
-const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+/** Which cluster to talk to, as the operator's settings say (the settings table in README.md). */
+export interface KubeConnectionSettings {
+  /** KUBE_CONFIG or --kube-config: kubeconfig files, colon-separated; else KUBECONFIG. */
+  readonly kubeconfig?: string | undefined;
+  /** KUBE_CONTEXT: the context to use instead of the current one. */
+  readonly context?: string | undefined;
+  /** KUBE_SERVER: the API server's URL, over the one the context names. */
+  readonly server?: string | undefined;
+  /**
+   * Prefixed to /var/run/secrets/kubernetes.io/serviceaccount when reading the in-cluster service
+   * account (KADDON_IN_CLUSTER_ROOT; tests only).
+   */
+  readonly inClusterRoot?: string | undefined;
+}
+
+const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
 /**
- * The connection the operator uses: KUBECONFIG (or the file given), else the in-cluster service
- * account, as client-go's default loading rules do.
+ * The connection as client-go's default loading rules find it, through @kubernetes/client-node's
+ * KubeConfig: the kubeconfig files listed (the first file's entries and current context win where
+ * files overlap), else the in-cluster service account. Exec and token-file credentials are run or read
+ * when a request needs them.
  */
-export function loadKubeConnection(env: NodeJS.ProcessEnv, kubeconfigPath?: string): KubeConnection {
-  const file = kubeconfigPath ?? env.KUBECONFIG?.split(':')[0];
-  if (file) return connectionFromKubeconfig(file);
-  if (env.KUBERNETES_SERVICE_HOST && existsSync(path.join(SERVICE_ACCOUNT_DIR, 'token'))) {
-    const host = env.KUBERNETES_SERVICE_HOST.includes(':')
-      ? `[${env.KUBERNETES_SERVICE_HOST}]`
-      : env.KUBERNETES_SERVICE_HOST;
-    return {
-      server: `https://${host}:${env.KUBERNETES_SERVICE_PORT ?? '443'}`,
-      caPem: readFileSync(path.join(SERVICE_ACCOUNT_DIR, 'ca.crt'), 'utf8'),
-      token: readFileSync(path.join(SERVICE_ACCOUNT_DIR, 'token'), 'utf8').trim(),
-    };
+export function loadKubeConnection(
+  env: Readonly<Record<string, string | undefined>>,
+  settings: KubeConnectionSettings = {},
+): KubeConnection {
+  const list = settings.kubeconfig ?? env.KUBECONFIG ?? '';
+  const files = list.split(':').filter((file) => file !== '');
+  const config = new KubeConfig();
+  const prefix = settings.inClusterRoot ?? '';
+  let source: string;
+  if (files.length > 0) {
+    source = files.join(':');
+    loadFiles(config, files);
+  } else if (env.KUBERNETES_SERVICE_HOST && existsSync(`${prefix}${SERVICE_ACCOUNT_TOKEN}`)) {
+    source = 'in-cluster service account';
+    config.loadFromCluster(prefix);
+  } else {
+    throw new KubeConfigError(
+      '(none)',
+      'no KUBE_CONFIG or KUBECONFIG and not running in a cluster',
+      'Set KUBECONFIG (or KUBE_CONFIG) or run kaddon in a Pod with a service account.',
+    );
   }
-  throw new KubeConfigError(
-    '(none)',
-    'no KUBECONFIG and not running in a cluster',
-    'Set KUBECONFIG or run kaddon in a Pod with a service account.',
-  );
+  return connectionOf(config, source, settings);
 }
 
-/** The current context of a kubeconfig file: server, CA and client certificate or token. */
-export function connectionFromKubeconfig(file: string): KubeConnection {
-  const doc = parseYamlDocument(readFileSync(file, 'utf8'), file);
-  if (!isJsonObject(doc))
-    throw new KubeConfigError(file, 'not a kubeconfig', 'Point KUBECONFIG at a kubeconfig file.');
-  const contextName = stringAt(doc, 'current-context');
-  const context = named(doc, 'contexts', contextName, file, 'context');
-  const cluster = named(doc, 'clusters', stringAt(context, 'cluster'), file, 'cluster');
-  const user = named(doc, 'users', stringAt(context, 'user'), file, 'user');
-  const dir = path.dirname(file);
-  const server = stringAt(cluster, 'server');
-  if (!server)
+/** A connection to the cluster of one kubeconfig file (tests, and `--kube-config FILE`). */
+export function connectionFromKubeconfig(
+  file: string,
+  settings: KubeConnectionSettings = {},
+): KubeConnection {
+  return loadKubeConnection({}, { ...settings, kubeconfig: file });
+}
+
+function loadFiles(config: KubeConfig, files: readonly string[]): void {
+  for (const [index, file] of files.entries()) {
+    const next = index === 0 ? config : new KubeConfig();
+    try {
+      next.loadFromFile(file);
+    } catch (error: unknown) {
+      const problem = error instanceof Error ? error.message : String(error);
+      throw new KubeConfigError(
+        file,
+        `cannot be read: ${problem}`,
+        'Point KUBECONFIG at a kubeconfig file.',
+        {
+          cause: error,
+        },
+      );
+    }
+    useTokenFiles(next, file);
+    if (next !== config) mergeFirstWins(config, next);
+  }
+}
+
+/**
+ * client-go's `user.tokenFile`, which client-node does not read: such a user gets client-node's
+ * token-file authentication, which reads the file again as it ages (projected tokens rotate).
+ */
+function useTokenFiles(config: KubeConfig, file: string): void {
+  let document: unknown;
+  try {
+    document = parseYamlDocument(readFileSync(file, 'utf8'), file);
+  } catch {
+    return;
+  }
+  const users = isJsonObject(document) && Array.isArray(document.users) ? document.users : [];
+  const tokenFiles = new Map<string, string>();
+  for (const entry of users) {
+    if (!isJsonObject(entry) || !isJsonObject(entry.user) || typeof entry.name !== 'string') continue;
+    const tokenFile = entry.user.tokenFile;
+    if (typeof tokenFile === 'string')
+      tokenFiles.set(entry.name, path.resolve(path.dirname(file), tokenFile));
+  }
+  if (tokenFiles.size === 0) return;
+  config.users = config.users.map((user) => {
+    const tokenFile = tokenFiles.get(user.name);
+    return tokenFile ? { ...user, authProvider: { name: 'tokenFile', config: { tokenFile } } } : user;
+  });
+}
+
+/** client-go's merge: an entry already named by an earlier file is kept, the earlier current context too. */
+function mergeFirstWins(config: KubeConfig, later: KubeConfig): void {
+  const add = <T extends { readonly name: string }>(into: T[], from: readonly T[]): T[] => [
+    ...into,
+    ...from.filter((entry) => !into.some((known) => known.name === entry.name)),
+  ];
+  config.clusters = add(config.clusters, later.clusters);
+  config.users = add(config.users, later.users);
+  config.contexts = add(config.contexts, later.contexts);
+  if (!config.currentContext) config.currentContext = later.currentContext;
+}
+
+function connectionOf(config: KubeConfig, source: string, settings: KubeConnectionSettings): KubeConnection {
+  if (settings.context) {
+    if (!config.contexts.some((context) => context.name === settings.context))
+      throw new KubeConfigError(
+        source,
+        `no context named '${settings.context}' (KUBE_CONTEXT)`,
+        `Use one of: ${config.contexts.map((context) => context.name).join(', ') || '(none)'}.`,
+      );
+    config.setCurrentContext(settings.context);
+  }
+  const context = config.getContextObject(config.currentContext);
+  const cluster = config.getCurrentCluster();
+  if (!context || !cluster)
     throw new KubeConfigError(
-      file,
-      `cluster '${stringAt(context, 'cluster')}' has no server`,
-      'Add clusters[].cluster.server.',
+      source,
+      `the context '${config.currentContext}' names no cluster`,
+      'Check current-context (or KUBE_CONTEXT) and the clusters list.',
     );
-  const pem = (map: JsonObject, dataKey: string, fileKey: string): string | undefined => {
-    const data = stringAt(map, dataKey);
-    if (data) return Buffer.from(data, 'base64').toString('utf8');
-    const ref = stringAt(map, fileKey);
-    return ref ? readFileSync(path.resolve(dir, ref), 'utf8') : undefined;
-  };
-  const token = stringAt(user, 'token') || undefined;
+  if (!config.getCurrentUser())
+    throw new KubeConfigError(
+      source,
+      `the context '${config.currentContext}' names no user`,
+      'Check the users list of the kubeconfig.',
+    );
+  if (settings.server)
+    config.clusters = config.clusters.map((entry) =>
+      entry.name === cluster.name ? { ...entry, server: settings.server ?? entry.server } : entry,
+    );
+  const server = settings.server ?? cluster.server;
   return {
     server,
-    ...optional('caPem', pem(cluster, 'certificate-authority-data', 'certificate-authority')),
-    ...optional('clientCertPem', pem(user, 'client-certificate-data', 'client-certificate')),
-    ...optional('clientKeyPem', pem(user, 'client-key-data', 'client-key')),
-    ...optional('token', token),
-    ...(cluster['insecure-skip-tls-verify'] === true ? { insecureSkipTlsVerify: true } : {}),
+    requestOptions: async () => {
+      const options: {
+        headers: Record<string, string>;
+        ca?: KubeRequestOptions['ca'];
+        cert?: KubeRequestOptions['cert'];
+        key?: KubeRequestOptions['key'];
+        rejectUnauthorized?: boolean;
+        agent?: unknown;
+      } = { headers: {} };
+      await config.applyToHTTPSOptions(options);
+      return {
+        headers: options.headers,
+        ...(options.ca === undefined ? {} : { ca: options.ca }),
+        ...(options.cert === undefined ? {} : { cert: options.cert }),
+        ...(options.key === undefined ? {} : { key: options.key }),
+        ...(options.rejectUnauthorized === undefined
+          ? {}
+          : { rejectUnauthorized: options.rejectUnauthorized }),
+      };
+    },
   };
-}
-
-function named(doc: JsonObject, list: string, name: string, file: string, what: string): JsonObject {
-  const entries = Array.isArray(doc[list]) ? doc[list] : [];
-  const entry = entries.find((item) => isJsonObject(item) && item.name === name);
-  const inner = isJsonObject(entry) ? entry[what] : undefined;
-  if (!isJsonObject(inner)) {
-    throw new KubeConfigError(
-      file,
-      `no ${what} named '${name}'`,
-      `Check current-context and the ${list} list.`,
-    );
-  }
-  return inner;
-}
-
-function stringAt(map: JsonObject, key: string): string {
-  const value = map[key];
-  return typeof value === 'string' ? value : '';
-}
-
-function optional<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
-  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
 }

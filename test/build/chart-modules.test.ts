@@ -227,7 +227,7 @@ describe('kaddon build with chart modules', () => {
     assert.equal(
       run.stderr,
       `Error: module 'web': ${path.join(exampleShown, '010-web')} is a Helm chart module and rendering it needs helm (so do 'hello'), but '${missing}' (--helm-path) is not an executable file. ` +
-        'Install helm 3 or 4 (https://helm.sh/docs/intro/install/), or point --helm-path or KADDON_HELM_PATH at the helm binary.\n',
+        'Install helm 3 or 4 (https://helm.sh/docs/intro/install/), or point --helm-path or HELM_BIN_PATH at the helm binary.\n',
     );
   });
 });

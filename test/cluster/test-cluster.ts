@@ -45,8 +45,23 @@ export interface TestCluster extends ApiCredentials {
   stop(): Promise<void>;
 }
 
-/** etcd and kube-apiserver on loopback ports, with a kubeconfig for a system:masters user. */
+/**
+ * etcd and kube-apiserver on loopback ports, with a kubeconfig for a system:masters user. A free port
+ * can be taken by another test's cluster between the moment it is found and the moment a server binds
+ * it; such a start is tried again, on new ports, up to three times.
+ */
 export async function startTestCluster(options: TestClusterOptions = {}): Promise<TestCluster> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (error: unknown) {
+      const portTaken = error instanceof Error && error.message.includes('address already in use');
+      if (!portTaken || attempt >= 3 || options.dir !== undefined) throw error;
+    }
+  }
+}
+
+async function startOnce(options: TestClusterOptions): Promise<TestCluster> {
   const binaries = options.binaries ?? (await ensureClusterBinaries());
   if (options.dir === undefined) removeAbandonedClusters();
   const layout = clusterLayout(options.dir ?? (await mkdtemp(path.join(os.tmpdir(), clusterDirPrefix))));

@@ -9,13 +9,13 @@ import {
   recordingHandlers,
 } from '../../../test/queue-test-kit.ts';
 import { TaskQueueSet } from './task-queue-set.ts';
-import { TokenBucket } from './token-bucket.ts';
+import { TokenBucket } from '../../core/token-bucket.ts';
 
 const tick = (n: number): BindingContext => ({ binding: `every-${n}`, type: 'Schedule' });
 
 describe('TokenBucket (docs/hooks.md "Execution rate")', () => {
   it('allows a burst, then one run per interval', () => {
-    const bucket = new TokenBucket({ executionMinIntervalMs: 1_000, executionBurst: 2 }, 0);
+    const bucket = new TokenBucket({ intervalMs: 1_000, burst: 2 }, 0);
     bucket.take(0);
     assert.equal(bucket.delayMs(0), 0);
     bucket.take(0);

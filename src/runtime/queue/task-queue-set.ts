@@ -5,7 +5,7 @@ import type { QueueObserver } from './queue-observer.ts';
 import type { AnyTask, Task, TaskType } from './task.ts';
 import type { TaskHandlers } from './task-handler.ts';
 import { TaskQueue } from './task-queue.ts';
-import { TokenBucket } from './token-bucket.ts';
+import { TokenBucket } from '../../core/token-bucket.ts';
 
 export const MAIN_QUEUE = 'main';
 
@@ -125,7 +125,10 @@ export class TaskQueueSet {
     const hook = [task.metadata.module, task.metadata.hook].filter((part) => part !== undefined).join('/');
     let bucket = this.#buckets.get(hook);
     if (bucket === undefined) {
-      bucket = new TokenBucket(settings, this.clock.now());
+      bucket = new TokenBucket(
+        { intervalMs: settings.executionMinIntervalMs, burst: settings.executionBurst },
+        this.clock.now(),
+      );
       this.#buckets.set(hook, bucket);
     }
     return { hook, bucket };

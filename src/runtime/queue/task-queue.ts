@@ -7,7 +7,7 @@ import type { AnyTask, Task, TaskType } from './task.ts';
 import { isTaskOfType } from './task.ts';
 import { runTaskHandler, type TaskHandlers } from './task-handler.ts';
 import type { TaskResult } from './task-result.ts';
-import type { TokenBucket } from './token-bucket.ts';
+import type { TokenBucket } from '../../core/token-bucket.ts';
 
 /** shell-operator's 25 ms pause before a repeated task runs again (docs/lifecycle.md "Tasks and queues"). */
 export const REPEAT_DELAY_MS = 25;

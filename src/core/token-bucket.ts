@@ -1,10 +1,14 @@
-import type { HookSettings } from '../../hooks/hook-config.ts';
+/** How many at once (`burst`) and how often after that (one every `intervalMs`). */
+export interface RateLimit {
+  readonly intervalMs: number;
+  readonly burst: number;
+}
 
 /**
- * A hook's execution rate (docs/hooks.md "Execution rate"): a bucket of
- * `executionBurst` tokens, refilled by one token every `executionMinIntervalMs`. Each run takes a
- * token; while the bucket is empty the hook's next task waits, and events pile up behind it to be
- * combined into one run.
+ * A bucket of `burst` tokens, refilled by one every `intervalMs`; each action takes one. It limits a
+ * hook's execution rate (docs/hooks.md "Execution rate": while the bucket is empty the hook's next
+ * task waits and events pile up behind it, to be combined into one run) and the requests kaddon sends
+ * to the API server (KUBE_CLIENT_QPS and KUBE_CLIENT_BURST).
  */
 export class TokenBucket {
   readonly #intervalMs: number;
@@ -12,9 +16,9 @@ export class TokenBucket {
   #tokens: number;
   #updatedAt: number;
 
-  constructor(settings: HookSettings, now: number) {
-    this.#intervalMs = settings.executionMinIntervalMs;
-    this.#burst = Math.max(settings.executionBurst, 1);
+  constructor(limit: RateLimit, now: number) {
+    this.#intervalMs = limit.intervalMs;
+    this.#burst = Math.max(limit.burst, 1);
     this.#tokens = this.#burst;
     this.#updatedAt = now;
   }
