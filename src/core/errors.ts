@@ -63,10 +63,15 @@ export class ParseError extends KaddonError {
   readonly file: string;
   readonly line: number | undefined;
 
-  constructor(file: string, line: number | undefined, problem: string, options?: { cause?: unknown }) {
+  constructor(
+    file: string,
+    line: number | undefined,
+    problem: string,
+    options?: { cause?: unknown; hint?: string },
+  ) {
     super(
       `file '${file}${line === undefined ? '' : `:${line}`}': ${problem}.`,
-      'Fix the YAML syntax at that place.',
+      options?.hint ?? 'Fix the YAML syntax at that place.',
       options,
     );
     this.file = file;

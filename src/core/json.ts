@@ -38,7 +38,8 @@ export function scalarText(value: unknown): string {
 export function getPath(obj: JsonValue | undefined, path: readonly string[]): JsonValue | undefined {
   let node = obj;
   for (const key of path) {
-    if (!isJsonObject(node)) return undefined;
+    // Own keys only: a path such as `metadata.__proto__` names nothing in the object.
+    if (!isJsonObject(node) || !Object.hasOwn(node, key)) return undefined;
     node = node[key];
   }
   return node;

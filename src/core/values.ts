@@ -191,12 +191,15 @@ export function moduleValuesView(
   return { global: { ...global, enabledModules: [...enabledModules] }, [moduleValuesKey(name)]: values };
 }
 
-/** Reads a dotted path (`global.discovery.clusterDomain`) in a values view. */
+/**
+ * Reads a dotted path (`global.discovery.clusterDomain`) in a values view. Only the values' own keys
+ * count: `__proto__`, `constructor` or `toString` name nothing unless the values have such a key.
+ */
 export function valueAtPath(view: JsonValue, dottedPath: string): JsonValue | undefined {
   let node: JsonValue | undefined = view;
   for (const part of dottedPath.split('.')) {
     if (Array.isArray(node) && /^\d+$/.test(part)) node = node[Number(part)];
-    else if (isJsonObject(node) && part in node) node = node[part];
+    else if (isJsonObject(node) && Object.hasOwn(node, part)) node = node[part];
     else return undefined;
   }
   return node;

@@ -1,4 +1,4 @@
-import { Document, LineCounter, parseAllDocuments, visit, type Node } from 'yaml';
+import { Document, isCollection, isPair, LineCounter, parseAllDocuments, visit, type Node } from 'yaml';
 import { ParseError } from './errors.ts';
 import { expandVars, VarTypeError, type VarLookup } from './var-expansion.ts';
 import type { JsonObject, JsonValue } from './json.ts';
@@ -9,28 +9,84 @@ export interface YamlDocument {
   readonly line: number;
 }
 
+/** How deep YAML may nest: far beyond any manifest, well below what would exhaust the stack. */
+export const MAX_YAML_DEPTH = 500;
+
+/** How many nodes aliases may expand to in one document, against alias bombs. */
+export const MAX_YAML_ALIAS_COUNT = 10_000;
+
 /**
- * Parses a YAML stream. Empty documents are dropped. Duplicate keys are tolerated with the last one
- * winning, as sigs.k8s.io/yaml does. `file` names the source in errors.
+ * Parses a YAML stream. Empty documents are dropped. A duplicate mapping key is an error, as in
+ * kustomize (go-yaml v3) and the API server. Nesting deeper than MAX_YAML_DEPTH and aliases that
+ * expand past MAX_YAML_ALIAS_COUNT nodes are refused as such. `file` names the source in errors.
  */
 export function parseYamlDocuments(text: string, file: string, expansion?: YamlExpansion): YamlDocument[] {
   const lineCounter = new LineCounter();
-  const documents = parseAllDocuments(text, { uniqueKeys: false, lineCounter, prettyErrors: false });
+  const documents = parseAllDocuments(text, { uniqueKeys: true, lineCounter, prettyErrors: false });
   const out: YamlDocument[] = [];
   for (const doc of documents) {
     const error = doc.errors[0];
     if (error) {
       const line = lineCounter.linePos(error.pos[0]).line;
+      if (error.code === 'DUPLICATE_KEY')
+        throw new ParseError(file, line, 'a mapping key is defined twice', {
+          cause: error,
+          hint: 'Remove one of them: kustomize and the API server refuse duplicate keys.',
+        });
+      if (error.message.includes('Maximum call stack')) throw tooDeep(file, line, error);
       throw new ParseError(file, line, firstLine(error.message), { cause: error });
     }
     if (doc.contents === null) continue;
+    const line = lineCounter.linePos(nodeStart(doc.contents)).line;
+    checkDepth(doc.contents, file, line);
     if (expansion && text.includes('$'))
       expandDocument(doc, expansion, (node) => lineCounter.linePos(nodeStart(node)).line, file);
-    const value = doc.toJS({ maxAliasCount: 10_000 }) as JsonValue | undefined;
+    const value = toJson(doc, file, line);
     if (value === undefined || value === null) continue;
-    out.push({ value: normalize(value), line: lineCounter.linePos(nodeStart(doc.contents)).line });
+    out.push({ value, line });
   }
   return out;
+}
+
+/** The document's value; an alias bomb or a stack overflow is a ParseError that says which. */
+function toJson(doc: Document.Parsed, file: string, line: number): JsonValue | undefined {
+  try {
+    const value = doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT }) as unknown;
+    return value === undefined ? undefined : normalize(value);
+  } catch (error: unknown) {
+    if (error instanceof ReferenceError && /alias/i.test(error.message))
+      throw new ParseError(
+        file,
+        line,
+        `its aliases expand to more than ${String(MAX_YAML_ALIAS_COUNT)} nodes`,
+        {
+          cause: error,
+          hint: 'Write the repeated content out, or use fewer aliases of large nodes (this looks like an alias bomb).',
+        },
+      );
+    throw error;
+  }
+}
+
+function tooDeep(file: string, line: number, cause?: unknown): ParseError {
+  return new ParseError(file, line, `the document nests deeper than ${String(MAX_YAML_DEPTH)} levels`, {
+    cause,
+    hint: `kaddon reads YAML nested at most ${String(MAX_YAML_DEPTH)} levels deep: flatten the document.`,
+  });
+}
+
+/** Refuses nesting past MAX_YAML_DEPTH, walking with a stack of its own so depth cannot overflow it. */
+function checkDepth(root: unknown, file: string, line: number): void {
+  const pending: [unknown, number][] = [[root, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next;
+    if (depth > MAX_YAML_DEPTH) throw tooDeep(file, line);
+    if (!isCollection(node)) continue;
+    for (const item of node.items) {
+      if (isPair(item)) pending.push([item.key, depth + 1], [item.value, depth + 1]);
+      else pending.push([item, depth + 1]);
+    }
+  }
 }
 
 /** How `$(var)` references in a module's YAML are expanded while it is parsed (docs/architecture.md). */

@@ -112,7 +112,7 @@ function loadNode(
     if (files.has(entry)) return;
     const absolute = resolveInside(dir, real, entry, file, context);
     const shown = displayPath(absolute, context);
-    const bytes = readFileSync(absolute);
+    const bytes = readEntryBytes(absolute, shown);
     files.set(entry, isYaml && context.expansion ? expandYamlFile(bytes, shown, context.expansion) : bytes);
     filePaths.set(entry, shown);
   };
@@ -308,10 +308,15 @@ function loadComponent(dir: string, entry: string, file: string, context: LoadCo
   return loadDirectory(absolute, 'Component', context);
 }
 
+/**
+ * The kustomization file of `dir`. Only a regular file counts: kustomize does not follow a symlinked
+ * kustomization file (it reports the directory as having none), and neither does kaddon, so the file
+ * cannot lead outside the tree.
+ */
 function findKustomizationFile(dir: string, context: LoadContext): string {
-  const present = readdirSync(dir).filter((name) =>
-    (KUSTOMIZATION_FILE_NAMES as readonly string[]).includes(name),
-  );
+  const present = readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isFile() && (KUSTOMIZATION_FILE_NAMES as readonly string[]).includes(entry.name))
+    .map((entry) => entry.name);
   const shown = displayPath(dir, context);
   if (present.length > 1) {
     throw new KustomizeError(
@@ -378,6 +383,13 @@ function realDirectory(dir: string, display: string, context: LoadContext): stri
       { cause: error },
     );
   }
+  if (!statSync(real).isDirectory())
+    throw new KustomizeError(
+      'path-not-found',
+      display,
+      `must build at directory: '${display}' is a file, not a directory`,
+      'Name the directory that holds the kustomization.yaml.',
+    );
   const roots = context.allowedRoots;
   if (roots && !roots.some((root) => isWithin(root, real))) {
     throw new KustomizeError(
@@ -388,6 +400,29 @@ function realDirectory(dir: string, display: string, context: LoadContext): stri
     );
   }
   return real;
+}
+
+/** Larger files a kustomization names are refused rather than read into memory. */
+const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+/** A file a kustomization names (resource, patch, generator source): a regular file of sane size. */
+function readEntryBytes(absolute: string, display: string): Uint8Array {
+  const stats = statSync(absolute);
+  if (!stats.isFile())
+    throw new KustomizeError(
+      'path-not-found',
+      display,
+      `'${display}' is a directory, not a file`,
+      'Name a file here; a directory of resources belongs in resources as a kustomization.',
+    );
+  if (stats.size > MAX_FILE_BYTES)
+    throw new KustomizeError(
+      'resource-invalid',
+      display,
+      `'${display}' is ${String(stats.size)} bytes, more than kaddon reads (${String(MAX_FILE_BYTES)})`,
+      'Split the file or make it smaller.',
+    );
+  return readFileSync(absolute);
 }
 
 function readText(absolute: string, display: string): string {

@@ -1,5 +1,6 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { readTreeFile } from './tree-file.ts';
 import { KaddonError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import { isValidModuleName, moduleValuesKey, parseModuleDirName } from '../core/module-name.ts';
@@ -100,24 +101,25 @@ function moduleSource(dir: string): ModuleSource {
 function readStaticValues(dirs: readonly string[], modules: readonly ModuleDefinition[]): StaticValues {
   let root: JsonObject = {};
   for (const dir of dirs) {
-    const values = readValuesFile(path.join(dir, 'values.yaml'));
+    const values = readValuesFile(path.join(dir, 'values.yaml'), dir);
     root = (mergeValues(root, values) as JsonObject | undefined) ?? root;
   }
   checkEnabledFlags(root, path.join(dirs[0] ?? '.', 'values.yaml'));
   const byModule = new Map<string, JsonObject>();
   for (const module of modules) {
     const file = path.join(module.dir, 'values.yaml');
-    const values = readValuesFile(file);
+    const values = readValuesFile(file, path.dirname(module.dir));
     checkEnabledFlags(values, file);
     byModule.set(module.name, values);
   }
   return { root, modules: byModule };
 }
 
-/** Reads a values.yaml; a missing file is empty values. */
-export function readValuesFile(file: string): JsonObject {
-  if (!existsSync(file)) return {};
-  const value = parseYamlDocument(readFileSync(file, 'utf8'), file) ?? {};
+/** Reads a values.yaml inside `root`; a missing file is empty values. */
+export function readValuesFile(file: string, root: string): JsonObject {
+  const text = readTreeFile(file, root);
+  if (text === undefined) return {};
+  const value = parseYamlDocument(text, file) ?? {};
   if (!isJsonObject(value))
     throw new ValuesError(
       file,

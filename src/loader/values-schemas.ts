@@ -1,5 +1,6 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { readTreeFile } from './tree-file.ts';
 import type { JsonValue } from '../core/json.ts';
 import { GLOBAL_OWNER, moduleOwner, type ValuesOwner } from '../core/values.ts';
 import { ValuesSchemas, type ValuesSchemaFiles } from '../core/values-schema.ts';
@@ -19,14 +20,18 @@ export interface TreeSchemas {
  * parse fails with its path and line.
  */
 export function readValuesSchemaFiles(openapiDir: string): ValuesSchemaFiles {
-  const configValues = readSchemaFile(path.join(openapiDir, 'config-values.yaml'));
-  const values = readSchemaFile(path.join(openapiDir, 'values.yaml'));
+  if (!existsSync(openapiDir)) return {};
+  const root = path.dirname(openapiDir);
+  const configValues = readSchemaFile(path.join(openapiDir, 'config-values.yaml'), root);
+  const values = readSchemaFile(path.join(openapiDir, 'values.yaml'), root);
   return { ...(configValues ? { configValues } : {}), ...(values ? { values } : {}) };
 }
 
-function readSchemaFile(file: string): { file: string; schema: JsonValue } | undefined {
-  if (!existsSync(file)) return undefined;
-  const schema = parseYamlDocument(readFileSync(file, 'utf8'), file);
+/** A schema file inside `root` (the module's or the global hooks' directory). */
+function readSchemaFile(file: string, root: string): { file: string; schema: JsonValue } | undefined {
+  const text = readTreeFile(file, root);
+  if (text === undefined) return undefined;
+  const schema = parseYamlDocument(text, file);
   return schema === undefined ? undefined : { file, schema };
 }
 

@@ -184,7 +184,10 @@ describe('kaddon operator against a real cluster and helm', () => {
         ? true
         : undefined,
     );
-    assert.ok((await echoRuns()) > runsBefore, 'echo-server ran (its hooks too), not only its release');
+    // The run's metric is recorded when the ModuleRun ends, after afterHelm: a moment after the upgrade.
+    await eventually(operator, 'echo-server ran (its hooks too), not only its release', async () =>
+      (await echoRuns()) > runsBefore ? true : undefined,
+    );
     await setOperatorConfig(env.api, NAMESPACE, { platformPolicyEnabled: 'false' });
     await eventually(operator, 'platform-policy patches reverted in echo-server', async () =>
       (await ownerLabel()) ? undefined : true,
