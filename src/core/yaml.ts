@@ -9,6 +9,15 @@ export interface YamlDocument {
   readonly line: number;
 }
 
+export interface YamlParseOptions {
+  /**
+   * `last-wins` for kustomization files, which kustomize reads with sigs.k8s.io/yaml and where a
+   * repeated key replaces the earlier one; resources are refused with a duplicate key, as kustomize's
+   * kyaml and the API server refuse them.
+   */
+  readonly duplicateKeys?: 'refuse' | 'last-wins';
+}
+
 /** How deep YAML may nest: far beyond any manifest, well below what would exhaust the stack. */
 export const MAX_YAML_DEPTH = 500;
 
@@ -17,12 +26,18 @@ export const MAX_YAML_ALIAS_COUNT = 10_000;
 
 /**
  * Parses a YAML stream. Empty documents are dropped. A duplicate mapping key is an error, as in
- * kustomize (go-yaml v3) and the API server. Nesting deeper than MAX_YAML_DEPTH and aliases that
+ * kustomize (go-yaml v3) and the API server, unless `options` say otherwise. Nesting deeper than MAX_YAML_DEPTH and aliases that
  * expand past MAX_YAML_ALIAS_COUNT nodes are refused as such. `file` names the source in errors.
  */
-export function parseYamlDocuments(text: string, file: string, expansion?: YamlExpansion): YamlDocument[] {
+export function parseYamlDocuments(
+  text: string,
+  file: string,
+  expansion?: YamlExpansion,
+  options: YamlParseOptions = {},
+): YamlDocument[] {
   const lineCounter = new LineCounter();
-  const documents = parseAllDocuments(text, { uniqueKeys: true, lineCounter, prettyErrors: false });
+  const uniqueKeys = options.duplicateKeys !== 'last-wins';
+  const documents = parseAllDocuments(text, { uniqueKeys, lineCounter, prettyErrors: false });
   const out: YamlDocument[] = [];
   for (const doc of documents) {
     const error = doc.errors[0];
@@ -159,8 +174,9 @@ export function parseYamlDocument(
   text: string,
   file: string,
   expansion?: YamlExpansion,
+  options?: YamlParseOptions,
 ): JsonValue | undefined {
-  return parseYamlDocuments(text, file, expansion)[0]?.value;
+  return parseYamlDocuments(text, file, expansion, options)[0]?.value;
 }
 
 /**

@@ -84,7 +84,7 @@ export function parseKustomizationFile(
   file: string,
   options: ParseOptions = {},
 ): KustomizationFile {
-  const doc = parseYamlDocument(text, file, options.expansion) ?? {};
+  const doc = parseYamlDocument(text, file, options.expansion, { duplicateKeys: 'last-wins' }) ?? {};
   if (!isJsonObject(doc)) {
     throw invalid(file, 'the file is not a YAML map', 'Write the kustomization as a map of fields.');
   }
@@ -241,7 +241,9 @@ export function declaredKustomizationKind(dir: string): KustomizationKind | unde
     const file = path.join(dir, name);
     if (!existsSync(file)) continue;
     try {
-      const document = parseYamlDocument(readFileSync(file, 'utf8'), file);
+      const document = parseYamlDocument(readFileSync(file, 'utf8'), file, undefined, {
+        duplicateKeys: 'last-wins',
+      });
       const kind = isJsonObject(document) ? document.kind : undefined;
       if (kind === undefined || kind === 'Kustomization') return 'Kustomization';
       return kind === 'Component' ? 'Component' : undefined;
