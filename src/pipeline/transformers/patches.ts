@@ -193,12 +193,16 @@ function mergeInto(
   file: string,
 ): void {
   const before = idOf(target.obj);
+  const apiVersion = target.obj.apiVersion;
   const merged = wrapPatchError(file, target, () => strategicMerge(target.obj, patch));
   if (merged === null) {
     ra.remove(target);
     return;
   }
   keepIdentity(merged, before, entry.options ?? {});
+  // As kustomize gives the patch the target's group, version and kind: a patch written for another
+  // kind, applied through a selector, does not change the object's apiVersion.
+  if (!entry.options?.allowKindChange && apiVersion !== undefined) merged.apiVersion = apiVersion;
   commit(target, merged, before);
 }
 
