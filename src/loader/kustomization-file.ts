@@ -88,6 +88,7 @@ export function parseKustomizationFile(
   if (!isJsonObject(doc)) {
     throw invalid(file, 'the file is not a YAML map', 'Write the kustomization as a map of fields.');
   }
+  foldFieldNameCase(doc);
   checkFields(doc, file, options.componentEntries ?? false);
   checkSupported(doc, file);
   const kind = checkKind(doc, file);
@@ -103,6 +104,35 @@ export function parseKustomizationFile(
     spec: { ...spec, kind, apiVersion: spec.apiVersion ?? API_VERSION_BY_KIND[kind] },
     warnings,
   };
+}
+
+/**
+ * kustomize decodes a kustomization with Go's encoding/json, which matches a field name to a struct
+ * field regardless of case when no exact match exists: `nameprefix` is `namePrefix`, a var's
+ * `fieldRef` its `fieldref`. The same names are renamed here, in place, before anything reads them.
+ */
+function foldFieldNameCase(doc: JsonObject): void {
+  renameKeys(doc, [...KUSTOMIZATION_FIELDS]);
+  const vars = Array.isArray(doc.vars) ? doc.vars : [];
+  for (const entry of vars) {
+    if (!isJsonObject(entry)) continue;
+    renameKeys(entry, ['name', 'objref', 'fieldref']);
+    if (isJsonObject(entry.objref))
+      renameKeys(entry.objref, ['apiVersion', 'group', 'version', 'kind', 'name', 'namespace']);
+    if (isJsonObject(entry.fieldref)) renameKeys(entry.fieldref, ['fieldPath']);
+  }
+}
+
+/** Renames each key that matches one of `names` only without regard to case to that name. */
+function renameKeys(map: JsonObject, names: readonly string[]): void {
+  for (const key of Object.keys(map)) {
+    if (names.includes(key)) continue;
+    const name = names.find((candidate) => candidate.toLowerCase() === key.toLowerCase());
+    if (name === undefined || Object.hasOwn(map, name)) continue;
+    const value = map[key];
+    delete map[key];
+    if (value !== undefined) map[name] = value;
+  }
 }
 
 function checkFields(doc: JsonObject, file: string, componentEntries: boolean): void {
