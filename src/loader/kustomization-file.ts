@@ -106,6 +106,24 @@ export function parseKustomizationFile(
   };
 }
 
+/** `sortOptions` as kustomize checks it: a known order, and legacy options only with the legacy order. */
+function checkSortOptions(options: JsonValue | undefined, file: string): void {
+  if (!isJsonObject(options)) return;
+  const order = options.order;
+  if (order !== undefined && order !== 'legacy' && order !== 'fifo')
+    throw invalid(
+      file,
+      `sortOptions.order '${String(order)}' is neither legacy nor fifo`,
+      'Set it to legacy or fifo.',
+    );
+  if (order === 'fifo' && options.legacySortOptions !== undefined)
+    throw invalid(
+      file,
+      "sortOptions.legacySortOptions is set but sortOptions.order is 'fifo'",
+      'Remove legacySortOptions, or set the order to legacy.',
+    );
+}
+
 /**
  * kustomize decodes a kustomization with Go's encoding/json, which matches a field name to a struct
  * field regardless of case when no exact match exists: `nameprefix` is `namePrefix`, a var's
@@ -130,7 +148,7 @@ function renameKeys(map: JsonObject, names: readonly string[]): void {
     const name = names.find((candidate) => candidate.toLowerCase() === key.toLowerCase());
     if (name === undefined || Object.hasOwn(map, name)) continue;
     const value = map[key];
-    delete map[key];
+    Reflect.deleteProperty(map, key);
     if (value !== undefined) map[name] = value;
   }
 }
@@ -153,6 +171,7 @@ function checkFields(doc: JsonObject, file: string, componentEntries: boolean): 
       );
     }
   }
+  checkSortOptions(doc.sortOptions, file);
   const meaningful = Object.keys(doc).filter((k) => k !== 'apiVersion' && k !== 'kind');
   if (meaningful.length === 0) {
     throw invalid(file, 'kustomization.yaml is empty', 'Add resources, components or transformers to it.');
