@@ -113,7 +113,7 @@ function checkSortOptions(options: JsonValue | undefined, file: string): void {
   if (order !== undefined && order !== 'legacy' && order !== 'fifo')
     throw invalid(
       file,
-      `sortOptions.order '${String(order)}' is neither legacy nor fifo`,
+      `sortOptions.order ${JSON.stringify(order)} is neither legacy nor fifo`,
       'Set it to legacy or fifo.',
     );
   if (order === 'fifo' && options.legacySortOptions !== undefined)
