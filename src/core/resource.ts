@@ -22,6 +22,18 @@ export type GeneratorBehavior = 'create' | 'merge' | 'replace';
  * the ids it had before transformers renamed it, the prefixes and suffixes it received, whether it
  * is a generated object that gets a content hash, and (in a modules tree) the module that owns it.
  */
+/**
+ * Where an object came from or what configured a transformer, as kustomize's origin annotations say
+ * it: a resource file's path, or the file that configured a generator or transformer and which one.
+ * Paths are display paths here; the build writes them relative to the kustomization it built.
+ */
+export type ResourceOrigin =
+  | { readonly path: string }
+  | {
+      readonly configuredIn: string;
+      readonly configuredBy: { readonly apiVersion: string; readonly kind: string; readonly name?: string };
+    };
+
 export class Resource {
   obj: JsonObject;
   /** Where the object came from, for messages: a file path, or a generator's description. */
@@ -34,6 +46,10 @@ export class Resource {
   needsHashSuffix = false;
   /** The module that added the object; unset outside a modules tree. */
   owner: string | undefined;
+  /** The file or generator the object came from (kustomize's buildMetadata originAnnotations). */
+  origin: ResourceOrigin | undefined;
+  /** The transformers that processed the object, in order (buildMetadata transformerAnnotations). */
+  transformations: ResourceOrigin[] = [];
 
   /**
    * Transformers edit `obj` in place through field specs and patches, so the cache is checked
@@ -139,6 +155,8 @@ export class Resource {
     copy.nameSuffixes = [...this.nameSuffixes];
     copy.needsHashSuffix = this.needsHashSuffix;
     copy.owner = this.owner;
+    copy.origin = this.origin;
+    copy.transformations = [...this.transformations];
     return copy;
   }
 }

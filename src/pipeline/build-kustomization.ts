@@ -1,8 +1,9 @@
 import type { KustomizationNode } from '../core/kustomization.ts';
-import { Resource } from '../core/resource.ts';
+import { Resource, type ResourceOrigin } from '../core/resource.ts';
 import { generateConfigMap } from './generators/config-map-generator.ts';
 import { generateSecret } from './generators/secret-generator.ts';
 import { runGeneratorPlugins, runTransformerPlugins } from './builtin-plugins.ts';
+import { annotateBuildMetadata } from './build-metadata.ts';
 import { finishBuild, type BuildResult } from './finish-build.ts';
 import { ResourceAccumulator } from './resource-accumulator.ts';
 import { parseTransformerConfig, mergeTransformerConfigs } from './transformer-config.ts';
@@ -21,7 +22,9 @@ import { toStringMap } from './transformers/metadata-map.ts';
 /** Builds a kustomization tree the way `kustomize build` does, without touching the disk. */
 export function buildKustomization(node: KustomizationNode): BuildResult {
   const ra = accumulateTarget(node, new ResourceAccumulator());
-  return finishBuild(ra, node.spec.sortOptions);
+  const result = finishBuild(ra, node.spec.sortOptions);
+  annotateBuildMetadata(result.resources, node.spec.buildMetadata ?? [], node.dir);
+  return result;
 }
 
 /**
@@ -46,7 +49,9 @@ function accumulateResources(node: KustomizationNode, ra: ResourceAccumulator): 
       continue;
     }
     for (const loaded of entry.objects) {
-      ra.append(new Resource(structuredClone(loaded.obj), loaded.source), node.file);
+      const resource = new Resource(structuredClone(loaded.obj), loaded.source);
+      resource.origin = { path: loaded.source.replace(/:\d+$/, '') };
+      ra.append(resource, node.file);
     }
   }
 }
@@ -65,10 +70,12 @@ function runGenerators(node: KustomizationNode, ra: ResourceAccumulator): void {
   const options = node.spec.generatorOptions;
   for (const args of node.spec.configMapGenerator ?? []) {
     const { resource, behavior } = generateConfigMap(args, options, node);
+    resource.origin = builtinOrigin(node, 'ConfigMapGenerator');
     ra.absorbGenerated(resource, behavior, node.file);
   }
   for (const args of node.spec.secretGenerator ?? []) {
     const { resource, behavior } = generateSecret(args, options, node);
+    resource.origin = builtinOrigin(node, 'SecretGenerator');
     ra.absorbGenerated(resource, behavior, node.file);
   }
   runGeneratorPlugins(ra, node, buildPluginDirectory);
@@ -80,22 +87,46 @@ function runGenerators(node: KustomizationNode, ra: ResourceAccumulator): void {
  */
 function runTransformers(node: KustomizationNode, ra: ResourceAccumulator): void {
   const spec = node.spec;
+  // Each configured builtin transformer is recorded on every object it processed (transformerAnnotations).
+  const ran = (kind: string, count = 1): void => {
+    for (let i = 0; i < count; i++) recordTransformation(ra.resources, builtinOrigin(node, kind));
+  };
   applyPatchesStrategicMerge(ra, spec.patchesStrategicMerge ?? [], node);
+  if (spec.patchesStrategicMerge?.length) ran('PatchStrategicMergeTransformer');
   applyPatches(ra, spec.patches ?? [], node);
+  ran('PatchTransformer', spec.patches?.length ?? 0);
   if (spec.namespace) {
     transformNamespace(ra.resources, spec.namespace, ra.config.namespace);
     ra.checkUniqueIds(node.file, 'namespace');
+    ran('NamespaceTransformer');
   }
   transformNamePrefixSuffix(ra.resources, spec.namePrefix ?? '', '', ra.config.namePrefix);
+  if (spec.namePrefix) ran('PrefixTransformer');
   transformNamePrefixSuffix(ra.resources, '', spec.nameSuffix ?? '', ra.config.nameSuffix);
+  if (spec.nameSuffix) ran('SuffixTransformer');
   const commonLabels = spec.commonLabels ? toStringMap(spec.commonLabels) : undefined;
   transformLabels(ra.resources, spec.labels ?? [], commonLabels, ra.config);
+  ran('LabelTransformer', (spec.labels?.length ?? 0) + (commonLabels ? 1 : 0));
   transformAnnotations(ra.resources, toStringMap(spec.commonAnnotations), ra.config.commonAnnotations);
+  if (spec.commonAnnotations) ran('AnnotationsTransformer');
   applyPatchesJson6902(ra, spec.patchesJson6902 ?? [], node);
+  ran('PatchJson6902Transformer', spec.patchesJson6902?.length ?? 0);
   transformReplicas(ra.resources, spec.replicas ?? [], ra.config.replicas, node.file);
+  ran('ReplicaCountTransformer', spec.replicas?.length ?? 0);
   transformImages(ra.resources, spec.images ?? [], ra.config.images);
+  ran('ImageTagTransformer', spec.images?.length ?? 0);
   applyReplacementEntries(ra.resources, spec.replacements ?? [], node);
+  if (spec.replacements?.length) ran('ReplacementTransformer');
   runTransformerPlugins(ra, node, buildPluginDirectory);
+}
+
+/** A builtin generator or transformer configured by a kustomization's own fields. */
+function builtinOrigin(node: KustomizationNode, kind: string): ResourceOrigin {
+  return { configuredIn: node.file, configuredBy: { apiVersion: 'builtin', kind } };
+}
+
+function recordTransformation(resources: readonly Resource[], origin: ResourceOrigin): void {
+  for (const resource of resources) resource.transformations.push(origin);
 }
 
 /** A `generators:` / `transformers:` directory is a kustomization whose output is plugin configs. */

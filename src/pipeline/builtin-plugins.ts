@@ -9,7 +9,7 @@ import type {
   ResourceEntry,
   Selector,
 } from '../core/kustomization.ts';
-import type { Resource } from '../core/resource.ts';
+import type { Resource, ResourceOrigin } from '../core/resource.ts';
 import { generateConfigMap } from './generators/config-map-generator.ts';
 import { generateSecret } from './generators/secret-generator.ts';
 import { ResourceAccumulator } from './resource-accumulator.ts';
@@ -26,16 +26,23 @@ import { setMapEntries } from './transformers/metadata-map.ts';
 /** Builds a directory entry of `generators:` / `transformers:` into its plugin configuration objects. */
 export type DirectoryBuilder = (node: KustomizationNode) => readonly Resource[];
 
-type PluginContext = { readonly ra: ResourceAccumulator; readonly node: KustomizationNode };
+type PluginContext = {
+  readonly ra: ResourceAccumulator;
+  readonly node: KustomizationNode;
+  /** The plugin configuration's file and identity, for origin and transformer annotations. */
+  readonly origin?: ResourceOrigin;
+};
 type PluginHandler = (config: JsonObject, context: PluginContext) => void;
 
 const generatorPlugins = {
-  ConfigMapGenerator: (config, { ra, node }) => {
+  ConfigMapGenerator: (config, { ra, node, origin }) => {
     const { resource, behavior } = generateConfigMap(generatorArgs(config), undefined, node);
+    resource.origin = origin;
     ra.absorbGenerated(resource, behavior, node.file);
   },
-  SecretGenerator: (config, { ra, node }) => {
+  SecretGenerator: (config, { ra, node, origin }) => {
     const { resource, behavior } = generateSecret(generatorArgs(config), undefined, node);
+    resource.origin = origin;
     ra.absorbGenerated(resource, behavior, node.file);
   },
 } satisfies Record<string, PluginHandler>;
@@ -152,8 +159,10 @@ function runPlugins(
 ): void {
   for (const entry of entries) {
     const configs =
-      entry.type === 'file' ? entry.objects.map((loaded) => loaded.obj) : build(entry.node).map((r) => r.obj);
-    for (const config of configs) {
+      entry.type === 'file'
+        ? entry.objects.map((loaded) => ({ config: loaded.obj, file: loaded.source.replace(/:\d+$/, '') }))
+        : build(entry.node).map((built) => ({ config: built.obj, file: entry.node.file }));
+    for (const { config, file } of configs) {
       const kind = typeof config.kind === 'string' ? config.kind : '';
       const handler = config.apiVersion === 'builtin' ? handlers[kind] : undefined;
       if (!handler) {
@@ -164,9 +173,20 @@ function runPlugins(
           `Use one of the builtin kinds (${Object.keys(handlers).join(', ')}) with apiVersion: builtin; external plugins are not run.`,
         );
       }
-      handler(config, context);
+      const origin = pluginOrigin(config, file);
+      handler(config, { ...context, origin });
+      if (handlers === transformerPlugins)
+        for (const resource of context.ra.resources) resource.transformations.push(origin);
     }
   }
+}
+
+function pluginOrigin(config: JsonObject, file: string): ResourceOrigin {
+  const name = nameOf(config);
+  return {
+    configuredIn: file,
+    configuredBy: { apiVersion: text(config.apiVersion), kind: text(config.kind), ...(name ? { name } : {}) },
+  };
 }
 
 function generatorArgs(config: JsonObject): GeneratorArgs {
@@ -175,9 +195,11 @@ function generatorArgs(config: JsonObject): GeneratorArgs {
   delete args.metadata;
   delete args.apiVersion;
   delete args.kind;
+  // The generated object's name is the configuration's own `name` field, as kustomize reads its
+  // GeneratorArgs; metadata.name only names the plugin configuration (and stands in when there is none).
   return {
     ...args,
-    name: text(metadata.name),
+    name: typeof config.name === 'string' && config.name !== '' ? config.name : text(metadata.name),
     ...(metadata.namespace ? { namespace: text(metadata.namespace) } : {}),
   };
 }
