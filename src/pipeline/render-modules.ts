@@ -2,6 +2,7 @@ import { asError } from '../core/errors.ts';
 import type { KustomizationNode } from '../core/kustomization.ts';
 import type { Resource } from '../core/resource.ts';
 import { accumulateTarget } from './build-kustomization.ts';
+import { annotateBuildMetadata } from './build-metadata.ts';
 import { finishBuild } from './finish-build.ts';
 import { ResourceAccumulator } from './resource-accumulator.ts';
 import { sortLegacy } from './sort-resources.ts';
@@ -72,6 +73,14 @@ export function renderModules(
   );
   for (const resource of result.resources) slices.get(resource.owner ?? '')?.push(resource);
   for (const [name, resources] of slices) slices.set(name, sortLegacy(resources));
+  // A module's own buildMetadata annotates its slice, paths relative to the module, origins naming it.
+  for (const module of modules) {
+    const buildMetadata = module.node?.spec.buildMetadata;
+    if (module.node && buildMetadata?.length)
+      annotateBuildMetadata(slices.get(module.name) ?? [], buildMetadata, module.node.dir, {
+        module: module.name,
+      });
+  }
   return {
     slices,
     declaredVars: new Set(ra.vars.map((declared) => declared.name)),
