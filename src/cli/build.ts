@@ -7,6 +7,7 @@ import type { Resource } from '../core/resource.ts';
 import { EMPTY_CONFIG_VALUES, parseConfigValues, ValuesError } from '../core/values.ts';
 import { parseYamlDocument, stringifyYaml } from '../core/yaml.ts';
 import { loadJqEngine } from '../loader/jq-engine.ts';
+import { jqTimeoutMs } from './jq-timeout.ts';
 import { createHookRunDeps } from '../hooks/run-hook-deps.ts';
 import { hookEnvironment } from '../hooks/run-hook-env.ts';
 import { findSetting } from '../config/setting-names.ts';
@@ -113,7 +114,7 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
       'name a modules directory or set MODULES_DIR (or ADDON_OPERATOR_MODULES_DIR)',
       buildUsage,
     );
-  const jq = await loadJqEngine();
+  const jq = await loadJqEngine({ timeoutMs: jqTimeoutMs(process.env) });
   const result = await buildTree({
     dirs,
     ...(values.values ? { extraValues: readValues(values.values) } : {}),

@@ -79,7 +79,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   const client = (qps: number, burst: number, timeoutMs?: number): KubeClient =>
     new KubeClient(connection, { metrics, rateLimit: { qps, burst }, ...(timeoutMs ? { timeoutMs } : {}) });
   const kube = client(config.kubeClientQps, config.kubeClientBurst);
-  const jq = await loadJqEngine();
+  const jq = await loadJqEngine({ timeoutMs: config.jqTimeoutMs });
   mkdirSync(config.tmpDir, { recursive: true });
   const configMap = new ConfigMapConfigStore(kube, config.namespace, config.configMapName, { logger });
   const initialConfig = await configMap.load();

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { KaddonError } from '../core/errors.ts';
 import { loadJqEngine } from '../loader/jq-engine.ts';
+import { jqTimeoutMs } from './jq-timeout.ts';
 import { stderrLogger, type CliIo } from './cli-io.ts';
 import { gitSourceConfig, gitSourceOptions, gitSourceUsage, openGitSource } from './git-source.ts';
 import { validateByBuild } from '../runtime/git-revision-tree.ts';
@@ -30,7 +31,11 @@ export async function runSync(args: readonly string[], io: CliIo): Promise<void>
     return;
   }
   const config = gitSourceConfig(values);
-  const source = openGitSource(config, stderrLogger(io), validateByBuild(await loadJqEngine()));
+  const source = openGitSource(
+    config,
+    stderrLogger(io),
+    validateByBuild(await loadJqEngine({ timeoutMs: jqTimeoutMs(process.env) })),
+  );
   const outcome = await source.sync();
   if (outcome.kind === 'failed') throw outcome.error;
   if (outcome.kind === 'refused') throw new RevisionRefusedError(outcome.sha, outcome.error);

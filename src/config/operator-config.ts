@@ -1,5 +1,6 @@
 import { KaddonError } from '../core/errors.ts';
 import { parseGoDuration } from '../hooks/go-duration.ts';
+import { DEFAULT_JQ_TIMEOUT_MS } from '../loader/jq-engine.ts';
 import { HELM2_SETTINGS, SETTING_NAMES } from './setting-names.ts';
 import { LOG_LEVELS, LOG_TYPES, type LogLevel, type LogType } from '../observability/logger.ts';
 
@@ -50,6 +51,8 @@ export interface OperatorConfig {
   readonly objectPatcherQps: number;
   readonly objectPatcherBurst: number;
   readonly objectPatcherTimeoutMs: number;
+  /** KADDON_JQ_TIMEOUT: how long one jq evaluation (jqFilter, `when:`) may run. */
+  readonly jqTimeoutMs: number;
   /** KADDON_HOOK_ENV: hooks get the operator's environment (`operator`) or an allow-list (`minimal`). */
   readonly hookEnv: 'operator' | 'minimal';
   /** KADDON_IN_CLUSTER_ROOT: prefixed to the service account's directory (tests only). */
@@ -193,6 +196,7 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
       get('object-patcher-kube-client-timeout', ...names.objectPatcherTimeout),
       10_000,
     ),
+    jqTimeoutMs: positiveDurationMs(get('jq-timeout', ...names.jqTimeout), DEFAULT_JQ_TIMEOUT_MS),
     hookEnv: choice(['operator', 'minimal'] as const, 'hook-env', 'operator', ...names.hookEnv),
     inClusterRoot: env.KADDON_IN_CLUSTER_ROOT || undefined,
     resourcesMonitorIntervalMs: positiveDurationMs(

@@ -30,6 +30,7 @@ export const SETTING_NAMES = {
   objectPatcherBurst: ['OBJECT_PATCHER_KUBE_CLIENT_BURST'],
   objectPatcherTimeout: ['OBJECT_PATCHER_KUBE_CLIENT_TIMEOUT'],
   hookEnv: ['KADDON_HOOK_ENV'],
+  jqTimeout: ['KADDON_JQ_TIMEOUT'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type SettingKey = keyof typeof SETTING_NAMES;

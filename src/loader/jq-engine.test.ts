@@ -47,3 +47,19 @@ describe('jq engine plain paths', () => {
     assert.throws(() => jq.evaluate('.a.x', { a: [1] }, 'test'), JqExpressionError);
   });
 });
+
+describe('jq engine budget', () => {
+  it('stops a filter that never ends within its budget, names it, and answers the next call', async () => {
+    const jq = await loadJqEngine({ timeoutMs: 300 });
+    assert.throws(
+      () => jq.evaluate('def f: f; f', {}, 'modules/010-app/kustomization.yaml'),
+      (error: unknown) =>
+        error instanceof JqExpressionError &&
+        /modules\/010-app\/kustomization\.yaml: jq expression 'def f: f; f' failed: did not finish within 0\.3 s\./.test(
+          error.message,
+        ) &&
+        /KADDON_JQ_TIMEOUT/.test(error.hint),
+    );
+    assert.deepEqual(jq.evaluate('[.a, .b] | add', { a: 1, b: 2 }, 'test'), [3]);
+  });
+});

@@ -1,14 +1,19 @@
-import { loadJq, type Jq } from 'jq-wasm';
 import { KaddonError } from '../core/errors.ts';
 import type { JsonValue } from '../core/json.ts';
+import { JqBudgetExceeded, JqWorker } from './jq-worker.ts';
 
 /** A jq expression that does not compile or fails on its input. */
 export class JqExpressionError extends KaddonError {
   readonly code = 'jq-invalid';
-  constructor(where: string, expression: string, problem: string, options?: { cause?: unknown }) {
+  constructor(
+    where: string,
+    expression: string,
+    problem: string,
+    options?: { cause?: unknown; hint?: string },
+  ) {
     super(
       `${where}: jq expression '${expression}' failed: ${problem}.`,
-      'Correct the expression (jq 1.8 syntax).',
+      options?.hint ?? 'Correct the expression (jq 1.8 syntax).',
       options,
     );
   }
@@ -16,32 +21,47 @@ export class JqExpressionError extends KaddonError {
 
 /**
  * Evaluates jq filters synchronously once loaded (jq-wasm, pinned in package.json; docs/architecture.md
- * "Dependencies").
+ * "Dependencies"), each within a time budget: input decides the filter, and a filter may not run for
+ * ever.
  */
 export interface JqEngine {
   /** Every output of `filter` run on `input`. `where` names the file in errors. */
   evaluate(filter: string, input: JsonValue, where: string): JsonValue[];
 }
 
-let loading: Promise<Jq> | undefined;
+/** How long one jq evaluation may take unless KADDON_JQ_TIMEOUT says otherwise. */
+export const DEFAULT_JQ_TIMEOUT_MS = 10_000;
 
-/** Loads the jq engine once per process; later calls share it. */
-export async function loadJqEngine(): Promise<JqEngine> {
-  loading ??= loadJq();
-  const jq = await loading;
-  return {
+export interface JqEngineOptions {
+  /** The budget of one evaluation, in milliseconds. */
+  readonly timeoutMs?: number;
+}
+
+/**
+ * A jq engine whose evaluations run in a worker thread (see JqWorker): plain paths are answered here,
+ * anything else by jq-wasm in the worker, which is replaced when a filter overruns its budget.
+ */
+export function loadJqEngine(options: JqEngineOptions = {}): Promise<JqEngine> {
+  const budgetMs = options.timeoutMs ?? DEFAULT_JQ_TIMEOUT_MS;
+  const worker = new JqWorker();
+  return Promise.resolve({
     evaluate(filter, input, where) {
       const fast = evaluateSimplePath(filter, input);
       if (fast !== undefined) return [fast];
       try {
-        return jq.json<JsonValue>(input, filter);
+        return worker.evaluate(filter, input, budgetMs);
       } catch (error: unknown) {
+        if (error instanceof JqBudgetExceeded)
+          throw new JqExpressionError(where, filter, error.message, {
+            cause: error,
+            hint: `Make the expression finish: each jq evaluation gets ${String(budgetMs / 1000)} s (KADDON_JQ_TIMEOUT).`,
+          });
         const detail =
           error instanceof Error ? (error.message.split('\n')[0] ?? error.message) : String(error);
         throw new JqExpressionError(where, filter, detail, { cause: error });
       }
     },
-  };
+  });
 }
 
 const SIMPLE_PATH = /^\s*((?:\.[A-Za-z_][A-Za-z0-9_]*)+|\.)\s*$/;

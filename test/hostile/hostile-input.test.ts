@@ -26,8 +26,13 @@ interface Outcome {
 
 /** `kaddon ARGS` as a user runs it, with a time limit: a hang fails the test instead of stalling it. */
 async function kaddon(...args: string[]): Promise<Outcome> {
+  return kaddonWith({}, ...args);
+}
+
+async function kaddonWith(env: Record<string, string>, ...args: string[]): Promise<Outcome> {
   try {
     const { stdout, stderr } = await run(process.execPath, [path.join(repoRoot, 'bin/kaddon.js'), ...args], {
+      env: { ...process.env, ...env },
       timeout: 30_000,
       maxBuffer: 64 * 1024 * 1024,
     });
@@ -142,6 +147,21 @@ describe('hostile and broken input: exit 1 with the file and what to fix, never 
       /r.yaml:5': a mapping key is defined twice/,
     );
     assertRefused(await kaddon('kustomize', path.join(dir, 'deep')), /nests deeper than 500 levels/);
+  });
+
+  it('stops a component condition or a hook jqFilter that never ends, within KADDON_JQ_TIMEOUT', async () => {
+    const dir = modulesTree('endless-jq', {
+      'modules/010-app/kustomization.yaml':
+        "resources: [cm.yaml]\ncomponents:\n- path: ha\n  when: 'def f: f; f'\n",
+      'modules/010-app/ha/kustomization.yaml':
+        'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n',
+    });
+    const outcome = await kaddonWith({ KADDON_JQ_TIMEOUT: '1s' }, 'build', path.join(dir, 'modules'));
+    assertRefused(
+      outcome,
+      /jq expression 'def f: f; f' failed: did not finish within 1 s\. .*KADDON_JQ_TIMEOUT/,
+    );
+    assert.match(outcome.stderr, /010-app/);
   });
 
   it("resolves only the values' own keys: $(app.__proto__) and $(app.toString) name nothing", async () => {
