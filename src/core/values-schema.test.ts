@@ -363,3 +363,25 @@ properties:
     assert.throws(() => schemas(undefined, '[1, 2]'), /openapi\/values.yaml: the schema must be a map/);
   });
 });
+
+describe("patterns with RE2 semantics (linear time, as addon-operator's Go validator)", () => {
+  it('matches a pattern that backtracking engines take exponential time on, on a long value', () => {
+    const s = schemas('type: object\nproperties:\n  name:\n    type: string\n    pattern: "^(a+)+$"\n');
+    const long = `${'a'.repeat(100_000)}b`;
+    assert.deepEqual(
+      issuesOf(() => {
+        s.validate('config', { name: long });
+      }),
+      ['echoServer.name must match pattern "^(a+)+$"'],
+    );
+    s.validate('config', { name: 'a'.repeat(100_000) });
+  });
+
+  it('refuses a pattern RE2 cannot run (a lookahead), naming the schema file', () => {
+    assert.throws(
+      () => schemas('type: object\nproperties:\n  name:\n    type: string\n    pattern: "^(?=a)a$"\n'),
+      (error: unknown) =>
+        error instanceof ValuesSchemaError && /openapi\/config-values\.yaml/.test(error.message),
+    );
+  });
+});

@@ -1,4 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { RegExpEngine } from 'ajv/dist/types/index.js';
+import { RE2JS } from 're2js';
 import { errorMessage, KaddonError } from './errors.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from './json.ts';
 import { addValuesFormats } from './values-schema-formats.ts';
@@ -146,8 +148,28 @@ function sharedValidators(): { readonly validating: Ajv; readonly defaulting: Aj
   return validators;
 }
 
+/**
+ * `pattern` and `patternProperties` run with RE2 semantics (re2js, a port of RE2), as addon-operator's
+ * Go validator runs them: matching takes linear time, so a schema from a modules tree cannot make
+ * validation take exponential time (`(a+)+$` against a long value). Lookarounds and backreferences,
+ * which RE2 does not have, are schema errors.
+ */
+function re2(pattern: string): { test: (text: string) => boolean } {
+  const compiled = RE2JS.compile(pattern);
+  return { test: (text) => compiled.matcher(text).find() };
+}
+
+/** ajv's engine interface: the constructor, and where standalone code would import it from (unused). */
+const RE2_ENGINE: RegExpEngine = Object.assign(re2, { code: 're2js' });
+
 function createAjv(useDefaults: boolean): Ajv {
-  const instance = new Ajv({ allErrors: true, useDefaults, strict: false, logger: false });
+  const instance = new Ajv({
+    allErrors: true,
+    useDefaults,
+    strict: false,
+    logger: false,
+    code: { regExp: RE2_ENGINE },
+  });
   addValuesFormats(instance);
   return instance;
 }
