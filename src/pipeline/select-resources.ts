@@ -1,3 +1,4 @@
+import { RE2JS } from 're2js';
 import { KaddonError } from '../core/errors.ts';
 import type { Selector } from '../core/kustomization.ts';
 import { isClusterScoped, type ResId } from '../core/res-id.ts';
@@ -38,11 +39,11 @@ export function isSelected(resource: Resource, selector: Selector): boolean {
 }
 
 interface CompiledSelector {
-  readonly group: RegExp | undefined;
-  readonly version: RegExp | undefined;
-  readonly kind: RegExp | undefined;
-  readonly name: RegExp | undefined;
-  readonly namespace: RegExp | undefined;
+  readonly group: GoRegExp | undefined;
+  readonly version: GoRegExp | undefined;
+  readonly kind: GoRegExp | undefined;
+  readonly name: GoRegExp | undefined;
+  readonly namespace: GoRegExp | undefined;
   readonly labels: readonly LabelRequirement[];
   readonly annotations: readonly LabelRequirement[];
 }
@@ -65,7 +66,7 @@ function compileSelector(selector: Selector): CompiledSelector {
   return compiled;
 }
 
-function anchoredPattern(field: string, pattern: string | undefined): RegExp | undefined {
+function anchoredPattern(field: string, pattern: string | undefined): GoRegExp | undefined {
   if (!pattern) return undefined;
   const regexp = compileGoRegExp(pattern, { before: '^(?:', after: ')$' });
   if (regexp) return regexp;
@@ -77,7 +78,7 @@ function anchoredPattern(field: string, pattern: string | undefined): RegExp | u
   );
 }
 
-function matchesEither(pattern: RegExp | undefined, ...values: string[]): boolean {
+function matchesEither(pattern: GoRegExp | undefined, ...values: string[]): boolean {
   return pattern === undefined || values.some((value) => pattern.test(value));
 }
 
@@ -88,40 +89,24 @@ function selectorNamespace(id: ResId): string {
   return id.namespace === '' ? 'default' : id.namespace;
 }
 
-const POSIX_CLASSES: Readonly<Record<string, string>> = {
-  alnum: 'a-zA-Z0-9',
-  alpha: 'a-zA-Z',
-  digit: '0-9',
-  lower: 'a-z',
-  upper: 'A-Z',
-  space: '\\s',
-  word: '\\w',
-  xdigit: '0-9A-Fa-f',
-};
+/** A compiled Go regular expression: only whether it matches is asked. */
+export interface GoRegExp {
+  test(text: string): boolean;
+}
 
 /**
- * Compiles a Go (RE2) pattern, wrapped in `before`/`after`, as a JavaScript RegExp; undefined when the
- * pattern is not RE2 JavaScript can run. Translated: a leading `(?i)`/`(?s)` flag group, `(?P<name>`,
- * `\A`, `\z` and POSIX classes like `[[:alpha:]]`. Rejected as RE2 rejects them: lookaround and
- * backreferences. `(?m)` is dropped: names and image references hold no newlines.
+ * Compiles a Go (RE2) pattern, wrapped in `before`/`after`, with re2js, a port of RE2: the same
+ * syntax kustomize's Go code accepts (`(?i)`, `(?P<name>`, `\A`, `[[:alpha:]]`, …) and matching in
+ * linear time, so a pattern in a kustomization cannot make a build take exponential time. Undefined
+ * when RE2 refuses the pattern (lookaround, backreferences, a syntax error).
  */
 export function compileGoRegExp(
   pattern: string,
   around: { readonly before: string; readonly after: string } = { before: '', after: '' },
-): RegExp | undefined {
-  const leading = /^\(\?([imsU]+)\)/.exec(pattern);
-  const flagLetters = leading?.[1] ?? '';
-  if (flagLetters.includes('U') || /\(\?<?[=!]|\\[1-9]/.test(pattern)) return undefined;
-  let source = leading ? pattern.slice(leading[0].length) : pattern;
-  source = source
-    .replace(/\(\?P</g, '(?<')
-    .replace(/\\A/g, '^')
-    .replace(/\\z/g, '$')
-    .replace(/\[:(\w+):\]/g, (whole, name: string) => POSIX_CLASSES[name] ?? whole);
-  let flags = ['i', 's'].filter((flag) => flagLetters.includes(flag)).join('');
-  if (/\\[pP]/.test(source)) flags += 'u';
+): GoRegExp | undefined {
   try {
-    return new RegExp(`${around.before}${source}${around.after}`, flags);
+    const compiled = RE2JS.compile(`${around.before}${pattern}${around.after}`);
+    return { test: (text) => compiled.matcher(text).find() };
   } catch {
     return undefined;
   }

@@ -164,6 +164,18 @@ describe('hostile and broken input: exit 1 with the file and what to fix, never 
     assert.match(outcome.stderr, /010-app/);
   });
 
+  it('matches patch target patterns in linear time, as Go does, whatever the pattern', async () => {
+    const long = `${'a'.repeat(30_000)}b`;
+    const dir = tmp.write('redos', {
+      'kustomization.yaml':
+        "resources: [cm.yaml]\npatches:\n- target:\n    name: '(a+)+$'\n  patch: |-\n    - op: add\n      path: /data\n      value: {patched: 'yes'}\n",
+      'cm.yaml': configMap(long),
+    });
+    const outcome = await kaddon('kustomize', dir);
+    assert.equal(outcome.code, 0, outcome.stderr);
+    assert.doesNotMatch(outcome.stdout, /patched/, 'the name ends in b: no match');
+  });
+
   it("resolves only the values' own keys: $(app.__proto__) and $(app.toString) name nothing", async () => {
     const dir = modulesTree('own-keys', {
       'modules/010-app/cm.yaml': configMap('cm', 'data:\n  a: "$(app.__proto__)"\n  b: "$(app.toString)"\n'),

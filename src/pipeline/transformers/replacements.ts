@@ -11,6 +11,7 @@ import { describeId, formatId, type ResId } from '../../core/res-id.ts';
 import type { Resource } from '../../core/resource.ts';
 import {
   compileGoRegExp,
+  type GoRegExp,
   LABEL_SELECTOR_HINT,
   matchesLabelSelector,
   parseLabelSelector,
@@ -363,7 +364,7 @@ function visitMatchingItems(
   walk: TargetWalk,
   list: JsonValue[],
   field: string,
-  pattern: RegExp,
+  pattern: GoRegExp,
   index: number,
   path: string[],
 ): void {
