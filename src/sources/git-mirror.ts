@@ -33,7 +33,7 @@ export class GitMirror {
   async listRemote(): Promise<RemoteRefs> {
     let text: string;
     try {
-      text = await this.#git(['ls-remote', '--symref', this.#url]);
+      text = await this.#git(['ls-remote', '--symref', '--', this.#url]);
     } catch (error: unknown) {
       throw new GitSourceError(
         'remote-unavailable',
@@ -132,6 +132,7 @@ export class GitMirror {
         '--prune',
         '--force',
         '--no-write-fetch-head',
+        '--',
         this.#url,
         '+refs/heads/*:refs/heads/*',
         '+refs/tags/*:refs/tags/*',

@@ -29,16 +29,33 @@ describe('loadGitSourceConfig', () => {
     };
     assert.match(error({}).message, /'--git-url' \/ 'MODULES_GIT_URL': is not set/);
     assert.match(
-      error({ MODULES_GIT_URL: 'x', MODULES_GIT_SUBPATH: '../up' }).message,
+      error({ MODULES_GIT_URL: 'https://git.example.com/m.git', MODULES_GIT_SUBPATH: '../up' }).message,
       /leaves the repository/,
     );
     assert.match(
-      error({ MODULES_GIT_URL: 'x', MODULES_GIT_POLL_INTERVAL: '10' }).message,
+      error({ MODULES_GIT_URL: 'https://git.example.com/m.git', MODULES_GIT_POLL_INTERVAL: '10' }).message,
       /MODULES_GIT_POLL_INTERVAL/,
     );
     assert.match(
-      error({ MODULES_GIT_URL: 'x', MODULES_GIT_TOKEN_FILE: '/nonexistent' }).message,
+      error({ MODULES_GIT_URL: 'https://git.example.com/m.git', MODULES_GIT_TOKEN_FILE: '/nonexistent' })
+        .message,
       /does not exist/,
     );
+    for (const [url, problem] of [
+      ['--upload-pack=touch /tmp/pwned', /looks like a git option/],
+      ['ext::sh -c touch% /tmp/pwned', /holds whitespace|is not a repository URL/],
+      ['fd::17', /is not a repository URL kaddon reads/],
+      ['/srv/modules.git', /is not a repository URL kaddon reads/],
+      ['https://host/repo\nmore', /holds whitespace or control characters/],
+    ] as const)
+      assert.match(error({ MODULES_GIT_URL: url }).message, problem, url);
+    for (const url of [
+      'https://h/r.git',
+      'ssh://git@h/r.git',
+      'git@github.com:org/repo.git',
+      'git://h/r',
+      'file:///srv/r',
+    ])
+      assert.equal(loadGitSourceConfig({ MODULES_GIT_URL: url }).url, url);
   });
 });

@@ -62,6 +62,7 @@ export function loadGitSourceConfig(env: Source, flags: Source = {}): GitSourceC
   const url = get('url');
   if (url === undefined)
     throw configError('url', 'is not set', 'Set it to the URL of the modules repository.');
+  checkGitUrl(url);
   const credentials: GitCredentials = {
     username: get('username'),
     passwordFile: existingFile('passwordFile', get('passwordFile')),
@@ -85,6 +86,29 @@ export function loadGitSourceConfig(env: Source, flags: Source = {}): GitSourceC
     cacheDir: path.resolve(get('cacheDir') ?? path.join(tmpdir(), 'kaddon-modules-git')),
     credentials,
   };
+}
+
+/** `git@host:path` (scp-like ssh), where the part before `:` is a user and host, not a path. */
+const SCP_LIKE = /^[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:[^\s]+$/;
+const SCHEMES = ['https://', 'http://', 'ssh://', 'git://', 'file://'];
+
+/**
+ * The URL must be one of the forms the README lists, so that nothing else reaches git: not an option
+ * (`--upload-pack=…`), not a `transport::address` helper such as `ext::`, no whitespace or control
+ * characters. git is also always given `--` before it.
+ */
+function checkGitUrl(url: string): void {
+  const hint = `Use one of: ${SCHEMES.map((scheme) => `${scheme}…`).join(', ')} or user@host:path.`;
+  if (url.startsWith('-')) throw configError('url', `'${url}' looks like a git option`, hint);
+  // eslint-disable-next-line no-control-regex -- control characters are what this refuses
+  if (/[\s\u0000-\u001f\u007f]/.test(url))
+    throw configError(
+      'url',
+      `'${JSON.stringify(url).slice(1, -1)}' holds whitespace or control characters`,
+      hint,
+    );
+  if (!SCHEMES.some((scheme) => url.startsWith(scheme)) && !SCP_LIKE.test(url))
+    throw configError('url', `'${url}' is not a repository URL kaddon reads`, hint);
 }
 
 function checkSubpath(subpath: string): string {
