@@ -46,7 +46,7 @@ Options:
                            $ADDON_OPERATOR_GLOBAL_HOOKS_DIR or $SHELL_OPERATOR_HOOKS_DIR)
   --snapshots FILE         objects for hooks' kubernetes bindings with --run-hooks:
                            {<hook>: {<binding>: [objects]}} (default: empty snapshots)
-  --hook-timeout SECONDS   stop a hook that runs longer (default: no limit)
+  --hook-timeout SECONDS   stop a hook that runs longer (default 600)
   --strict                 fail when a $(var) reference is left unresolved
   --helm-path PATH         the helm binary for chart modules (default $HELM_BIN_PATH or
                            $KADDON_HELM_PATH, else helm on PATH)
@@ -148,12 +148,13 @@ function hookOptions(
   timeout: string | undefined,
   io: CliIo,
 ): BuildTreeOptions['hooks'] {
-  const seconds = timeout === undefined ? undefined : Number(timeout);
-  if (seconds !== undefined && !(seconds > 0))
+  const seconds = timeout === undefined ? DEFAULT_BUILD_HOOK_TIMEOUT_S : Number(timeout);
+  if (!(seconds > 0))
     throw new UsageError(`--hook-timeout must be a number of seconds, not '${timeout ?? ''}'`, buildUsage);
   const logger = stderrLogger(io);
   return {
     runDeps: createHookRunDeps({
+      stopSignal: stopOnSignals(),
       logger,
       baseEnv: hookEnvironment(
         process.env,
@@ -163,8 +164,25 @@ function hookOptions(
       tmpRoot: tmpdir(),
     }),
     snapshots: snapshotsFile ? parseSnapshotObjects(readYaml(snapshotsFile), snapshotsFile) : {},
-    ...(seconds === undefined ? {} : { timeoutMs: seconds * 1000 }),
+    timeoutMs: seconds * 1000,
   };
+}
+
+/** A hook run by `build` that takes longer is stopped (its process group ended): 10 minutes. */
+const DEFAULT_BUILD_HOOK_TIMEOUT_S = 600;
+
+/**
+ * Aborted on SIGTERM or SIGINT: the running hook's process group is ended and its temp dir removed
+ * before the build fails, so a stopped `kaddon build` leaves nothing running or behind.
+ */
+function stopOnSignals(): AbortSignal {
+  const controller = new AbortController();
+  const stop = (): void => {
+    controller.abort();
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  return controller.signal;
 }
 
 function selectSlices(

@@ -198,6 +198,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
       sharedComponentRoots: first.sharedComponentRoots,
       namespace: config.namespace,
       helmTimeoutSeconds: config.helmTimeoutSeconds,
+      hookTimeoutMs: config.hookTimeoutMs,
       helmIgnoreRelease: config.helmIgnoreRelease || undefined,
       applyCrds: (crdsDir) =>
         applyCrds(

@@ -51,6 +51,8 @@ export interface OperatorConfig {
   readonly objectPatcherQps: number;
   readonly objectPatcherBurst: number;
   readonly objectPatcherTimeoutMs: number;
+  /** KADDON_HOOK_TIMEOUT: how long one hook run may take before its process group is ended; 30 min. */
+  readonly hookTimeoutMs: number;
   /** KADDON_JQ_TIMEOUT: how long one jq evaluation (jqFilter, `when:`) may run. */
   readonly jqTimeoutMs: number;
   /** KADDON_HOOK_ENV: hooks get the operator's environment (`operator`) or an allow-list (`minimal`). */
@@ -196,6 +198,7 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
       get('object-patcher-kube-client-timeout', ...names.objectPatcherTimeout),
       10_000,
     ),
+    hookTimeoutMs: positiveDurationMs(get('hook-timeout', ...names.hookTimeout), 30 * 60_000),
     jqTimeoutMs: positiveDurationMs(get('jq-timeout', ...names.jqTimeout), DEFAULT_JQ_TIMEOUT_MS),
     hookEnv: choice(['operator', 'minimal'] as const, 'hook-env', 'operator', ...names.hookEnv),
     inClusterRoot: env.KADDON_IN_CLUSTER_ROOT || undefined,

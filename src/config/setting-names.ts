@@ -31,6 +31,7 @@ export const SETTING_NAMES = {
   objectPatcherTimeout: ['OBJECT_PATCHER_KUBE_CLIENT_TIMEOUT'],
   hookEnv: ['KADDON_HOOK_ENV'],
   jqTimeout: ['KADDON_JQ_TIMEOUT'],
+  hookTimeout: ['KADDON_HOOK_TIMEOUT'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type SettingKey = keyof typeof SETTING_NAMES;

@@ -30,6 +30,7 @@ export const DEFAULT_HOOK_RUN_LIMITS: HookRunLimits = {
   drainMs: 2_000,
   maxLineBytes: 16 * 1024,
   maxCapturedBytes: 4 * 1024 * 1024,
+  maxLoggedBytes: 4 * 1024 * 1024,
   maxOutputFileBytes: 64 * 1024 * 1024,
 };
 

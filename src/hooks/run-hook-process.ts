@@ -45,6 +45,11 @@ export interface ProcessLimits {
   readonly maxLineBytes: number;
   /** The most of stdout kept when it is captured. */
   readonly maxCapturedBytes: number;
+  /**
+   * How much of each stream is logged; the rest is read and dropped, and one line says how much.
+   * Undefined: all of it.
+   */
+  readonly maxLoggedBytes?: number;
 }
 
 export interface ProcessDeps {
@@ -91,8 +96,8 @@ export async function runProcess(
   const stderrTail = new OutputTail(STDERR_TAIL_CHARS);
   const captured = options.captureStdout ? captureStream(child.stdout, limits.maxCapturedBytes) : undefined;
   const streamsClosed = Promise.all([
-    captured?.closed ?? logLines(child.stdout, 'stdout', limits.maxLineBytes, logger),
-    logLines(child.stderr, 'stderr', limits.maxLineBytes, logger, stderrTail),
+    captured?.closed ?? logLines(child.stdout, 'stdout', limits, logger),
+    logLines(child.stderr, 'stderr', limits, logger, stderrTail),
   ]);
   const group = groupTerminator(child.pid, limits.killGraceMs, deps.signalGroup);
   let timedOut = false;
@@ -210,23 +215,40 @@ function groupTerminator(
   };
 }
 
+/**
+ * Logs a stream line by line up to `maxLoggedBytes`; past that it is still read (the hook must not
+ * block on a full pipe) but dropped, so a hook printing without end cannot fill memory with log lines.
+ */
 function logLines(
   stream: Readable,
   output: 'stdout' | 'stderr',
-  maxLineBytes: number,
+  limits: Pick<ProcessLimits, 'maxLineBytes' | 'maxLoggedBytes'>,
   logger: Logger,
   tail?: OutputTail,
 ): Promise<void> {
-  const splitter = new OutputLineSplitter(maxLineBytes, ({ text, droppedBytes }) => {
+  const budget = limits.maxLoggedBytes ?? Number.POSITIVE_INFINITY;
+  let logged = 0;
+  let dropped = 0;
+  const splitter = new OutputLineSplitter(limits.maxLineBytes, ({ text, droppedBytes }) => {
     if (text.trim() === '') return;
     tail?.add(text);
     logger.info(text, droppedBytes > 0 ? { output, truncatedBytes: droppedBytes } : { output });
   });
   stream.on('data', (chunk: Buffer) => {
-    splitter.push(chunk);
+    const room = Math.max(budget - logged, 0);
+    if (chunk.length <= room) {
+      logged += chunk.length;
+      splitter.push(chunk);
+      return;
+    }
+    if (room > 0) splitter.push(chunk.subarray(0, room));
+    logged += room;
+    dropped += chunk.length - room;
   });
   stream.on('end', () => {
     splitter.end();
+    if (dropped > 0)
+      logger.error(`output over ${String(budget)} bytes not logged`, { output, droppedBytes: dropped });
   });
   return whenClosed(stream);
 }

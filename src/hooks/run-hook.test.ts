@@ -46,14 +46,20 @@ after(() => {
   tree.remove();
 });
 
-function freshDeps(): HookRunDeps {
+function freshDeps(maxLoggedBytes = 64 * 1024 * 1024): HookRunDeps {
   logger = createCapturingLogger();
   deps = createHookRunDeps({
     logger,
     baseEnv: selectHookEnv(process.env),
     cwd: tree.root,
     tmpRoot,
-    limits: { ...DEFAULT_HOOK_RUN_LIMITS, killGraceMs: 300, drainMs: 300, maxLineBytes: 4096 },
+    limits: {
+      ...DEFAULT_HOOK_RUN_LIMITS,
+      killGraceMs: 300,
+      drainMs: 300,
+      maxLineBytes: 4096,
+      maxLoggedBytes,
+    },
   });
   return deps;
 }
@@ -303,6 +309,22 @@ echo "exiting"
     assert.equal(result.exitCode, 0);
     const leftover = Number(readFileSync(path.join(out, 'left-behind.pid'), 'utf8'));
     assert.equal(await waitUntilStopped(leftover), true);
+  });
+
+  it('logs up to its budget of output and drops the rest, saying how much, without holding it in memory', async () => {
+    const result = await runHook(
+      request('chatty.sh', '#!/bin/bash\nyes 0123456789 | head -c 20000000\necho done >&2\n'),
+      freshDeps(100_000),
+    );
+    assert.equal(result.ok, true);
+    const stdout = logger.entries.filter((entry) => entry.fields.output === 'stdout');
+    const lines = stdout.filter((entry) => entry.msg === '0123456789');
+    // 100000 bytes of 11-byte lines: 9090 whole lines, then the 10 bytes of the next without its newline.
+    assert.equal(lines.length, 9091);
+    const summary = stdout.at(-1);
+    assert.equal(summary?.msg, 'output over 100000 bytes not logged');
+    assert.equal(summary.fields.droppedBytes, 20_000_000 - 100_000);
+    assert.ok(logger.entries.some((entry) => entry.fields.output === 'stderr' && entry.msg === 'done'));
   });
 
   it('logs megabytes of output line by line and cuts a 5 MB line without a newline', async () => {

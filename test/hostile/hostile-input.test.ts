@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -53,6 +54,23 @@ function assertRefused(outcome: Outcome, message: RegExp): void {
     !outcome.stdout.includes(SECRET) && !outcome.stderr.includes(SECRET),
     'read a file outside the tree',
   );
+}
+
+function readFileIfAny(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 const configMap = (name: string, data = ''): string =>
@@ -174,6 +192,47 @@ describe('hostile and broken input: exit 1 with the file and what to fix, never 
     const outcome = await kaddon('kustomize', dir);
     assert.equal(outcome.code, 0, outcome.stderr);
     assert.doesNotMatch(outcome.stdout, /patched/, 'the name ends in b: no match');
+  });
+
+  it('ends a running hook and removes its temp files when kaddon build is stopped', async () => {
+    const marker = tmp.write('stopped-marker', {});
+    const tmpRoot = tmp.write('stopped-tmp', {});
+    const dir = modulesTree('stopped', {
+      'modules/010-app/hooks/sleepy.sh':
+        '#!/bin/bash\nif [ "$1" = "--config" ]; then echo \'{"configVersion":"v1","beforeHelm":1}\'; exit 0; fi\n' +
+        `echo $$ > ${marker}/pid\nsleep 300\n`,
+    });
+    chmodSync(path.join(dir, 'modules/010-app/hooks/sleepy.sh'), 0o755);
+    const child = spawn(
+      process.execPath,
+      [path.join(repoRoot, 'bin/kaddon.js'), 'build', '--run-hooks', path.join(dir, 'modules')],
+      {
+        env: { ...process.env, TMPDIR: tmpRoot },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('exit', (code) => {
+        resolve(code);
+      }),
+    );
+    let pid = '';
+    while (pid === '') {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      pid = readFileIfAny(path.join(marker, 'pid')).trim();
+    }
+    assert.ok(isAlive(Number(pid)), 'the hook runs');
+    child.kill('SIGTERM');
+    assert.equal(await exited, 1, stderr);
+    assert.match(stderr, /hooks\/sleepy\.sh/);
+    assert.equal(isAlive(Number(pid)), false, 'the hook was ended with kaddon');
+    // tsx keeps its compile cache there when the sources run uncompiled; that is not kaddon's.
+    const left = readdirSync(tmpRoot).filter((name) => !name.startsWith('tsx-'));
+    assert.deepEqual(left, [], 'no temp files left');
   });
 
   it("resolves only the values' own keys: $(app.__proto__) and $(app.toString) name nothing", async () => {

@@ -8,5 +8,5 @@ export interface ModuleDiscovery {
 
 /** The merged enabled flag, then the module's `enabled` script; a failing script throws (retried). */
 export async function discoverModules(ctx: OperatorContext): Promise<ModuleDiscovery> {
-  return { enabled: await discoverEnabledModules(ctx.tree, ctx.store, ctx.runDeps) };
+  return { enabled: await discoverEnabledModules(ctx.tree, ctx.store, ctx.runDeps, ctx.hookTimeoutMs) };
 }

@@ -37,6 +37,8 @@ export interface OperatorContext {
   /** ADDON_OPERATOR_NAMESPACE: where releases are stored. */
   readonly namespace: string;
   readonly helmTimeoutSeconds: number;
+  /** KADDON_HOOK_TIMEOUT: a hook run that takes longer is stopped and fails. */
+  readonly hookTimeoutMs?: number;
   readonly helmIgnoreRelease: string | undefined;
   /**
    * ModuleEnsureCRDs (docs/lifecycle.md "Helm delivery"): applies the CRDs of a module's crds/ folder with

@@ -85,6 +85,7 @@ export function lifecycleRun(
       recordHookRun(ctx, module, hook, { label, result, seconds, labels });
     },
     ...(ctx.objectPatcher ? { applyObjectPatches: objectPatchesOf(ctx.objectPatcher) } : {}),
+    ...(ctx.hookTimeoutMs === undefined ? {} : { timeoutMs: ctx.hookTimeoutMs }),
   };
 }
 
