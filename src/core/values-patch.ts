@@ -179,7 +179,10 @@ export function scopeValuesPatch(
       return;
     }
     const scope = owner.kind === 'global' ? 'only /global/… and /<module>Enabled' : `only /${key}/…`;
-    const hint = `A ${owner.kind} hook may change ${scope}; share values between modules through global values.`;
+    const hint =
+      owner.kind === 'global'
+        ? `A global hook may change ${scope}; a module's values are set by that module's own hooks.`
+        : `A module hook may change ${scope}; what other modules or the global section need is set by a global hook.`;
     if (root !== key) throw fail(`the path is outside this hook's values (${scope})`, hint);
     if (operation.from !== undefined && pointerSegments(operation.from)[0] !== key)
       throw fail(`'from' is outside this hook's values (${scope})`, hint);

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { KaddonError } from '../core/errors.ts';
+import { errorMessage, KaddonError } from '../core/errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { checkSymlinks } from './check-symlinks.ts';
 import { createGitEnvironment } from './git-environment.ts';
@@ -209,7 +209,7 @@ export class GitModulesSource {
           : new GitSourceError(
               'revision-invalid',
               `${this.#subject} revision ${candidate.sha}`,
-              'the validation failed',
+              `the validation failed: ${errorMessage(cause)}`,
               '',
               { cause },
             );
