@@ -73,6 +73,7 @@ before(async () => {
       MODULES_GIT_SUBPATH: 'modules',
       MODULES_GIT_POLL_INTERVAL: '1s',
       MODULES_GIT_CACHE_DIR: path.join(env.tree.root, 'git-cache'),
+      KADDON_JQ_TIMEOUT: '2s',
     },
   });
 });
@@ -177,6 +178,27 @@ describe('kaddon operator following a Git repository', () => {
     assert.match(operator.output(), /missing\.yaml/u);
     assert.equal(await revision('app'), 2, 'app keeps its release');
     assert.equal(await revision('extra'), 1, 'extra keeps its release');
+
+    // A condition that never ends: refused within KADDON_JQ_TIMEOUT, and the operator stays ready.
+    repo.write({
+      'modules/020-extra/kustomization.yaml':
+        "resources: [configmap.yaml]\ncomponents:\n- path: ha\n  when: 'def f: f; f'\n",
+      'modules/020-extra/ha/kustomization.yaml':
+        'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n',
+      'modules/020-extra/configmap.yaml':
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: extra\ndata:\n  x: "1"\n',
+    });
+    const endless = repo.commit('endless condition');
+    const stopped = await waitFor('the endless condition refused', async () => {
+      const status = await gitStatus();
+      return /did not finish within 2 s/u.test(status.lastError ?? '') ? status : undefined;
+    });
+    assert.match(stopped.lastError ?? '', /020-extra/u);
+    assert.equal(stopped.revisionInUse, good, 'the last good revision keeps serving');
+    assert.ok(operator.output().includes(endless), 'the log names the refused revision');
+    const ready = await fetch(`http://127.0.0.1:${String(env.port)}/readyz`);
+    assert.equal(ready.status, 200, 'the operator stays ready');
+    repo.delete('modules/020-extra/ha');
 
     // The fix is picked up.
     repo.write({
