@@ -32,6 +32,9 @@ function expandList(obj: JsonObject): JsonObject[] {
   return [obj];
 }
 
+// eslint-disable-next-line no-control-regex -- control characters are what this finds
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
 function checkObject(obj: JsonObject, source: string): JsonObject {
   const metadata = obj.metadata;
   const name = isJsonObject(metadata) ? metadata.name : undefined;
@@ -42,6 +45,19 @@ function checkObject(obj: JsonObject, source: string): JsonObject {
       `missing metadata.name in object of kind ${JSON.stringify(obj.kind ?? null)}`,
       'Give the object a metadata.name.',
     );
+  }
+  for (const [field, value] of [
+    ['metadata.name', name],
+    ['metadata.namespace', isJsonObject(metadata) ? metadata.namespace : undefined],
+    ['kind', obj.kind],
+  ] as const) {
+    if (typeof value === 'string' && CONTROL_CHARACTER.test(value))
+      throw new KustomizeError(
+        'resource-invalid',
+        source,
+        `${field} ${JSON.stringify(value)} holds a control character`,
+        'Names, namespaces and kinds are printable text: the API server refuses anything else.',
+      );
   }
   if (typeof obj.kind !== 'string' || obj.kind === '') {
     throw new KustomizeError(
