@@ -104,12 +104,15 @@ function readStaticValues(dirs: readonly string[], modules: readonly ModuleDefin
     const values = readValuesFile(path.join(dir, 'values.yaml'), dir);
     root = (mergeValues(root, values) as JsonObject | undefined) ?? root;
   }
-  checkEnabledFlags(root, path.join(dirs[0] ?? '.', 'values.yaml'));
+  const rootFile = path.join(dirs[0] ?? '.', 'values.yaml');
+  checkEnabledFlags(root, rootFile);
+  checkSections(root, rootFile, ['global', ...modules.map((module) => moduleValuesKey(module.name))]);
   const byModule = new Map<string, JsonObject>();
   for (const module of modules) {
     const file = path.join(module.dir, 'values.yaml');
     const values = readValuesFile(file, path.dirname(module.dir));
     checkEnabledFlags(values, file);
+    checkSections(values, file, [moduleValuesKey(module.name)]);
     byModule.set(module.name, values);
   }
   return { root, modules: byModule };
@@ -127,6 +130,19 @@ export function readValuesFile(file: string, root: string): JsonObject {
       'Write values as a YAML map: global, <moduleName>, <moduleName>Enabled.',
     );
   return value;
+}
+
+/** The `global` section and each module's section are maps (or empty), as addon-operator reads them. */
+function checkSections(values: JsonObject, file: string, keys: readonly string[]): void {
+  for (const key of keys) {
+    const section = values[key];
+    if (section !== undefined && section !== null && !isJsonObject(section))
+      throw new ValuesError(
+        file,
+        `the section '${key}' is ${Array.isArray(section) ? 'a list' : `a ${typeof section}`}, not a map`,
+        `Write '${key}' as a YAML map of values.`,
+      );
+  }
 }
 
 function checkEnabledFlags(values: JsonObject, file: string): void {

@@ -235,6 +235,14 @@ describe('hostile and broken input: exit 1 with the file and what to fix, never 
     assert.deepEqual(left, [], 'no temp files left');
   });
 
+  it('refuses a module section of values.yaml that is a list', async () => {
+    const dir = modulesTree('list-section', { 'modules/values.yaml': 'appEnabled: true\napp:\n- 1\n- 2\n' });
+    assertRefused(
+      await kaddon('build', path.join(dir, 'modules')),
+      /values.yaml': the section 'app' is a list, not a map/,
+    );
+  });
+
   it("resolves only the values' own keys: $(app.__proto__) and $(app.toString) name nothing", async () => {
     const dir = modulesTree('own-keys', {
       'modules/010-app/cm.yaml': configMap('cm', 'data:\n  a: "$(app.__proto__)"\n  b: "$(app.toString)"\n'),
