@@ -96,6 +96,22 @@ describe('discoverGlobalHooks', () => {
     );
   });
 
+  it('skips a hook that links to a program outside the tree, saying so', async () => {
+    const outside = path.join(root, 'elsewhere');
+    await tree(outside, ['tool.sh*']);
+    const dir = path.join(root, 'tree', 'global-hooks');
+    await tree(path.join(dir, 'shared'), ['common.sh*']);
+    await mkdir(path.join(dir, 'hooks'), { recursive: true });
+    await symlink(path.join(outside, 'tool.sh'), path.join(dir, 'hooks', 'escape.sh'));
+    await symlink(path.join(dir, 'shared', 'common.sh'), path.join(dir, 'hooks', 'inside.sh'));
+    const discovery = await discoverGlobalHooks(dir);
+    assert.deepEqual(names(discovery), ['inside.sh']);
+    assert.match(
+      discovery.warnings.join('\n'),
+      /escape\.sh is skipped: it resolves to '.*elsewhere\/tool\.sh', outside/,
+    );
+  });
+
   it('leaves out extension-less executables the batch-hook check recognises', async () => {
     const dir = path.join(root, 'batch');
     await tree(path.join(dir, 'hooks'), ['sdk-binary*', 'script.sh*', 'plain*']);

@@ -1,5 +1,5 @@
 import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { KaddonError } from '../core/errors.ts';
 import type { HookIdentity, HookOwner } from './hook-config.ts';
@@ -62,6 +62,7 @@ export async function discoverGlobalHooks(
     ['lib'],
     (file) => ({ name: path.relative(root, file), owner: { kind: 'global' } }),
     options,
+    path.dirname(dir),
   );
 }
 
@@ -82,6 +83,8 @@ export async function discoverModuleHooks(
     ['lib', 'venv'],
     (file) => ({ name: path.relative(moduleDir, file), owner }),
     options,
+    // The tree the modules directory belongs to: a hook may link to a shared script in it.
+    path.dirname(path.dirname(moduleDir)),
   );
 }
 
@@ -95,9 +98,10 @@ async function discoverHooks(
   excludedDirs: readonly string[],
   identify: (file: string) => HookIdentity,
   options: DiscoverHooksOptions,
+  allowedRoot: string,
 ): Promise<HookDiscovery> {
   const warnings: string[] = [];
-  const files = await findExecutables(root, excludedDirs, warnings);
+  const files = await findExecutables(root, excludedDirs, warnings, await realpath(allowedRoot));
   files.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
   const hooks: HookDescriptor[] = [];
   for (const file of files) {
@@ -114,6 +118,7 @@ async function findExecutables(
   dir: string,
   excludedDirs: readonly string[],
   warnings: string[],
+  allowedRoot: string,
 ): Promise<string[]> {
   const found: string[] = [];
   for (const entry of await readEntries(dir)) {
@@ -121,7 +126,13 @@ async function findExecutables(
     const file = path.join(dir, entry.name);
     if (entry.isDirectory()) {
       if (!excludedDirs.includes(entry.name))
-        found.push(...(await findExecutables(file, excludedDirs, warnings)));
+        found.push(...(await findExecutables(file, excludedDirs, warnings, allowedRoot)));
+      continue;
+    }
+    // A hook from a tree may not be a link to a program outside that tree.
+    const outside = entry.isSymbolicLink() ? await outsideOf(file, allowedRoot) : undefined;
+    if (outside !== undefined) {
+      warnings.push(`${file} is skipped: it resolves to '${outside}', outside '${allowedRoot}'`);
       continue;
     }
     if (SKIPPED_EXTENSIONS.includes(path.extname(entry.name))) continue;
@@ -134,6 +145,14 @@ async function findExecutables(
       warnings.push(`${file} is skipped: symlinks to directories are not followed`);
   }
   return found;
+}
+
+/** The real path of a symlink when it lies outside `root`; undefined inside it or when it leads nowhere. */
+async function outsideOf(file: string, root: string): Promise<string | undefined> {
+  const real = await realpath(file).catch(() => undefined);
+  if (real === undefined) return undefined;
+  const relative = path.relative(root, real);
+  return relative.startsWith('..') || path.isAbsolute(relative) ? real : undefined;
 }
 
 type FileKind = 'executable' | 'not-executable' | 'dangling' | 'directory-link' | 'special';
