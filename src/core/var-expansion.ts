@@ -17,9 +17,10 @@ export interface Expansion {
 export class VarTypeError extends KaddonError {
   readonly code = 'var-type';
   readonly reference: string;
-  constructor(reference: string) {
+  /** `where` names the file and line of the reference when the caller knows them. */
+  constructor(reference: string, where?: string) {
     super(
-      `reference '$(${reference})': the value is a map or list and cannot be put inside a string.`,
+      `${where === undefined ? '' : `file '${where}': `}reference '$(${reference})': the value is a map or list and cannot be put inside a string.`,
       'Reference a scalar value, or make the reference the whole field.',
     );
     this.reference = reference;

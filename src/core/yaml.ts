@@ -128,7 +128,14 @@ function expandDocument(
   visit(doc, {
     Scalar(key, node) {
       if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('$')) return undefined;
-      const result = expandVars(node.value, expansion.lookup);
+      const where = (): string => `${file}:${String(lineOf(node))}`;
+      let result: ReturnType<typeof expandVars>;
+      try {
+        result = expandVars(node.value, expansion.lookup);
+      } catch (error: unknown) {
+        if (error instanceof VarTypeError) throw new VarTypeError(error.reference, where());
+        throw error;
+      }
       for (const name of result.unresolved) expansion.onUnresolved(name, file, lineOf(node));
       if (typeof result.value === 'string') {
         node.value = result.value;
@@ -136,7 +143,7 @@ function expandDocument(
       }
       if (node.type !== 'PLAIN') {
         if (result.value !== null && typeof result.value === 'object')
-          throw new VarTypeError(result.resolved[0] ?? '');
+          throw new VarTypeError(result.resolved[0] ?? '', where());
         node.value = String(result.value);
         return undefined;
       }

@@ -1,6 +1,13 @@
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { buildBoth, checkOutcome, hasKubectl, kustomizationTree } from './kustomization-arbitrary.ts';
+import {
+  buildBoth,
+  buildModulesTree,
+  checkOutcome,
+  hasKubectl,
+  kustomizationTree,
+  modulesTree,
+} from './kustomization-arbitrary.ts';
 
 /**
  * Random kustomizations, broken ones included (test/hostile/kustomization-arbitrary.ts): kaddon exits
@@ -8,7 +15,7 @@ import { buildBoth, checkOutcome, hasKubectl, kustomizationTree } from './kustom
  * prints whenever kubectl builds the same directory. A bounded run here; `npm run fuzz -- --runs N`
  * runs longer.
  */
-describe('generated kustomizations', () => {
+describe('generated kustomizations and modules trees', () => {
   const withKubectl = hasKubectl();
   it(`behave as kustomize's, or fail cleanly (${withKubectl ? 'compared with kubectl' : 'kubectl absent: kaddon alone'})`, async () => {
     await fc.assert(
@@ -16,6 +23,15 @@ describe('generated kustomizations', () => {
         checkOutcome(files, await buildBoth(files, withKubectl));
       }),
       { numRuns: 40, seed: 20261124 },
+    );
+  });
+
+  it('modules trees with values and $(var) references build, or fail cleanly naming a file', async () => {
+    await fc.assert(
+      fc.asyncProperty(modulesTree, async (files) => {
+        checkOutcome(files, await buildModulesTree(files));
+      }),
+      { numRuns: 30, seed: 20261124 },
     );
   });
 });

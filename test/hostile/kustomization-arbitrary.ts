@@ -154,7 +154,7 @@ export function checkOutcome(files: TreeFiles, outcome: CaseOutcome): void {
     throw new Error(`exit ${String(outcome.code)}, not 0 or 1:\n${outcome.stderr}\n${shown()}`);
   if (/internal error|\n\s+at /.test(outcome.stderr))
     throw new Error(`a stack trace:\n${outcome.stderr}\n${shown()}`);
-  if (outcome.code === 1 && !/kustomization.yaml|\.yaml/.test(outcome.stderr))
+  if (outcome.code === 1 && !/\.yaml|\/modules\b|kaddon-generated/.test(outcome.stderr))
     throw new Error(`an error naming no file:\n${outcome.stderr}\n${shown()}`);
   if (outcome.code === 0 && outcome.kubectl !== undefined) {
     const ours = JSON.stringify(objectsOf(outcome.stdout));
@@ -163,5 +163,63 @@ export function checkOutcome(files: TreeFiles, outcome: CaseOutcome): void {
       throw new Error(
         `objects differ from kubectl kustomize:\nkaddon: ${ours}\nkubectl: ${theirs}\n${shown()}`,
       );
+  }
+}
+
+/**
+ * Random modules trees: one to three modules, each a Kustomization or a Component, whose ConfigMaps
+ * read `$(var)` references from values; values files with enabled flags and sections; broken ones
+ * mixed in (a section that is a list, an enabled flag that is not a boolean, a reference into a list,
+ * a module with no kustomization file).
+ */
+export const modulesTree: fc.Arbitrary<TreeFiles> = fc
+  .record({
+    modules: fc.uniqueArray(
+      fc.record({
+        name,
+        component: fc.boolean(),
+        enabled: fc.constantFrom('true', 'false', 'true', '"maybe"'),
+        greeting: labelValue,
+        replicas: fc.integer({ min: 0, max: 5 }),
+      }),
+      { selector: (module) => module.name, minLength: 1, maxLength: 3 },
+    ),
+    breakage: fc.constantFrom(undefined, undefined, 'list-section', 'list-reference', 'no-kustomization'),
+  })
+  .map(({ modules, breakage }) => {
+    const files: TreeFiles = {};
+    const root: string[] = ['global:\n  cluster: prod'];
+    modules.forEach((module, index) => {
+      const key = module.name.replace(/-([a-z0-9])/g, (_whole, c: string) => c.toUpperCase());
+      const dir = `modules/${String(10 * (index + 1)).padStart(3, '0')}-${module.name}`;
+      root.push(`${key}Enabled: ${module.enabled}`);
+      const section =
+        breakage === 'list-section' && index === 0
+          ? `${key}:\n- ${module.greeting}`
+          : `${key}:\n  greeting: ${module.greeting}\n  replicas: ${String(module.replicas)}\n  list: [a, b]`;
+      root.push(section);
+      if (breakage === 'no-kustomization' && index === 0) return;
+      files[`${dir}/kustomization.yaml`] = module.component
+        ? 'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources: [cm.yaml]\n'
+        : 'resources: [cm.yaml]\n';
+      const reference = breakage === 'list-reference' ? `"x $(${key}.list) y"` : `"$(${key}.greeting)"`;
+      files[`${dir}/cm.yaml`] =
+        `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${module.name}-settings\ndata:\n  greeting: ${reference}\n  replicas: "$(${key}.replicas)"\n  cluster: $(global.cluster)\n`;
+    });
+    files['modules/values.yaml'] = `${root.join('\n')}\n`;
+    return files;
+  });
+
+/** Writes a modules tree and runs `kaddon build` on it. */
+export async function buildModulesTree(files: TreeFiles): Promise<CaseOutcome> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'kaddon-generated-tree-'));
+  try {
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+      writeFileSync(path.join(dir, file), text);
+    }
+    return await runCli(['build', path.join(dir, 'modules')]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
