@@ -248,7 +248,7 @@ function durationSeconds(found: { name: string; value: string } | undefined, fal
 const RESOURCES_MONITOR_INTERVAL_MS = 270_000;
 
 /** A Go duration as MODULES_GIT_POLL_INTERVAL takes it (`2s`, `5m`, `4m30s`), above zero. */
-function positiveDurationMs(found: { name: string; value: string } | undefined, fallback: number): number {
+export function positiveDurationMs(found: { name: string; value: string } | undefined, fallback: number): number {
   if (!found) return fallback;
   const ms = parseGoDuration(found.value);
   if (ms === undefined || ms <= 0)
