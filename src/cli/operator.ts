@@ -21,6 +21,7 @@ import { createHttpServer } from '../observability/http-server.ts';
 import { createLogger } from '../observability/logger.ts';
 import { createOperatorMetrics } from '../observability/metrics.ts';
 import { HookBindings } from '../runtime/operator/hook-bindings.ts';
+import { LEASE_NAME, LeaderElector } from '../runtime/leader-election.ts';
 import { HookRegistry } from '../runtime/operator/hook-registry.ts';
 import { initialOperatorState } from '../runtime/operator/operator-context.ts';
 import { Operator } from '../runtime/operator/operator.ts';
@@ -104,6 +105,29 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   const bound = await http.start();
   logger.info('listening', { address: bound.address, port: bound.port });
   const stopping = waitForSignal();
+  // Assigned once this process may act; the debug state asks it from the start.
+  const source: { git?: OperatorGitSource } = {};
+  const starting = hasGitSource(process.env, {})
+    ? 'waiting for the first good revision of the modules repository'
+    : 'loading the modules tree';
+  // Up before the tree: while the first good revision is awaited, `kaddon git status` says why.
+  const debug = createDebugServer({
+    socketPath: config.debugUnixSocket,
+    state: startingDebugState(config.ha ? STANDBY : starting, () => source.git?.status()),
+    logger,
+  });
+  await debug.start();
+  logger.info('debug socket listening', { socket: config.debugUnixSocket });
+  // ADDON_OPERATOR_HA: nothing acts (hooks, queues, Git polling, delivery) until this process leads.
+  const elector = config.ha ? await lead(config, kube, { http, metrics, logger, stopping }) : undefined;
+  if (config.ha && elector === undefined) {
+    logger.info('stopping while standing by');
+    stopLiveTicks();
+    await debug.stop();
+    await http.stop();
+    return;
+  }
+  if (config.ha) debug.serve(startingDebugState(starting, () => source.git?.status()));
   const git = hasGitSource(process.env, {})
     ? new OperatorGitSource({
         config: loadGitSourceConfig(process.env),
@@ -115,17 +139,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
         initialConfig,
       })
     : undefined;
-  // Up before the tree: while the first good revision is awaited, `kaddon git status` says why.
-  const debug = createDebugServer({
-    socketPath: config.debugUnixSocket,
-    state: startingDebugState(
-      git ? 'waiting for the first good revision of the modules repository' : 'loading the modules tree',
-      () => git?.status(),
-    ),
-    logger,
-  });
-  await debug.start();
-  logger.info('debug socket listening', { socket: config.debugUnixSocket });
+  source.git = git;
   const first = git
     ? await Promise.race([git.start(), stopping.then(() => undefined)])
     : localModulesTree(config);
@@ -228,8 +242,13 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   debug.serve(operator.debugState());
   operator.start();
   resources.start();
-  const signal = await stopping;
+  const signal = await Promise.race([
+    stopping,
+    elector ? elector.lost.then(() => LEASE_LOST) : new Promise<string>(() => undefined),
+  ]);
   logger.info('stopping', { signal });
+  // A leader that lost its lease stops acting at once: another replica leads now.
+  if (signal === LEASE_LOST) hooksStop.abort();
   // No new tasks; the running one may finish within the grace period, then its hook is ended.
   const stopped = operator.stop();
   const finished = await Promise.race([stopped.then(() => true), delay(HOOK_GRACE_MS).then(() => false)]);
@@ -239,9 +258,55 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     await Promise.race([stopped, delay(STOP_GRACE_MS - HOOK_GRACE_MS)]);
   }
   await resources.stop();
+  // A clean stop hands the lease over at once, so a rolling update takes seconds, not a lease period.
+  await elector?.release();
+  metrics.haLeader(false);
   stopLiveTicks();
   await debug.stop();
   await http.stop();
+}
+
+const STANDBY = 'standby: waiting for the leader lease (ADDON_OPERATOR_HA)';
+const LEASE_LOST = 'leader lease lost';
+
+/**
+ * Waits until this process holds the leader lease, serving /healthz, /metrics and a standby /readyz
+ * meanwhile; undefined when it is stopped first.
+ */
+async function lead(
+  config: OperatorConfig,
+  kube: KubeClient,
+  parts: {
+    readonly http: ReturnType<typeof createHttpServer>;
+    readonly metrics: ReturnType<typeof createOperatorMetrics>;
+    readonly logger: ReturnType<typeof createLogger>;
+    readonly stopping: Promise<string>;
+  },
+): Promise<LeaderElector | undefined> {
+  const elector = new LeaderElector(
+    kube,
+    {
+      namespace: config.namespace,
+      name: LEASE_NAME,
+      identity: config.haIdentity,
+      leaseDurationMs: config.haLeaseDurationMs,
+      renewDeadlineMs: config.haRenewDeadlineMs,
+      retryPeriodMs: config.haRetryPeriodMs,
+    },
+    parts.logger,
+  );
+  parts.metrics.haLeader(false);
+  parts.http.setStandby(`${STANDBY}: this is ${config.haIdentity}`);
+  parts.logger.info('standing by for the leader lease', { lease: LEASE_NAME, identity: config.haIdentity });
+  const abort = new AbortController();
+  void parts.stopping.then(() => {
+    abort.abort();
+  });
+  if (!(await elector.acquire(abort.signal))) return undefined;
+  parts.http.setStandby(undefined);
+  parts.metrics.haLeader(true);
+  parts.logger.info('leading', { lease: LEASE_NAME, identity: config.haIdentity });
+  return elector;
 }
 
 /** MODULES_DIR and GLOBAL_HOOKS_DIR as they are on disk, when no Git source is set. */

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { KaddonError } from '../core/errors.ts';
 import { parseGoDuration } from '../hooks/go-duration.ts';
 import { DEFAULT_JQ_TIMEOUT_MS } from '../loader/jq-engine.ts';
@@ -51,6 +52,14 @@ export interface OperatorConfig {
   readonly objectPatcherQps: number;
   readonly objectPatcherBurst: number;
   readonly objectPatcherTimeoutMs: number;
+  /** ADDON_OPERATOR_HA: leader election on a Lease; only the leader acts. */
+  readonly ha: boolean;
+  /** ADDON_OPERATOR_POD, else the host name: who holds the lease. */
+  readonly haIdentity: string;
+  /** addon-operator's lease timings (35 s, 30 s, 10 s), settable for tests and small clusters. */
+  readonly haLeaseDurationMs: number;
+  readonly haRenewDeadlineMs: number;
+  readonly haRetryPeriodMs: number;
   /** KADDON_HOOK_TIMEOUT: how long one hook run may take before its process group is ended; 30 min. */
   readonly hookTimeoutMs: number;
   /** KADDON_JQ_TIMEOUT: how long one jq evaluation (jqFilter, `when:`) may run. */
@@ -198,6 +207,11 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
       get('object-patcher-kube-client-timeout', ...names.objectPatcherTimeout),
       10_000,
     ),
+    ha: bool('ha', false, ...names.ha),
+    haIdentity: text('pod', hostname(), ...names.haIdentity),
+    haLeaseDurationMs: positiveDurationMs(get('ha-lease-duration', ...names.haLeaseDuration), 35_000),
+    haRenewDeadlineMs: positiveDurationMs(get('ha-renew-deadline', ...names.haRenewDeadline), 30_000),
+    haRetryPeriodMs: positiveDurationMs(get('ha-retry-period', ...names.haRetryPeriod), 10_000),
     hookTimeoutMs: positiveDurationMs(get('hook-timeout', ...names.hookTimeout), 30 * 60_000),
     jqTimeoutMs: positiveDurationMs(get('jq-timeout', ...names.jqTimeout), DEFAULT_JQ_TIMEOUT_MS),
     hookEnv: choice(['operator', 'minimal'] as const, 'hook-env', 'operator', ...names.hookEnv),
@@ -248,7 +262,10 @@ function durationSeconds(found: { name: string; value: string } | undefined, fal
 const RESOURCES_MONITOR_INTERVAL_MS = 270_000;
 
 /** A Go duration as MODULES_GIT_POLL_INTERVAL takes it (`2s`, `5m`, `4m30s`), above zero. */
-export function positiveDurationMs(found: { name: string; value: string } | undefined, fallback: number): number {
+export function positiveDurationMs(
+  found: { name: string; value: string } | undefined,
+  fallback: number,
+): number {
   if (!found) return fallback;
   const ms = parseGoDuration(found.value);
   if (ms === undefined || ms <= 0)

@@ -32,6 +32,11 @@ export const SETTING_NAMES = {
   hookEnv: ['KADDON_HOOK_ENV'],
   jqTimeout: ['KADDON_JQ_TIMEOUT'],
   hookTimeout: ['KADDON_HOOK_TIMEOUT'],
+  ha: ['ADDON_OPERATOR_HA'],
+  haIdentity: ['ADDON_OPERATOR_POD'],
+  haLeaseDuration: ['KADDON_HA_LEASE_DURATION'],
+  haRenewDeadline: ['KADDON_HA_RENEW_DEADLINE'],
+  haRetryPeriod: ['KADDON_HA_RETRY_PERIOD'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type SettingKey = keyof typeof SETTING_NAMES;
@@ -56,10 +61,6 @@ export const ACCEPTED_WITHOUT_EFFECT = ['HELM3', 'HELM3LIB'] as const;
  * naming each one that is set, so a Deployment moved to kaddon shows what it relied on.
  */
 export const UNSUPPORTED_SETTINGS: readonly { readonly names: readonly string[]; readonly why: string }[] = [
-  {
-    names: ['ADDON_OPERATOR_HA', 'ADDON_OPERATOR_POD'],
-    why: 'kaddon has no leader election yet: run one replica',
-  },
   {
     names: [
       'ADDON_OPERATOR_ADMISSION_SERVER_ENABLED',

@@ -27,6 +27,11 @@ export interface OperatorHttpServer {
   stop(): Promise<void>;
   /** /readyz answers 200 from now on: called once the first convergence is done. */
   setReady(): void;
+  /**
+   * ADDON_OPERATOR_HA: while standing by, /readyz answers 200 with `text` (a standby is a healthy
+   * replica, and rolling updates need it ready); undefined once this process leads.
+   */
+  setStandby(text: string | undefined): void;
   isReady(): boolean;
 }
 
@@ -37,10 +42,12 @@ export function createHttpServer(options: HttpServerOptions): OperatorHttpServer
   let ready = false;
   let server: Server | undefined;
 
+  let standby: string | undefined;
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (request.method !== 'GET' && request.method !== 'HEAD') reply(response, 405, 'method not allowed\n');
     else if (path === '/healthz') reply(response, 200, 'ok\n');
+    else if (path === '/readyz' && standby !== undefined) reply(response, 200, `${standby}\n`);
     else if (path === '/readyz')
       reply(response, ready ? 200 : 503, ready ? 'ok\n' : 'not ready: the first convergence is not done\n');
     else if (path === '/metrics') reply(response, 200, await exposition(options.sources), PROMETHEUS_TEXT);
@@ -48,6 +55,9 @@ export function createHttpServer(options: HttpServerOptions): OperatorHttpServer
   };
 
   return {
+    setStandby: (text) => {
+      standby = text;
+    },
     start: () =>
       new Promise((resolve, reject) => {
         const listening = createServer((request, response) => {

@@ -80,6 +80,9 @@ export const METRIC_CATALOG = {
   moduleRenderSeconds: spec('module_render_seconds', 'histogram', ['module'], 'Time to render the manifests of a module.'),
   moduleUnresolvedVars: spec('module_unresolved_var_references', 'gauge', ['module'], 'Unresolved $(var) references left in the last render of a module.'),
 
+  // kaddon's own: leader election (ADDON_OPERATOR_HA).
+  haLeader: spec('ha_leader', 'gauge', [], '1 while this process holds the leader lease, 0 on standby.'),
+
   // kaddon's own: the modules tree synced from Git.
   gitRevisionInfo: spec('git_revision_info', 'gauge', ['revision'], 'The modules repository revision in use: 1 for that revision.'),
   gitLastSyncTime: spec('git_last_successful_sync_timestamp_seconds', 'gauge', [], 'Unix time of the last sync that left the remote revision in use.'),

@@ -83,6 +83,8 @@ export interface OperatorMetrics {
   unresolvedVarReferences(module: string, count: number): void;
   /** The modules repository revision in use; the previous one's series is dropped. */
   gitRevision(sha: string): void;
+  /** ADDON_OPERATOR_HA: whether this process leads. */
+  haLeader(leading: boolean): void;
   gitSyncSucceeded(unixSeconds: number): void;
   gitSyncError(): void;
 }
@@ -195,6 +197,9 @@ export function createOperatorMetrics(options: OperatorMetricsOptions): Operator
     },
     unresolvedVarReferences(module, count) {
       m.moduleUnresolvedVars.set({ module }, count);
+    },
+    haLeader(leading) {
+      m.haLeader.set(leading ? 1 : 0);
     },
     gitRevision(sha) {
       m.gitRevisionInfo.reset();
