@@ -11,6 +11,7 @@ import { runHook } from '../src/hooks/run-hook.ts';
 import { discoverModuleHooks } from '../src/hooks/discover-hooks.ts';
 import { createHookRunDeps, type HookRunDeps } from '../src/hooks/run-hook-deps.ts';
 import { moduleOwner } from '../src/core/values.ts';
+import { moduleValuesKey } from '../src/core/module-name.ts';
 import { loadJqEngine } from '../src/loader/jq-engine.ts';
 import { loadModulesTree } from '../src/loader/modules-tree.ts';
 import { loadTreeSchemas } from '../src/loader/values-schemas.ts';
@@ -50,6 +51,8 @@ interface ConvergeTiming {
   /** Of that: seconds in helm operations and in renders of the tree, from the operator's /metrics. */
   readonly helmSeconds: number | undefined;
   readonly renderSeconds: number | undefined;
+  /** Seconds from one module's ConfigMap edit to its release's next revision; undefined when not seen. */
+  readonly editSeconds: number | undefined;
 }
 
 function parseOptions(argv: readonly string[]): BenchOptions | undefined {
@@ -129,6 +132,8 @@ async function measureConvergence(modules: number, helmPath: string): Promise<Co
       (names) => names.length,
       () => undefined,
     );
+    const editSeconds =
+      seconds === undefined ? undefined : await measureConfigEdit(api, helm, tree).catch(reportEditFailure);
     operator.kill('SIGTERM');
     const result = await operator;
     if (seconds === undefined) {
@@ -143,12 +148,53 @@ async function measureConvergence(modules: number, helmPath: string): Promise<Co
       seconds,
       helmSeconds: sumOf(metrics, 'addon_operator_helm_operation_seconds_sum'),
       renderSeconds: sumOf(metrics, 'addon_operator_module_render_seconds_sum'),
+      editSeconds,
     };
   } finally {
     await cluster?.stop();
     if (tree) removeModulesTree(tree);
     if (workDir) await rm(workDir, { recursive: true, force: true });
   }
+}
+
+const CONFIG_MAP_PATH = `/api/v1/namespaces/${NAMESPACE}/configmaps/addon-operator`;
+const EDIT_DEADLINE_MS = 60_000;
+
+/**
+ * After the first convergence: the first enabled app module's `replicas` set in the operator's
+ * ConfigMap, then the seconds until `helm status` shows its release at the next revision (polled
+ * every 50 ms, so the figure is at most one helm call late).
+ */
+async function measureConfigEdit(
+  api: KubeClient,
+  helm: HelmClient,
+  tree: GeneratedModulesTree,
+): Promise<number | undefined> {
+  const module = tree.modules.find((candidate) => candidate.enabled && /\d$/u.test(candidate.name));
+  if (module === undefined) return undefined;
+  const before = await helm.release(module.name, NAMESPACE);
+  if (before === undefined) return undefined;
+  const data = { [moduleValuesKey(module.name)]: 'replicas: 7\n' };
+  const startedAt = performance.now();
+  // The operator does not create its ConfigMap: a tree configured by values.yaml alone has none yet.
+  await api
+    .request('PATCH', CONFIG_MAP_PATH, { body: { data }, contentType: 'application/merge-patch+json' })
+    .catch(() =>
+      api.request('POST', `/api/v1/namespaces/${NAMESPACE}/configmaps`, {
+        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'addon-operator' }, data },
+      }),
+    );
+  while (performance.now() - startedAt < EDIT_DEADLINE_MS) {
+    const current = await helm.release(module.name, NAMESPACE);
+    if (current !== undefined && current.revision > before.revision) return (performance.now() - startedAt) / 1000;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return undefined;
+}
+
+function reportEditFailure(error: unknown): undefined {
+  console.error(`# ConfigMap edit not measured: ${error instanceof Error ? error.message : String(error)}`);
+  return undefined;
 }
 
 /** The sum of every sample of `name` in a /metrics text; undefined when there is none. */
@@ -273,14 +319,14 @@ const fixed = (value: number | undefined, digits: number): string =>
 function printConvergence(rows: readonly ConvergeTiming[]): void {
   console.log('\n## Operator: spawn to first convergence (/readyz 200)\n');
   console.log(
-    '| modules | enabled | releases | seconds to converge | seconds per enabled module | of which helm s | of which render s |',
+    '| modules | enabled | releases | seconds to converge | seconds per enabled module | of which helm s | of which render s | ConfigMap edit to new revision s |',
   );
-  console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const row of rows) {
     const perModule = row.seconds === undefined ? undefined : row.seconds / row.enabled;
     const releases = row.releases === undefined ? 'n/a' : String(row.releases);
     console.log(
-      `| ${String(row.modules)} | ${String(row.enabled)} | ${releases} | ${fixed(row.seconds, 1)} | ${fixed(perModule, 2)} | ${fixed(row.helmSeconds, 1)} | ${fixed(row.renderSeconds, 1)} |`,
+      `| ${String(row.modules)} | ${String(row.enabled)} | ${releases} | ${fixed(row.seconds, 1)} | ${fixed(perModule, 2)} | ${fixed(row.helmSeconds, 1)} | ${fixed(row.renderSeconds, 1)} | ${fixed(row.editSeconds, 2)} |`,
     );
   }
 }
