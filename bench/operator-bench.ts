@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -53,6 +53,8 @@ interface ConvergeTiming {
   readonly renderSeconds: number | undefined;
   /** Seconds from one module's ConfigMap edit to its release's next revision; undefined when not seen. */
   readonly editSeconds: number | undefined;
+  /** VmRSS of the operator's node process 5 s after the first convergence, in MiB. */
+  readonly idleRssMiB: number | undefined;
 }
 
 function parseOptions(argv: readonly string[]): BenchOptions | undefined {
@@ -132,6 +134,7 @@ async function measureConvergence(modules: number, helmPath: string): Promise<Co
       (names) => names.length,
       () => undefined,
     );
+    const idleRssMiB = seconds === undefined ? undefined : await idleRss(operator.pid);
     const editSeconds =
       seconds === undefined ? undefined : await measureConfigEdit(api, helm, tree).catch(reportEditFailure);
     operator.kill('SIGTERM');
@@ -149,6 +152,7 @@ async function measureConvergence(modules: number, helmPath: string): Promise<Co
       helmSeconds: sumOf(metrics, 'addon_operator_helm_operation_seconds_sum'),
       renderSeconds: sumOf(metrics, 'addon_operator_module_render_seconds_sum'),
       editSeconds,
+      idleRssMiB,
     };
   } finally {
     await cluster?.stop();
@@ -190,6 +194,20 @@ async function measureConfigEdit(
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return undefined;
+}
+
+const IDLE_WAIT_MS = 5_000;
+
+/**
+ * The operator's resident memory once converged and idle: VmRSS of its node process (run through
+ * tsx, as test/operator/start-operator.ts starts it; helm and hook children have exited by then).
+ */
+async function idleRss(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined) return undefined;
+  await new Promise((resolve) => setTimeout(resolve, IDLE_WAIT_MS));
+  const status = await readFile(`/proc/${String(pid)}/status`, 'utf8').catch(() => '');
+  const kib = /^VmRSS:\s+(\d+) kB$/mu.exec(status)?.[1];
+  return kib === undefined ? undefined : Number(kib) / 1024;
 }
 
 function reportEditFailure(error: unknown): undefined {
@@ -319,14 +337,14 @@ const fixed = (value: number | undefined, digits: number): string =>
 function printConvergence(rows: readonly ConvergeTiming[]): void {
   console.log('\n## Operator: spawn to first convergence (/readyz 200)\n');
   console.log(
-    '| modules | enabled | releases | seconds to converge | seconds per enabled module | of which helm s | of which render s | ConfigMap edit to new revision s |',
+    '| modules | enabled | releases | seconds to converge | seconds per enabled module | of which helm s | of which render s | ConfigMap edit to new revision s | idle RSS MiB |',
   );
-  console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const row of rows) {
     const perModule = row.seconds === undefined ? undefined : row.seconds / row.enabled;
     const releases = row.releases === undefined ? 'n/a' : String(row.releases);
     console.log(
-      `| ${String(row.modules)} | ${String(row.enabled)} | ${releases} | ${fixed(row.seconds, 1)} | ${fixed(perModule, 2)} | ${fixed(row.helmSeconds, 1)} | ${fixed(row.renderSeconds, 1)} | ${fixed(row.editSeconds, 2)} |`,
+      `| ${String(row.modules)} | ${String(row.enabled)} | ${releases} | ${fixed(row.seconds, 1)} | ${fixed(perModule, 2)} | ${fixed(row.helmSeconds, 1)} | ${fixed(row.renderSeconds, 1)} | ${fixed(row.editSeconds, 2)} | ${fixed(row.idleRssMiB, 0)} |`,
     );
   }
 }
