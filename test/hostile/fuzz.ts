@@ -1,13 +1,7 @@
 import { parseArgs } from 'node:util';
 import fc from 'fast-check';
-import {
-  buildBoth,
-  buildModulesTree,
-  checkOutcome,
-  hasKubectl,
-  kustomizationTree,
-  modulesTree,
-} from './kustomization-arbitrary.ts';
+import { hasKubectl } from '../kubectl.ts';
+import { generatedInputsBehave } from './kustomization-arbitrary.ts';
 
 /** `npm run fuzz -- [--runs 500] [--seed N]`: the generative test of npm test, run longer. */
 const { values } = parseArgs({
@@ -15,18 +9,10 @@ const { values } = parseArgs({
 });
 const withKubectl = hasKubectl();
 const started = performance.now();
-const result = await fc.check(
-  fc.asyncProperty(
-    fc.oneof(
-      kustomizationTree.map((files) => ({ files, tree: false })),
-      modulesTree.map((files) => ({ files, tree: true })),
-    ),
-    async ({ files, tree }) => {
-      checkOutcome(files, tree ? await buildModulesTree(files) : await buildBoth(files, withKubectl));
-    },
-  ),
-  { numRuns: Number(values.runs), ...(values.seed ? { seed: Number(values.seed) } : {}) },
-);
+const result = await fc.check(generatedInputsBehave(withKubectl), {
+  numRuns: Number(values.runs),
+  ...(values.seed ? { seed: Number(values.seed) } : {}),
+});
 const seconds = ((performance.now() - started) / 1000).toFixed(1);
 console.log(
   `${String(result.numRuns)} generated kustomizations and modules trees in ${seconds} s (kubectl ${withKubectl ? 'compared' : 'absent'}), seed ${String(result.seed)}`,

@@ -4,10 +4,10 @@ import {
   buildBoth,
   buildModulesTree,
   checkOutcome,
-  hasKubectl,
   kustomizationTree,
   modulesTree,
 } from './kustomization-arbitrary.ts';
+import { hasKubectl } from '../kubectl.ts';
 
 /**
  * Random kustomizations, broken ones included (test/hostile/kustomization-arbitrary.ts): kaddon exits

@@ -137,14 +137,17 @@ export function objectsOf(text: string): unknown[] {
     .filter((value) => value !== null && value !== undefined);
 }
 
-/** Whether kubectl is installed: without it only kaddon's own properties are checked. */
-export function hasKubectl(): boolean {
-  try {
-    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore', timeout: 10_000 });
-    return true;
-  } catch {
-    return false;
-  }
+/** The property both the test and `npm run fuzz` check: every generated tree, of either grammar. */
+export function generatedInputsBehave(withKubectl: boolean) {
+  return fc.asyncProperty(
+    fc.oneof(
+      kustomizationTree.map((files) => ({ files, tree: false })),
+      modulesTree.map((files) => ({ files, tree: true })),
+    ),
+    async ({ files, tree }) => {
+      checkOutcome(files, tree ? await buildModulesTree(files) : await buildBoth(files, withKubectl));
+    },
+  );
 }
 
 /** The properties every generated tree must have; throws an Error saying which failed. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { hasKubectl } from '../kubectl.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -31,15 +32,6 @@ after(async () => {
   await cluster.stop();
   rmSync(overlay, { recursive: true, force: true });
 });
-
-function hasKubectl(): boolean {
-  try {
-    execFileSync('kubectl', ['version', '--client'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function build(dir: string): Promise<string> {
   const run = await runCli(['kustomize', dir]);
