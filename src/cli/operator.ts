@@ -8,6 +8,7 @@ import { applyCrds } from '../delivery/helm/apply-crds.ts';
 import { ObjectPatcher } from '../runtime/operator/object-patcher.ts';
 import { HelmClient } from '../delivery/helm/helm-client.ts';
 import { KubeClient } from '../delivery/kube-client.ts';
+import { writeServiceAccountKubeconfig } from '../delivery/helm/service-account-kubeconfig.ts';
 import { loadKubeConnection } from '../delivery/kube-connection.ts';
 import { createHookRunDeps } from '../hooks/run-hook-deps.ts';
 import { hookEnvironment } from '../hooks/run-hook-env.ts';
@@ -154,10 +155,16 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   const { tree, globalHooksDir } = first;
   const store = await ValuesStore.open({ ...treeValues(first), configStore: configMap });
   git?.useStore(store);
+  // In a Pod, helm gets a kubeconfig naming the service account's files (the same identity as ours).
+  const helmKubeconfig =
+    config.kubeconfig ??
+    (connection.serviceAccount
+      ? writeServiceAccountKubeconfig(config.tmpDir, connection.server, connection.serviceAccount)
+      : undefined);
   const helm = new HelmClient({
     helmPath: config.helmPath,
     historyMax: config.helmHistoryMax,
-    ...(config.kubeconfig === undefined ? {} : { kubeconfigPath: config.kubeconfig }),
+    ...(helmKubeconfig === undefined ? {} : { kubeconfigPath: helmKubeconfig }),
     env: {
       ...(config.kubeContext ? { HELM_KUBECONTEXT: config.kubeContext } : {}),
       ...(config.kubeServer ? { HELM_KUBEAPISERVER: config.kubeServer } : {}),

@@ -1,5 +1,6 @@
-import https from 'node:https';
-import type { IncomingMessage } from 'node:http';
+import { type HttpMethod, RequestContext } from '@kubernetes/client-node/dist/gen/http/http.js';
+import { IsomorphicFetchHttpLibrary } from '@kubernetes/client-node/dist/gen/http/isomorphic-fetch.js';
+import { Watch } from '@kubernetes/client-node/dist/watch.js';
 import { errorMessage, KaddonError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import type { KubeConnection } from './kube-connection.ts';
@@ -82,13 +83,18 @@ export interface KubeClientOptions {
   readonly rateLimit?: { readonly qps: number; readonly burst: number };
 }
 
-/** A small Kubernetes API client over node:https: JSON requests, watch streams and discovery. */
+/**
+ * kaddon's Kubernetes API client: JSON requests, watch streams and discovery on
+ * @kubernetes/client-node's transport (its RequestContext and fetch over undici for requests, its
+ * Watch for watches), with client-go's rate limit, request metrics and error reporting on top.
+ */
 export class KubeClient {
   readonly #connection: KubeConnection;
   readonly #timeoutMs: number;
   readonly #metrics: KubeRequestMetrics | undefined;
   readonly #discovery = new Map<string, Promise<ApiResource[]>>();
   readonly #limiter: RequestRateLimiter | undefined;
+  readonly #http = new IsomorphicFetchHttpLibrary();
 
   constructor(connection: KubeConnection, options: KubeClientOptions = {}) {
     this.#connection = connection;
@@ -102,11 +108,15 @@ export class KubeClient {
     const url = this.#url(apiPath, options.query);
     const startedAt = performance.now();
     try {
-      const response = await this.#send(method, url, apiPath, options, this.#timeoutMs);
-      const text = await readBody(response);
-      const status = response.statusCode ?? 0;
-      const parsed = parseJson(text);
-      if (status >= 400) throw apiError(method, apiPath, status, parsed, text);
+      let answer = await this.#send(method, url, apiPath, options);
+      if (answer.status === 401) {
+        // client-go's rule: a refused token is read again (a rotated service account token); the
+        // server did nothing with the refused request, so it is sent once more.
+        this.#connection.credentialsRejected();
+        answer = await this.#send(method, url, apiPath, options);
+      }
+      const parsed = parseJson(answer.text);
+      if (answer.status >= 400) throw apiError(method, apiPath, answer.status, parsed, answer.text);
       return parsed ?? {};
     } finally {
       const seconds = (performance.now() - startedAt) / 1000;
@@ -125,14 +135,57 @@ export class KubeClient {
     onEvent: (event: WatchEvent) => void,
     options: { signal: AbortSignal; idleMs: number },
   ): Promise<void> {
-    const url = this.#url(apiPath, { ...query, watch: true });
-    const response = await this.#send('GET', url, apiPath, {}, options.idleMs, options.signal);
-    const status = response.statusCode ?? 0;
-    if (status >= 400) {
-      const text = await readBody(response);
-      throw apiError('WATCH', apiPath, status, parseJson(text), text);
-    }
-    await streamEvents(response, apiPath, onEvent, options);
+    await this.#limiter?.acquire(options.signal);
+    if (options.signal.aborted) return;
+    const watcher = new Watch(this.#connection.config);
+    // How long the watch may stay silent; a plain property of client-node's Watch, private in its typings.
+    (watcher as unknown as { requestTimeoutMs: number }).requestTimeoutMs = options.idleMs;
+    const host = new URL(this.#connection.server).host;
+    const params = Object.fromEntries(
+      Object.entries(query).filter(
+        (entry): entry is [string, string | number | boolean] => entry[1] !== undefined,
+      ),
+    );
+    await new Promise<void>((resolve, reject) => {
+      let failure: KubeApiError | undefined;
+      let controller: AbortController | undefined;
+      let ended = false;
+      const stop = (): void => {
+        controller?.abort();
+      };
+      options.signal.addEventListener('abort', stop, { once: true });
+      const end = (error: unknown): void => {
+        if (ended) return;
+        ended = true;
+        options.signal.removeEventListener('abort', stop);
+        if (!controller)
+          this.#metrics?.kubeRequestResult({ code: watchResultCode(error), method: 'GET', host });
+        if (options.signal.aborted) resolve();
+        else if (failure) reject(failure);
+        else if (error) reject(watchError(apiPath, error, options.idleMs));
+        else resolve();
+      };
+      const receive = (type: string, object: unknown): void => {
+        if (failure || ended) return;
+        try {
+          handleEvent(type, object, apiPath, onEvent);
+        } catch (error: unknown) {
+          failure = error instanceof KubeApiError ? error : watchError(apiPath, error, options.idleMs);
+          controller?.abort();
+        }
+      };
+      watcher.watch(apiPath, params, receive, end).then(
+        (started) => {
+          if (ended) return;
+          controller = started;
+          this.#metrics?.kubeRequestResult({ code: '200', method: 'GET', host });
+          if (failure || options.signal.aborted) started.abort();
+        },
+        (error: unknown) => {
+          end(error);
+        },
+      );
+    });
   }
 
   /**
@@ -177,45 +230,29 @@ export class KubeClient {
     url: URL,
     apiPath: string,
     options: RequestOptions,
-    timeoutMs: number,
-    signal?: AbortSignal,
-  ): Promise<IncomingMessage> {
-    await this.#limiter?.acquire(signal);
-    const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const tls = await this.#connection.requestOptions();
-    const headers: Record<string, string> = { ...tls.headers, accept: 'application/json' };
-    if (payload !== undefined) {
-      headers['content-type'] = options.contentType ?? 'application/json';
-      // A length for every body: DELETE and GET requests with a body are not sent chunked.
-      headers['content-length'] = String(Buffer.byteLength(payload));
+  ): Promise<{ status: number; text: string }> {
+    await this.#limiter?.acquire();
+    const context = new RequestContext(url.toString(), method as HttpMethod);
+    context.setHeaderParam('Accept', 'application/json');
+    if (options.body !== undefined) {
+      context.setHeaderParam('Content-Type', options.contentType ?? 'application/json');
+      context.setBody(JSON.stringify(options.body));
     }
+    context.setSignal(AbortSignal.timeout(this.#timeoutMs));
+    await this.#connection.config.applySecurityAuthentication(context);
     let answered = false;
-    const countResult = (code: string): void => {
-      if (!answered) this.#metrics?.kubeRequestResult({ code, method, host: url.host });
+    try {
+      const response = await this.#http.send(context).toPromise();
       answered = true;
-    };
-    return new Promise((resolve, reject) => {
-      const request = https.request(url, {
-        method,
-        headers,
-        ...(tls.ca === undefined ? {} : { ca: tls.ca }),
-        ...(tls.cert === undefined ? {} : { cert: tls.cert }),
-        ...(tls.key === undefined ? {} : { key: tls.key }),
-        rejectUnauthorized: tls.rejectUnauthorized ?? true,
-        timeout: timeoutMs,
-        ...(signal ? { signal } : {}),
-      });
-      request.on('response', (response) => {
-        countResult(String(response.statusCode ?? 0));
-        resolve(response);
-      });
-      request.on('timeout', () => request.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-      request.on('error', (error) => {
-        countResult('<error>');
-        reject(new KubeApiError(method, apiPath, 0, 'Unreachable', error.message, { cause: error }));
-      });
-      request.end(payload);
-    });
+      this.#metrics?.kubeRequestResult({ code: String(response.httpStatusCode), method, host: url.host });
+      return { status: response.httpStatusCode, text: await response.body.text() };
+    } catch (error: unknown) {
+      if (!answered) this.#metrics?.kubeRequestResult({ code: '<error>', method, host: url.host });
+      const detail = isTimeout(error)
+        ? `no answer within ${String(this.#timeoutMs)} ms`
+        : fetchErrorMessage(error);
+      throw new KubeApiError(method, apiPath, 0, 'Unreachable', detail, { cause: error });
+    }
   }
 }
 
@@ -249,12 +286,6 @@ export function resourcePath(resource: ApiResource, namespace?: string, name?: s
   return `${scoped}/${resource.name}${name ? `/${encodeURIComponent(name)}` : ''}`;
 }
 
-async function readBody(response: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of response) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 function parseJson(text: string): JsonObject | undefined {
   try {
     const value: unknown = JSON.parse(text);
@@ -276,49 +307,52 @@ function apiError(
   return new KubeApiError(method, apiPath, status, reason, message);
 }
 
-async function streamEvents(
-  response: IncomingMessage,
+function handleEvent(
+  type: string,
+  object: unknown,
   apiPath: string,
   onEvent: (event: WatchEvent) => void,
-  options: { signal: AbortSignal; idleMs: number },
-): Promise<void> {
-  let buffered = '';
-  response.setTimeout(options.idleMs, () =>
-    response.destroy(new Error(`watch silent for ${options.idleMs} ms`)),
-  );
-  try {
-    for await (const chunk of response) {
-      buffered += (chunk as Buffer).toString('utf8');
-      let newline = buffered.indexOf('\n');
-      while (newline >= 0) {
-        const line = buffered.slice(0, newline).trim();
-        buffered = buffered.slice(newline + 1);
-        if (line) handleLine(line, apiPath, onEvent);
-        newline = buffered.indexOf('\n');
-      }
-    }
-  } catch (error: unknown) {
-    if (options.signal.aborted) return;
-    if (error instanceof KubeApiError) throw error;
-    throw new KubeApiError('WATCH', apiPath, 0, 'Disconnected', errorMessage(error), { cause: error });
+): void {
+  if (!isJsonObject(object))
+    throw new KubeApiError('WATCH', apiPath, 0, 'BadEvent', `a ${type} event without an object`);
+  if (type === 'ERROR') {
+    const status = typeof object.code === 'number' ? object.code : 500;
+    throw apiError('WATCH', apiPath, status, object, JSON.stringify(object));
   }
+  if (type === 'ADDED' || type === 'MODIFIED' || type === 'DELETED' || type === 'BOOKMARK')
+    onEvent({ type, object });
 }
 
-function handleLine(line: string, apiPath: string, onEvent: (event: WatchEvent) => void): void {
-  const event = parseJson(line);
-  const object = event?.object;
-  if (!event || !isJsonObject(object))
-    throw new KubeApiError('WATCH', apiPath, 0, 'BadEvent', `unparsable watch event: ${line.slice(0, 120)}`);
-  if (event.type === 'ERROR') {
-    const status = typeof object.code === 'number' ? object.code : 500;
-    throw apiError('WATCH', apiPath, status, object, line);
+/** client-node's Watch reports a refused watch as an Error with `statusCode`, a silent one as a TimeoutError. */
+function watchError(apiPath: string, error: unknown, idleMs: number): KubeApiError {
+  const status = statusCodeOf(error);
+  if (status !== undefined) {
+    const reason = error instanceof Error ? error.message : 'Error';
+    return new KubeApiError('WATCH', apiPath, status, reason, `the server refused the watch (${reason})`, {
+      cause: error,
+    });
   }
-  if (
-    event.type === 'ADDED' ||
-    event.type === 'MODIFIED' ||
-    event.type === 'DELETED' ||
-    event.type === 'BOOKMARK'
-  ) {
-    onEvent({ type: event.type, object });
-  }
+  const detail = isTimeout(error) ? `watch silent for ${String(idleMs)} ms` : fetchErrorMessage(error);
+  return new KubeApiError('WATCH', apiPath, 0, 'Disconnected', detail, { cause: error });
+}
+
+function watchResultCode(error: unknown): string {
+  const status = statusCodeOf(error);
+  return status === undefined ? '<error>' : String(status);
+}
+
+function statusCodeOf(error: unknown): number | undefined {
+  const status = error instanceof Error ? (error as Error & { statusCode?: unknown }).statusCode : undefined;
+  return typeof status === 'number' ? status : undefined;
+}
+
+function isTimeout(error: unknown): boolean {
+  return error instanceof Error && error.name === 'TimeoutError';
+}
+
+/** undici's `fetch failed` says why only in its cause (ECONNREFUSED, a TLS error, …). */
+function fetchErrorMessage(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? error.cause : undefined;
+  return cause ? `${error.message}: ${errorMessage(cause)}` : errorMessage(error);
 }

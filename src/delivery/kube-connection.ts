@@ -1,23 +1,27 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import { ConnectionConfig } from './connection-config.ts';
 import { KaddonError } from '../core/errors.ts';
 import { isJsonObject } from '../core/json.ts';
 import { parseYamlDocument } from '../core/yaml.ts';
 
-/** What one request needs to reach and authenticate to the API server. */
-export interface KubeRequestOptions {
-  readonly ca?: string | Buffer | (string | Buffer)[];
-  readonly cert?: string | Buffer | (string | Buffer)[];
-  readonly key?: string | Buffer | (string | Buffer)[];
-  readonly rejectUnauthorized?: boolean;
-  readonly headers: Readonly<Record<string, string>>;
-}
-
-/** How to reach the API server; credentials are asked for per request, so rotated tokens are read again. */
+/**
+ * How to reach the API server. `config` is @kubernetes/client-node's configuration with kaddon's
+ * credential handling: client-node's RequestContext, fetch over undici and Watch use it for every
+ * request (src/delivery/kube-client.ts), asking for credentials each time, so rotated tokens and
+ * expiring exec credentials are picked up.
+ */
 export interface KubeConnection {
   readonly server: string;
-  requestOptions(): Promise<KubeRequestOptions>;
+  readonly config: KubeConfig;
+  /**
+   * The server answered 401: token files are read again before the next request, as client-go resets
+   * its cached token on 401.
+   */
+  credentialsRejected(): void;
+  /** Set when the connection is the in-cluster service account's: where its files are. */
+  readonly serviceAccount?: { readonly tokenFile: string; readonly caFile: string };
 }
 
 export class KubeConfigError extends KaddonError {
@@ -43,6 +47,7 @@ export interface KubeConnectionSettings {
 }
 
 const SERVICE_ACCOUNT_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+const SERVICE_ACCOUNT_CA = '/var/run/secrets/kubernetes.io/serviceaccount/ca.crt';
 
 /**
  * The connection as client-go's default loading rules find it, through @kubernetes/client-node's
@@ -56,15 +61,21 @@ export function loadKubeConnection(
 ): KubeConnection {
   const list = settings.kubeconfig ?? env.KUBECONFIG ?? '';
   const files = list.split(':').filter((file) => file !== '');
-  const config = new KubeConfig();
+  const config = new ConnectionConfig();
   const prefix = settings.inClusterRoot ?? '';
   let source: string;
+  let serviceAccount: KubeConnection['serviceAccount'];
   if (files.length > 0) {
     source = files.join(':');
     loadFiles(config, files);
   } else if (env.KUBERNETES_SERVICE_HOST && existsSync(`${prefix}${SERVICE_ACCOUNT_TOKEN}`)) {
     source = 'in-cluster service account';
     config.loadFromCluster(prefix);
+    serviceAccount = {
+      tokenFile: `${prefix}${SERVICE_ACCOUNT_TOKEN}`,
+      caFile: `${prefix}${SERVICE_ACCOUNT_CA}`,
+    };
+    config.useTokenFiles(new Map([[config.users[0]?.name ?? '', serviceAccount.tokenFile]]));
   } else {
     throw new KubeConfigError(
       '(none)',
@@ -72,7 +83,8 @@ export function loadKubeConnection(
       'Set KUBECONFIG (or KUBE_CONFIG) or run kaddon in a Pod with a service account.',
     );
   }
-  return connectionOf(config, source, settings);
+  const connection = connectionOf(config, source, settings);
+  return serviceAccount ? { ...connection, serviceAccount } : connection;
 }
 
 /** A connection to the cluster of one kubeconfig file (tests, and `--kube-config FILE`). */
@@ -83,7 +95,8 @@ export function connectionFromKubeconfig(
   return loadKubeConnection({}, { ...settings, kubeconfig: file });
 }
 
-function loadFiles(config: KubeConfig, files: readonly string[]): void {
+function loadFiles(config: ConnectionConfig, files: readonly string[]): void {
+  const tokenFiles = new Map<string, string>();
   for (const [index, file] of files.entries()) {
     const next = index === 0 ? config : new KubeConfig();
     try {
@@ -99,35 +112,30 @@ function loadFiles(config: KubeConfig, files: readonly string[]): void {
         },
       );
     }
-    useTokenFiles(next, file);
+    for (const [user, tokenFile] of tokenFilesOf(file))
+      if (!tokenFiles.has(user)) tokenFiles.set(user, tokenFile);
     if (next !== config) mergeFirstWins(config, next);
   }
+  config.useTokenFiles(tokenFiles);
 }
 
-/**
- * client-go's `user.tokenFile`, which client-node does not read: such a user gets client-node's
- * token-file authentication, which reads the file again as it ages (projected tokens rotate).
- */
-function useTokenFiles(config: KubeConfig, file: string): void {
+/** client-go's `user.tokenFile`, which client-node does not read: the token file of each user that has one. */
+function tokenFilesOf(file: string): Map<string, string> {
+  const tokenFiles = new Map<string, string>();
   let document: unknown;
   try {
     document = parseYamlDocument(readFileSync(file, 'utf8'), file);
   } catch {
-    return;
+    return tokenFiles;
   }
   const users = isJsonObject(document) && Array.isArray(document.users) ? document.users : [];
-  const tokenFiles = new Map<string, string>();
   for (const entry of users) {
     if (!isJsonObject(entry) || !isJsonObject(entry.user) || typeof entry.name !== 'string') continue;
     const tokenFile = entry.user.tokenFile;
-    if (typeof tokenFile === 'string')
+    if (typeof tokenFile === 'string' && !tokenFiles.has(entry.name))
       tokenFiles.set(entry.name, path.resolve(path.dirname(file), tokenFile));
   }
-  if (tokenFiles.size === 0) return;
-  config.users = config.users.map((user) => {
-    const tokenFile = tokenFiles.get(user.name);
-    return tokenFile ? { ...user, authProvider: { name: 'tokenFile', config: { tokenFile } } } : user;
-  });
+  return tokenFiles;
 }
 
 /** client-go's merge: an entry already named by an earlier file is kept, the earlier current context too. */
@@ -142,7 +150,11 @@ function mergeFirstWins(config: KubeConfig, later: KubeConfig): void {
   if (!config.currentContext) config.currentContext = later.currentContext;
 }
 
-function connectionOf(config: KubeConfig, source: string, settings: KubeConnectionSettings): KubeConnection {
+function connectionOf(
+  config: ConnectionConfig,
+  source: string,
+  settings: KubeConnectionSettings,
+): KubeConnection {
   if (settings.context) {
     if (!config.contexts.some((context) => context.name === settings.context))
       throw new KubeConfigError(
@@ -173,25 +185,9 @@ function connectionOf(config: KubeConfig, source: string, settings: KubeConnecti
   const server = settings.server ?? cluster.server;
   return {
     server,
-    requestOptions: async () => {
-      const options: {
-        headers: Record<string, string>;
-        ca?: KubeRequestOptions['ca'];
-        cert?: KubeRequestOptions['cert'];
-        key?: KubeRequestOptions['key'];
-        rejectUnauthorized?: boolean;
-        agent?: unknown;
-      } = { headers: {} };
-      await config.applyToHTTPSOptions(options);
-      return {
-        headers: options.headers,
-        ...(options.ca === undefined ? {} : { ca: options.ca }),
-        ...(options.cert === undefined ? {} : { cert: options.cert }),
-        ...(options.key === undefined ? {} : { key: options.key }),
-        ...(options.rejectUnauthorized === undefined
-          ? {}
-          : { rejectUnauthorized: options.rejectUnauthorized }),
-      };
+    config,
+    credentialsRejected: () => {
+      config.credentialsRejected();
     },
   };
 }
