@@ -83,6 +83,14 @@ function leadsAndConverges(replica: Replica): Promise<true> {
   );
 }
 
+/** Seconds from `since` until the replica holds the lease (polled every 250 ms). */
+async function secondsUntilHolder(replica: Replica, since: number): Promise<number> {
+  await eventually(replica.operator, `${replica.name} holding the lease`, async () =>
+    (await holder()) === replica.name ? true : undefined,
+  );
+  return (performance.now() - since) / 1000;
+}
+
 async function revisions(): Promise<number | undefined> {
   return (await env.helm.status('app', NAMESPACE))?.revision;
 }
@@ -104,7 +112,9 @@ describe('kaddon operator with ADDON_OPERATOR_HA against a real cluster', () => 
     assert.doesNotMatch(b.operator.output(), /ModuleRun|helm upgrade/u, 'a standby acts on nothing');
 
     // The leader dies: the standby leads once the lease has not been renewed for its duration.
+    const killedAt = performance.now();
     await killOperatorTree(a.operator);
+    const afterKill = await secondsUntilHolder(b, killedAt);
     await leadsAndConverges(b);
     assert.equal(await revisions(), 1, 'the new leader makes no needless upgrade');
 
@@ -113,7 +123,9 @@ describe('kaddon operator with ADDON_OPERATOR_HA against a real cluster', () => 
     await eventually(c.operator, 'kaddon-c standing by', async () =>
       (await get(c, '/readyz')).text.startsWith('standby') ? true : undefined,
     );
+    const terminatedAt = performance.now();
     b.operator.process.kill('SIGTERM');
+    const afterTerm = await secondsUntilHolder(c, terminatedAt);
     const stopped = await b.operator.process;
     assert.equal(stopped.exitCode, 0, b.operator.tail());
     assert.match(b.operator.output(), /released the leader lease/u);
@@ -121,5 +133,8 @@ describe('kaddon operator with ADDON_OPERATOR_HA against a real cluster', () => 
     assert.equal(await revisions(), 1, 'no replica upgraded what another had delivered');
     const history = await env.helm.history('app', NAMESPACE);
     assert.equal(history.length, 1, 'one revision, made by one leader');
+    console.log(
+      `# lease hand-over (lease 4 s, renew deadline 3 s, retry 1 s): after SIGKILL ${afterKill.toFixed(1)} s, after SIGTERM ${afterTerm.toFixed(1)} s`,
+    );
   });
 });
