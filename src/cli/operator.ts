@@ -25,6 +25,7 @@ import { HookBindings } from '../runtime/operator/hook-bindings.ts';
 import { LEASE_NAME, LeaderElector } from '../runtime/leader-election.ts';
 import { HookRegistry } from '../runtime/operator/hook-registry.ts';
 import { initialOperatorState } from '../runtime/operator/operator-context.ts';
+import { DeliveryPool } from '../runtime/operator/delivery-pool.ts';
 import { Operator } from '../runtime/operator/operator.ts';
 import { ResourceMonitor } from '../runtime/operator/resource-monitor.ts';
 import { treeValues, type PreparedTree } from '../runtime/operator/prepare-modules-tree.ts';
@@ -228,6 +229,9 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
           kube,
         ),
       state: initialOperatorState(),
+      deliveries: new DeliveryPool(config.concurrentDeliveries, (module, error) => {
+        operator.deliveryFailed(module, error);
+      }),
       modulesSource: git,
     },
     {

@@ -57,6 +57,18 @@ describe('operator configuration', () => {
     assert.deepEqual(config.crdFilterPrefixes, ['doc-', '_']);
     assert.equal(config.helmTimeoutSeconds, 1200);
     assert.equal(config.resourcesMonitorIntervalMs, 270_000);
+    assert.equal(config.concurrentDeliveries, 4);
+  });
+
+  it('reads KADDON_CONCURRENT_DELIVERIES, 0 meaning one at a time, and names it when it is not a number', () => {
+    const base = { ADDON_OPERATOR_NAMESPACE: 'kaddon' };
+    assert.equal(loadOperatorConfig({ ...base, KADDON_CONCURRENT_DELIVERIES: '8' }).concurrentDeliveries, 8);
+    assert.equal(loadOperatorConfig({ ...base, KADDON_CONCURRENT_DELIVERIES: '0' }).concurrentDeliveries, 1);
+    assert.throws(
+      () => loadOperatorConfig({ ...base, KADDON_CONCURRENT_DELIVERIES: 'many' }),
+      (error: unknown) =>
+        error instanceof OperatorConfigError && /KADDON_CONCURRENT_DELIVERIES/.test(error.message),
+    );
   });
 
   it("reads addon-operator's documented variable names, and flags win over the environment", () => {

@@ -66,6 +66,11 @@ export interface OperatorConfig {
   readonly jqTimeoutMs: number;
   /** KADDON_HOOK_ENV: hooks get the operator's environment (`operator`) or an allow-list (`minimal`). */
   readonly hookEnv: 'operator' | 'minimal';
+  /**
+   * KADDON_CONCURRENT_DELIVERIES: how many helm deliveries may run at once (docs/lifecycle.md
+   * "Overlapping delivery"); 1 delivers one release after another.
+   */
+  readonly concurrentDeliveries: number;
   /** KADDON_IN_CLUSTER_ROOT: prefixed to the service account's directory (tests only). */
   readonly inClusterRoot: string | undefined;
   /**
@@ -215,6 +220,7 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
     hookTimeoutMs: positiveDurationMs(get('hook-timeout', ...names.hookTimeout), 30 * 60_000),
     jqTimeoutMs: positiveDurationMs(get('jq-timeout', ...names.jqTimeout), DEFAULT_JQ_TIMEOUT_MS),
     hookEnv: choice(['operator', 'minimal'] as const, 'hook-env', 'operator', ...names.hookEnv),
+    concurrentDeliveries: Math.max(1, int('concurrent-deliveries', 4, ...names.concurrentDeliveries)),
     inClusterRoot: env.KADDON_IN_CLUSTER_ROOT || undefined,
     resourcesMonitorIntervalMs: positiveDurationMs(
       get('resources-monitor-interval', 'KADDON_RESOURCES_MONITOR_INTERVAL'),

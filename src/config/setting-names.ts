@@ -37,6 +37,7 @@ export const SETTING_NAMES = {
   haLeaseDuration: ['KADDON_HA_LEASE_DURATION'],
   haRenewDeadline: ['KADDON_HA_RENEW_DEADLINE'],
   haRetryPeriod: ['KADDON_HA_RETRY_PERIOD'],
+  concurrentDeliveries: ['KADDON_CONCURRENT_DELIVERIES'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type SettingKey = keyof typeof SETTING_NAMES;

@@ -79,6 +79,14 @@ export class ValuesStore {
     return new ValuesStore(init, await init.configStore.load());
   }
 
+  /**
+   * A token that is the same object for as long as no values change: every change makes a new state,
+   * so what was computed from the values (a render of the tree) can be kept while it is the same.
+   */
+  get revision(): object {
+    return this.#state;
+  }
+
   /** Merged global values. */
   globalValues(): JsonObject {
     return structuredClone(asMap(this.#state.values.get('global')));

@@ -210,12 +210,6 @@ async function releaseHooks(atRevision?: number): Promise<string> {
 }
 
 /** When helm wrote the newest revision of `release` (`helm history`'s `updated`). */
-async function updatedAt(release: string): Promise<number> {
-  const args = ['history', release, '--namespace', NAMESPACE, '--max', '1', '-o', 'json'];
-  const { stdout } = await execa(env.helmPath, args, { env: { KUBECONFIG: env.cluster.kubeconfigPath } });
-  const rows = JSON.parse(stdout) as { updated: string }[];
-  return Date.parse(rows.at(-1)?.updated ?? '');
-}
 
 /** Milliseconds since the epoch, one line each, as the hooks append them. */
 async function timestamps(file: string): Promise<number[]> {
@@ -344,7 +338,8 @@ describe('kaddon operator: failures, crashes and module lifecycle against a real
     await eventually(operator, 'steady upgraded', async () =>
       ((await revision('steady')) ?? 0) > steadyRevision ? true : undefined,
     );
-    assert.ok((await updatedAt('steady')) >= (await updatedAt('flaky')), 'steady after flaky');
+    // Their two upgrades may now overlap (docs/lifecycle.md "Overlapping delivery"); what is kept is
+    // that steady's run waited behind flaky's failing one, checked above.
     assert.match(await env.helm.getManifest('flaky', NAMESPACE), /rev: "1"/u);
     assert.match(await env.helm.getManifest('steady', NAMESPACE), /rev: "1"/u);
 

@@ -294,6 +294,8 @@ async function checkAutoHealing(): Promise<void> {
   assert.ok(((await revision('prometheus')) ?? 0) > prometheus, 'the prometheus release was upgraded');
   assert.equal(await revision('echo-server'), echo, 'another release is not upgraded');
   const text = await scrape();
+  if (!/modules_absent_resources_total\{[^}]*prometheus-config/u.test(text))
+    console.log(`# no absent-resources count; operator output:\n${operator.tail()}`);
   assert.ok(
     (sample(text, 'addon_operator_modules_absent_resources_total', {
       module: 'prometheus',

@@ -13,6 +13,11 @@ export interface DeliverRun {
   readonly activation: string;
   /** Whether a module has a ModuleRun waiting: its own run delivers it, with its hooks run first. */
   readonly willRun?: (module: string) => boolean;
+  /**
+   * Leave the running module's delivery running (docs/lifecycle.md "Overlapping delivery"): its
+   * expected checksum is recorded at once, and a failure is the pool's to report.
+   */
+  readonly background?: boolean;
 }
 
 /**
@@ -43,7 +48,13 @@ export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promis
     const manifest = stringifyYamlStream(resources.map((resource) => resource.obj));
     if (module === run.module) {
       const resourcesMissing = ctx.state.resourcesMissing.has(module);
-      await deliverSlice(ctx, run, { module, resources, manifest, resourcesMissing });
+      const slice = { module, resources, manifest, resourcesMissing };
+      const pool = ctx.deliveries;
+      if (pool && run.background === true) {
+        ctx.state.checksums.set(module, releaseChecksum(manifest));
+        pool.start(module, () => deliverSlice(ctx, run, slice));
+      } else if (pool) await pool.run(module, () => deliverSlice(ctx, run, slice));
+      else await deliverSlice(ctx, run, slice);
     } else if (
       run.willRun?.(module) !== true &&
       ctx.state.checksums.get(module) !== releaseChecksum(manifest)
@@ -100,13 +111,21 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
   ctx.state.delivered.set(module, resourceIds(resources));
   ctx.state.checksums.set(module, outcome.checksum);
   ctx.state.resourcesMissing.delete(module);
+  ctx.state.failedDeliveries.delete(module);
 }
 
-/** The tree rendered with the current values of the enabled modules (also the debug `render`). */
+/**
+ * The tree rendered with the current values of the enabled modules (also the debug `render`). A
+ * render that failed nowhere is kept and given again while the tree, the enabled modules and the
+ * values are the same: a converge whose hooks change no values renders once, not once per module.
+ */
 export async function renderEnabled(ctx: OperatorContext): Promise<RenderTreeResult> {
   const enabled = ctx.state.enabledModules;
   const caches = cachesFor(ctx.tree);
-  return renderTreeWithCharts(
+  const key = { values: ctx.store.revision, enabled: enabled.join('\n') };
+  const kept = caches.lastRender;
+  if (kept && kept.values === key.values && kept.enabled === key.enabled) return kept.result;
+  const result = await renderTreeWithCharts(
     {
       tree: ctx.tree,
       values: {
@@ -126,11 +145,16 @@ export async function renderEnabled(ctx: OperatorContext): Promise<RenderTreeRes
       cache: caches.charts,
     },
   );
+  caches.lastRender = result.failed.size === 0 ? { ...key, result } : undefined;
+  return result;
 }
 
 interface TreeCaches {
   readonly modules: ModuleLoadCache;
   readonly charts: ChartCache;
+  /** The last render without failures and what it was rendered from. */
+  lastRender?:
+    { readonly values: object; readonly enabled: string; readonly result: RenderTreeResult } | undefined;
 }
 
 /**

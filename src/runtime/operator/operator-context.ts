@@ -13,6 +13,7 @@ import type { OperatorMetrics } from '../../observability/metrics.ts';
 import type { ValuesStore } from '../values-store.ts';
 import type { HookBindings } from './hook-bindings.ts';
 import type { HookRegistry } from './hook-registry.ts';
+import type { DeliveryPool } from './delivery-pool.ts';
 import type { ModulesTreeSource } from './modules-tree-source.ts';
 
 /** What every operator step reads and calls; built once by `kaddon operator`. */
@@ -53,6 +54,11 @@ export interface OperatorContext {
   /** Applies hooks' $KUBERNETES_PATCH_PATH operations (docs/hooks.md "Objects from hooks"). */
   readonly objectPatcher?: ObjectPatcher;
   readonly state: OperatorState;
+  /**
+   * Where helm deliveries run, overlapping up to KADDON_CONCURRENT_DELIVERIES (docs/lifecycle.md
+   * "Overlapping delivery"); without it each delivery is awaited by its module's run.
+   */
+  readonly deliveries?: DeliveryPool;
   /** Where new trees come from when the operator follows a Git repository (MODULES_GIT_URL). */
   readonly modulesSource?: ModulesTreeSource;
 }
@@ -95,6 +101,8 @@ export interface OperatorState {
   readonly resourcesMissing: Set<string>;
   /** Enabled modules the converge's `helm list` showed without a release: installed without a status call. */
   readonly absentReleases: Set<string>;
+  /** Modules whose delivery left running failed: their next delivery is awaited by their run. */
+  readonly failedDeliveries: Set<string>;
 }
 
 export function initialOperatorState(): OperatorState {
@@ -110,5 +118,6 @@ export function initialOperatorState(): OperatorState {
     checksums: new Map(),
     resourcesMissing: new Set(),
     absentReleases: new Set(),
+    failedDeliveries: new Set(),
   };
 }

@@ -31,7 +31,24 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
   return {
     ConvergeModules: guarded(ctx, async (task: Task<'ConvergeModules'>) => {
       const { event, phase, startedAt } = task.payload;
+      // docs/lifecycle.md "Overlapping delivery": a converge starts and ends with every delivery done.
+      await ctx.deliveries?.settle();
       if (phase === 'AfterAll') {
+        // A delivery left running that failed is run again, awaited, before the converge can end.
+        const failed = ctx.state.enabledModules.filter((module) => ctx.state.failedDeliveries.has(module));
+        if (failed.length > 0) {
+          const now = events.now();
+          return success({
+            headTasks: [
+              ...failed.map((module) => moduleRunTask(module, event, now)),
+              createTask(
+                'ConvergeModules',
+                { queue: MAIN_QUEUE, payload: { event, phase: 'AfterAll', startedAt } },
+                now,
+              ),
+            ],
+          });
+        }
         await finishConverge(ctx, event, startedAt ?? performance.now());
         ctx.state.converged = true;
         events.onConverged();
@@ -60,15 +77,20 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
     }),
     ModuleDelete: guarded(ctx, async (task: Task<'ModuleDelete'>) => {
       const module = task.metadata.module;
+      await ctx.deliveries?.settle(module);
       if (module !== undefined && !ctx.state.enabledModules.includes(module))
         await deleteDisabledModule(ctx, module, task.metadata.event ?? 'ModuleDelete');
       return success();
     }),
     ModulePurge: guarded(ctx, async (task: Task<'ModulePurge'>) => {
+      await ctx.deliveries?.settle(task.payload.release);
       await purgeRelease(ctx, task.payload.release);
       return success();
     }),
-    SwitchModulesTree: guarded(ctx, () => switchModulesTree(ctx, events.now())),
+    SwitchModulesTree: guarded(ctx, async () => {
+      await ctx.deliveries?.settle();
+      return switchModulesTree(ctx, events.now());
+    }),
     LoadGlobalHooks: guarded(ctx, async (task: Task<'LoadGlobalHooks'>) => {
       await ctx.hooks.loadGlobal(task.payload.globalHooksDir);
       const now = events.now();
@@ -132,6 +154,8 @@ async function runHookTask(
   const hook = id === undefined ? undefined : ctx.hooks.byId(id);
   if (hook === undefined || (module !== undefined && !ctx.state.enabledModules.includes(module)))
     return success();
+  // A module's hook sees its release delivered; a global hook, every release asked for before it.
+  await (module === undefined ? ctx.deliveries?.settle() : ctx.deliveries?.settle(module));
   let contexts: readonly BindingContext[] = task.payload.bindingContexts;
   const { scheduleKey } = task.payload;
   if (scheduleKey !== undefined) {

@@ -2,6 +2,7 @@ import type { ConfigMapConfigStore } from '../../delivery/configmap-config-store
 import type { ConfigMapWatch } from '../../delivery/configmap-watch.ts';
 import type { ConfigValues } from '../../core/values.ts';
 import { isConfigChanged } from '../../core/config-change.ts';
+import { errorMessage } from '../../core/errors.ts';
 import { MAIN_QUEUE, TaskQueueSet } from '../queue/task-queue-set.ts';
 import { createTask, type AnyTask } from '../queue/task.ts';
 import type { OperatorContext } from './operator-context.ts';
@@ -84,6 +85,24 @@ export class Operator {
     this.#queues.addLast(moduleRunTask(module, 'AbsentHelmResourcesDetected', Date.now()));
   }
 
+  /**
+   * A delivery left running failed (docs/lifecycle.md "Overlapping delivery"): recorded as the
+   * module's error, and the module runs again with its delivery awaited, so a failure is retried
+   * with the queue's backoff as a run's would be. Inside a converge its end runs it.
+   */
+  deliveryFailed(module: string, error: unknown): void {
+    const { state, logger, metrics } = this.#ctx;
+    state.failedDeliveries.add(module);
+    state.checksums.delete(module);
+    state.moduleErrors.set(module, errorMessage(error));
+    metrics.moduleRunError(module);
+    logger.error(`delivery of module ${module} failed: ${errorMessage(error)}`, { module });
+    if (!state.enabledModules.includes(module)) return;
+    if (this.#queues.find('ConvergeModules') !== undefined) return;
+    if (this.#queues.find('ModuleRun', (task) => task.metadata.module === module) !== undefined) return;
+    this.#queues.addLast(moduleRunTask(module, 'delivery failed', Date.now()));
+  }
+
   /** What the debug socket reads. */
   debugState(): DebugState {
     return createOperatorDebugState(this.#ctx, this.#queues);
@@ -148,6 +167,8 @@ export class Operator {
     await this.#ctx.modulesSource?.stop();
     await this.#watch?.stop();
     await this.#queues.stop();
+    // helm calls left running finish (each within HELM_TIMEOUT): a release is never left pending.
+    await this.#ctx.deliveries?.settle();
     await this.#ctx.bindings.stop();
   }
 }

@@ -65,6 +65,8 @@ export async function runModule(
 /** The module's phases; returns the other modules whose slices its renders changed. */
 async function runModulePhases(ctx: OperatorContext, module: string, run: DeliverRun): Promise<string[]> {
   const changed = new Set<string>();
+  // The module's hooks see its release as its last delivery left it.
+  await ctx.deliveries?.settle(module);
   if (!ctx.state.crdsApplied.has(module)) {
     await ensureCrds(ctx, module);
     ctx.state.crdsApplied.add(module);
@@ -78,11 +80,16 @@ async function runModulePhases(ctx: OperatorContext, module: string, run: Delive
     await runModuleHooks(ctx, module, 'beforeHelm');
     ctx.state.preparedModules.add(module);
     const helmStartedAt = performance.now();
-    for (const other of await deliverTree(ctx, run)) changed.add(other);
+    // docs/lifecycle.md "Overlapping delivery": without afterHelm hooks nothing in this run waits
+    // for the release, so its delivery is left running unless the last one left running failed.
+    const afterHelm = await ctx.hooks.module(module, 'afterHelm');
+    const background = afterHelm.length === 0 && !ctx.state.failedDeliveries.has(module);
+    for (const other of await deliverTree(ctx, { ...run, background })) changed.add(other);
     ctx.metrics.moduleHelm(module, run.activation, (performance.now() - helmStartedAt) / 1000);
     const changes = await runModuleHooks(ctx, module, 'afterHelm');
-    // What afterHelm deleted is the module's own doing: not healed.
-    await ctx.resources?.afterModuleHook(module);
+    // What afterHelm deleted is the module's own doing: not healed. Without afterHelm hooks (one
+    // ValuesChanges per hook run) nothing was deleted, and the objects are not probed.
+    if (changes.length > 0) await ctx.resources?.afterModuleHook(module);
     if (!changedModule(changes, module)) return [...changed];
     ctx.logger.info('values changed in afterHelm: running the module again', { module });
   }
