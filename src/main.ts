@@ -8,6 +8,7 @@ Commands:
   build [MODULES_DIR...]   render the enabled modules of a modules tree, offline
   kustomize [DIR]          build a kustomization directory, like \`kubectl kustomize DIR\`
   operator                 run the operator: converge the modules into the cluster, follow changes
+  rbac [MODULES_DIR...]    print the least-privilege RBAC the operator needs for a modules tree
   sync                     sync the modules tree from Git once, validate it, and exit
   queue list|main          dump the task queues of the kaddon running here (debug socket)
   global list|values|patches|config|snapshots
@@ -26,6 +27,7 @@ const commands = {
   build: async () => (await import('./cli/build.ts')).runBuild,
   kustomize: async () => (await import('./cli/kustomize.ts')).runKustomize,
   sync: async () => (await import('./cli/sync.ts')).runSync,
+  rbac: async () => (await import('./cli/rbac.ts')).runRbac,
   operator: async () => (await import('./cli/operator.ts')).runOperator,
   queue: async () => (await import('./cli/debug.ts')).runQueue,
   global: async () => (await import('./cli/debug.ts')).runGlobal,

@@ -53,6 +53,13 @@ export async function applyCrds(
   return applied;
 }
 
+/** The CRDs of a module's crds/ folder (files starting with a filtered prefix left out), checked. */
+export async function moduleCrds(crdsDir: string, filterPrefixes: readonly string[]): Promise<JsonObject[]> {
+  const crds: JsonObject[] = [];
+  for (const file of await crdFiles(crdsDir, filterPrefixes)) crds.push(...(await readCrds(file)));
+  return crds;
+}
+
 async function crdFiles(dir: string, filterPrefixes: readonly string[]): Promise<string[]> {
   const entries = await readdir(dir, { withFileTypes: true }).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
