@@ -39,6 +39,9 @@ Options:
   --components-path DIRS   more folders of shared components (colon-separated)
   --kube-config FILE       resolve kinds the tree does not define through this cluster's discovery
   --helm-path PATH         the helm binary for chart modules
+  --skip-hooks             render without running the hooks that produce values (global onStartup
+                           and beforeAll, enabled scripts, module onStartup and beforeHelm, with
+                           empty snapshots, as \`kaddon build --run-hooks\`); they run by default
   -h, --help               show this help`;
 
 /** \`kaddon rbac\`: wiring only; the permissions are rbacNeeds', the objects rbacObjects'. */
@@ -56,6 +59,7 @@ export async function runRbac(args: readonly string[], io: CliIo): Promise<void>
       'components-path': { type: 'string' },
       'kube-config': { type: 'string' },
       'helm-path': { type: 'string' },
+      'skip-hooks': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -75,7 +79,16 @@ export async function runRbac(args: readonly string[], io: CliIo): Promise<void>
   const serviceAccount = values['service-account'];
   const globalHooksDir = values['global-hooks-dir'] ?? findSetting(process.env, 'globalHooksDir')?.value;
   const jq = await loadJqEngine({ timeoutMs: jqTimeoutMs(process.env) });
+  const runDeps = createHookRunDeps({
+    logger: stderrLogger(io),
+    baseEnv: hookEnvironment(process.env, process.env.KADDON_HOOK_ENV === 'minimal' ? 'minimal' : 'operator'),
+    cwd: process.cwd(),
+    tmpRoot: tmpdir(),
+  });
+  // The values hooks produce decide what is rendered, as in the operator (`kaddon build --run-hooks`).
+  const hooks = values['skip-hooks'] ? {} : { hooks: { runDeps, snapshots: {}, timeoutMs: HOOK_TIMEOUT_MS } };
   const result = await buildTree({
+    ...hooks,
     dirs,
     ...(values.values ? { extraValues: readMap(values.values) } : {}),
     config: values['config-values']
@@ -96,15 +109,7 @@ export async function runRbac(args: readonly string[], io: CliIo): Promise<void>
     crdFilterPrefixes: (process.env.ADDON_OPERATOR_CRD_FILTER_PREFIXES ?? 'doc-,_')
       .split(',')
       .filter(Boolean),
-    runDeps: createHookRunDeps({
-      logger: stderrLogger(io),
-      baseEnv: hookEnvironment(
-        process.env,
-        process.env.KADDON_HOOK_ENV === 'minimal' ? 'minimal' : 'operator',
-      ),
-      cwd: process.cwd(),
-      tmpRoot: tmpdir(),
-    }),
+    runDeps,
     jq,
     ...(values['kube-config'] ? { discover: await clusterDiscovery(values['kube-config']) } : {}),
   });
@@ -115,6 +120,9 @@ export async function runRbac(args: readonly string[], io: CliIo): Promise<void>
   });
   io.stdout(objects.map((object) => stringifyYaml(object)).join('---\n'));
 }
+
+/** A hook run by `rbac` that takes longer is stopped, as in `kaddon build`: 10 minutes. */
+const HOOK_TIMEOUT_MS = 600_000;
 
 /** Kinds through the cluster's discovery; a kind it does not serve is undefined. */
 async function clusterDiscovery(kubeconfig: string): Promise<DiscoverKind> {

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
-import { chmod, cp, mkdir, rename, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isJsonObject, type JsonObject } from '../../src/core/json.ts';
+import { parseAllDocuments } from 'yaml';
 import { repoRoot } from '../repo-root.ts';
+import { runCli } from '../run-cli.ts';
 import {
   eventually,
   startOperatorEnvironment,
@@ -33,7 +35,7 @@ before(async () => {
   await env.api.request('POST', `/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, {
     body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: ACCOUNT } },
   });
-  await grantServiceAccount();
+  await grantServiceAccount(modules);
   accountDir = path.join(env.tree.root, 'pod/var/run/secrets/kubernetes.io/serviceaccount');
   await mkdir(accountDir, { recursive: true });
   await writeFile(path.join(accountDir, 'ca.crt'), env.cluster.caPem);
@@ -43,17 +45,26 @@ before(async () => {
 });
 after(() => env.stop());
 
-/** The operator's RBAC: cluster-admin, as addon-operator's own examples grant. */
-async function grantServiceAccount(): Promise<void> {
-  await env.api.request('POST', '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings', {
-    body: {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'ClusterRoleBinding',
-      metadata: { name: 'kaddon-in-cluster' },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'cluster-admin' },
-      subjects: [{ kind: 'ServiceAccount', name: ACCOUNT, namespace: NAMESPACE }],
-    },
-  });
+/** The operator's RBAC: what `kaddon rbac` prints for the tree (docs/rbac.md), nothing more. */
+async function grantServiceAccount(modules: string): Promise<void> {
+  const run = await runCli(['rbac', modules, '--namespace', NAMESPACE, '--service-account', ACCOUNT]);
+  assert.equal(run.code, 0, run.stderr);
+  const collections: Record<string, string> = {
+    ClusterRole: 'clusterroles',
+    ClusterRoleBinding: 'clusterrolebindings',
+    Role: 'roles',
+    RoleBinding: 'rolebindings',
+  };
+  for (const document of parseAllDocuments(run.stdout)) {
+    const object = document.toJS() as JsonObject;
+    const metadata = isJsonObject(object.metadata) ? object.metadata : {};
+    const scope = typeof metadata.namespace === 'string' ? `/namespaces/${metadata.namespace}` : '';
+    const collection = typeof object.kind === 'string' ? collections[object.kind] : undefined;
+    assert.ok(collection, `an RBAC object: ${JSON.stringify(object)}`);
+    await env.api.request('POST', `/apis/rbac.authorization.k8s.io/v1${scope}/${collection}`, {
+      body: object,
+    });
+  }
 }
 
 /**
@@ -159,18 +170,20 @@ async function labelledConfigMap(name: string): Promise<void> {
   });
 }
 
+/** No kubeconfig: the service account's files and the API server's address, as in a Pod. */
+function inClusterEnv(): Record<string, string> {
+  const url = new URL(env.cluster.server);
+  return {
+    KUBECONFIG: '',
+    KUBERNETES_SERVICE_HOST: url.hostname,
+    KUBERNETES_SERVICE_PORT: url.port,
+    KADDON_IN_CLUSTER_ROOT: path.join(env.tree.root, 'pod'),
+  };
+}
+
 describe('kaddon operator through the in-cluster service account', () => {
   it('converges, and keeps working when the token file is replaced and the old token revoked', async () => {
-    const url = new URL(env.cluster.server);
-    const operator = env.startOperator({
-      forceKillAfterDelay: 30_000,
-      extraEnv: {
-        KUBECONFIG: '',
-        KUBERNETES_SERVICE_HOST: url.hostname,
-        KUBERNETES_SERVICE_PORT: url.port,
-        KADDON_IN_CLUSTER_ROOT: path.join(env.tree.root, 'pod'),
-      },
-    });
+    const operator = env.startOperator({ forceKillAfterDelay: 30_000, extraEnv: inClusterEnv() });
     await waitReady(operator, env.port);
     await countIs(operator, 0);
     const releases = await env.helm.list(NAMESPACE);
@@ -193,5 +206,25 @@ describe('kaddon operator through the in-cluster service account', () => {
     const after = operator.output().slice(switchedAt);
     assert.doesNotMatch(after, /401|Unauthorized/, after);
     assert.doesNotMatch(operator.output(), /403|Forbidden/);
+    // Overlapping deliveries wait for the release that creates their namespace (nightly-report in echo).
+    assert.doesNotMatch(operator.output(), /delivery of module \S+ failed/u);
+
+    // A module added after the RBAC was printed delivers a kind it does not grant: its run fails
+    // with the API server's message, which names the resource and the verb.
+    operator.process.kill('SIGTERM');
+    await operator.process;
+    env.tree.write('modules/990-quota', {
+      'kustomization.yaml': `resources:\n- quota.yaml\nnamespace: ${NAMESPACE}\n`,
+      'quota.yaml':
+        'apiVersion: v1\nkind: ResourceQuota\nmetadata:\n  name: pods\nspec:\n  hard:\n    pods: "50"\n',
+    });
+    env.tree.write('modules', {
+      'values.yaml': `${await readFile(path.join(env.tree.root, 'modules/values.yaml'), 'utf8')}quotaEnabled: true\n`,
+    });
+    const again = env.startOperator({ forceKillAfterDelay: 30_000, extraEnv: inClusterEnv() });
+    const refused = await eventually(again, 'the quota module refused', () =>
+      Promise.resolve(/cannot (get|create|patch) resource \\?"resourcequotas\\?"/u.exec(again.output())?.[0]),
+    );
+    assert.match(again.output(), /module=quota/u, refused);
   });
 });

@@ -5,6 +5,8 @@ import { deliverModule, releaseChecksum, type DeliverResult } from '../../delive
 import type { ModulesTree } from '../../loader/modules-tree.ts';
 import { renderTreeWithCharts, type ChartCache } from '../render-charts.ts';
 import { ModuleLoadCache, type RenderTreeResult } from '../render-tree.ts';
+import { isJsonObject } from '../../core/json.ts';
+import type { DeliveryPool } from './delivery-pool.ts';
 import type { OperatorContext } from './operator-context.ts';
 
 /** The module whose run delivers the tree, for its render and helm metrics. */
@@ -50,10 +52,11 @@ export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promis
       const resourcesMissing = ctx.state.resourcesMissing.has(module);
       const slice = { module, resources, manifest, resourcesMissing };
       const pool = ctx.deliveries;
+      const after = pool ? prerequisites(module, resources, result.rendered.slices, pool) : [];
       if (pool && run.background === true) {
         ctx.state.checksums.set(module, releaseChecksum(manifest));
-        pool.start(module, () => deliverSlice(ctx, run, slice));
-      } else if (pool) await pool.run(module, () => deliverSlice(ctx, run, slice));
+        pool.start(module, () => deliverSlice(ctx, run, slice), after);
+      } else if (pool) await pool.run(module, () => deliverSlice(ctx, run, slice), after);
       else await deliverSlice(ctx, run, slice);
     } else if (
       run.willRun?.(module) !== true &&
@@ -62,6 +65,35 @@ export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promis
       changed.push(module);
   }
   return changed;
+}
+
+/**
+ * The releases still being delivered that this one needs first (docs/lifecycle.md "Overlapping
+ * delivery"): those that hold a Namespace its objects live in, or a CustomResourceDefinition of
+ * one of its kinds.
+ */
+function prerequisites(
+  module: string,
+  resources: readonly Resource[],
+  slices: ReadonlyMap<string, readonly Resource[]>,
+  pool: DeliveryPool,
+): string[] {
+  const namespaces = new Set(resources.map((resource) => resource.id.namespace).filter(Boolean));
+  const kinds = new Set(resources.map((resource) => `${resource.id.group}/${resource.id.kind}`));
+  const needed = (resource: Resource): boolean => {
+    if (resource.id.kind === 'Namespace' && resource.id.group === '') return namespaces.has(resource.id.name);
+    if (resource.id.kind !== 'CustomResourceDefinition') return false;
+    const spec = isJsonObject(resource.obj.spec) ? resource.obj.spec : {};
+    const names = isJsonObject(spec.names) ? spec.names : {};
+    return (
+      typeof spec.group === 'string' &&
+      typeof names.kind === 'string' &&
+      kinds.has(`${spec.group}/${names.kind}`)
+    );
+  };
+  return [...slices]
+    .filter(([other, theirs]) => other !== module && pool.pending(other) && theirs.some(needed))
+    .map(([other]) => other);
 }
 
 interface Slice {

@@ -90,6 +90,22 @@ describe('DeliveryPool', () => {
     assert.deepEqual(log, ['start broken', 'start awaited', 'start after', 'end after']);
   });
 
+  it('waits for the releases a delivery needs first (its namespace, its CRDs)', async () => {
+    const log: string[] = [];
+    const pool = new DeliveryPool(4, () => undefined);
+    const namespace = gate(log, 'namespace');
+    const app = gate(log, 'app');
+    pool.start('platform', namespace.deliver);
+    pool.start('app', app.deliver, ['platform', 'not-running']);
+    await tick();
+    assert.deepEqual(log, ['start namespace']);
+    namespace.finish();
+    await tick();
+    assert.deepEqual(log, ['start namespace', 'end namespace', 'start app']);
+    app.finish();
+    await pool.settle();
+  });
+
   it('settles at once when nothing runs', async () => {
     const pool = new DeliveryPool(3, () => undefined);
     await pool.settle();

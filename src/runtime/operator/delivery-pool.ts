@@ -17,9 +17,12 @@ export class DeliveryPool {
     this.#onFailure = onFailure;
   }
 
-  /** Runs `deliver` once a slot is free and the release's earlier deliveries are done; its result. */
-  run<T>(release: string, deliver: () => Promise<T>): Promise<T> {
-    const before = this.#tails.get(release) ?? Promise.resolve();
+  /**
+   * Runs `deliver` once the release's earlier deliveries, those of the releases it needs (`after`:
+   * one that creates its namespace or defines its kinds) and a slot are free; its result.
+   */
+  run<T>(release: string, deliver: () => Promise<T>, after: readonly string[] = []): Promise<T> {
+    const before = Promise.all([release, ...after].map((name) => this.#tails.get(name) ?? Promise.resolve()));
     const result = before.then(() => this.#inSlot(deliver));
     const tail = result.then(
       () => undefined,
@@ -33,8 +36,8 @@ export class DeliveryPool {
   }
 
   /** As `run`, without waiting: a failure goes to `onFailure`. */
-  start(release: string, deliver: () => Promise<void>): void {
-    this.run(release, deliver).catch((error: unknown) => {
+  start(release: string, deliver: () => Promise<void>, after: readonly string[] = []): void {
+    this.run(release, deliver, after).catch((error: unknown) => {
       this.#onFailure(release, error);
     });
   }
