@@ -1,6 +1,7 @@
 import { KaddonError } from '../core/errors.ts';
 import type { JsonValue } from '../core/json.ts';
 import { JqBudgetExceeded, JqWorker } from './jq-worker.ts';
+import { compileFilter } from './jq-subset/compile-filter.ts';
 
 /** A jq expression that does not compile or fails on its input. */
 export class JqExpressionError extends KaddonError {
@@ -38,16 +39,18 @@ export interface JqEngineOptions {
 }
 
 /**
- * A jq engine whose evaluations run in a worker thread (see JqWorker): plain paths are answered here,
- * anything else by jq-wasm in the worker, which is replaced when a filter overruns its budget.
+ * A jq engine: filters of the subset hooks use in practice are compiled once and evaluated here
+ * (src/loader/jq-subset/, docs/hooks.md "jq"); anything else, and every evaluation that ends in a
+ * jq error (for jq's own message), goes to jq-wasm in a worker thread (see JqWorker), which is
+ * replaced when a filter overruns its budget.
  */
 export function loadJqEngine(options: JqEngineOptions = {}): Promise<JqEngine> {
   const budgetMs = options.timeoutMs ?? DEFAULT_JQ_TIMEOUT_MS;
   const worker = new JqWorker();
   return Promise.resolve({
     evaluate(filter, input, where) {
-      const fast = evaluateSimplePath(filter, input);
-      if (fast !== undefined) return [fast];
+      const outputs = compileFilter(filter)?.(input);
+      if (outputs !== undefined) return outputs;
       try {
         return worker.evaluate(filter, input, budgetMs);
       } catch (error: unknown) {
@@ -62,27 +65,6 @@ export function loadJqEngine(options: JqEngineOptions = {}): Promise<JqEngine> {
       }
     },
   });
-}
-
-const SIMPLE_PATH = /^\s*((?:\.[A-Za-z_][A-Za-z0-9_]*)+|\.)\s*$/;
-
-/**
- * `.a.b.c` without jq: each wasm call costs about 2 ms whatever the filter (docs/architecture.md
- * "Dependencies"), and most conditions and jqFilters are plain paths. Undefined where jq itself must decide
- * (anything but a plain path, or a path through a list or a scalar, which jq reports as an error).
- */
-function evaluateSimplePath(filter: string, input: JsonValue): JsonValue | undefined {
-  const match = SIMPLE_PATH.exec(filter);
-  const path = match?.[1];
-  if (path === undefined) return undefined;
-  let node: JsonValue = input;
-  for (const key of path.split('.').slice(1)) {
-    if (key === '') continue;
-    if (node === null) return null;
-    if (typeof node !== 'object' || Array.isArray(node)) return undefined;
-    node = node[key] ?? null;
-  }
-  return node;
 }
 
 /** A `when` condition holds when the expression yields anything but false or null (docs/architecture.md). */
