@@ -100,7 +100,8 @@ async function measureConvergence(modules: number, helmPath: string): Promise<Co
   let tree: GeneratedModulesTree | undefined;
   let workDir: string | undefined;
   try {
-    cluster = await startTestCluster();
+    // One Service per app module: the test cluster's default range (a /24) holds 254.
+    cluster = await startTestCluster({ extraApiServerFlags: ['--service-cluster-ip-range=10.0.0.0/16'] });
     tree = generateModulesTree(modules);
     workDir = await mkdtemp(path.join(os.tmpdir(), 'kaddon-operator-bench-'));
     const api = new KubeClient(connectionFromKubeconfig(cluster.kubeconfigPath));
