@@ -117,7 +117,7 @@ try {
     query: { labelSelector: `${LABEL}=yes` },
   });
   const listSeconds = (performance.now() - listedAt) / 1000;
-  const items = (Array.isArray(list.items) ? list.items : []) as JsonValue[];
+  const items = (Array.isArray(list.items) ? list.items : []);
   const filter = '{name: .metadata.name, seq: .data.seq}';
   const jq = new JqWorker();
   const jqAt = performance.now();
