@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import type { JsonValue } from '../src/core/json.ts';
 import { KubeClient } from '../src/delivery/kube-client.ts';
 import { connectionFromKubeconfig } from '../src/delivery/kube-connection.ts';
 import { compileFilter } from '../src/loader/jq-subset/compile-filter.ts';
