@@ -26,7 +26,7 @@ import { startTestCluster, type TestCluster } from '../test/cluster/test-cluster
 import { startOperatorProcess } from '../test/operator/start-operator.ts';
 import { generateModulesTree, removeModulesTree, type GeneratedModulesTree } from './generate-modules.ts';
 
-const usage = `Usage: npm run bench:operator -- [--modules 10,100] [--hook-runs 50]
+const usage = `Usage: npm run bench:operator -- [--modules 10,100] [--hook-runs 50] [--compiled]
 
 For each size, starts a test cluster, runs \`kaddon operator\` on a generated modules tree and
 measures the time from spawn to /readyz 200 (first convergence). Then compares runHook on a
@@ -40,6 +40,8 @@ const CONVERGE_DEADLINE_MS = 30 * 60_000;
 interface BenchOptions {
   readonly modules: readonly number[];
   readonly hookRuns: number;
+  /** The operator runs dist/ (built first), as the image does, instead of src/ through tsx. */
+  readonly compiled: boolean;
 }
 
 interface ConvergeTiming {
@@ -63,6 +65,7 @@ function parseOptions(argv: readonly string[]): BenchOptions | undefined {
     options: {
       modules: { type: 'string', default: '10,100' },
       'hook-runs': { type: 'string', default: '50' },
+      compiled: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -76,6 +79,7 @@ function parseOptions(argv: readonly string[]): BenchOptions | undefined {
   return {
     modules: values.modules.split(',').map((size) => count(size, '--modules')),
     hookRuns: count(values['hook-runs'], '--hook-runs'),
+    compiled: values.compiled,
   };
 }
 
@@ -95,7 +99,11 @@ async function isReady(port: number): Promise<boolean> {
 }
 
 /** One cluster, one tree, one operator: seconds from spawn to /readyz 200. */
-async function measureConvergence(modules: number, helmPath: string): Promise<ConvergeTiming> {
+async function measureConvergence(
+  modules: number,
+  helmPath: string,
+  compiled: boolean,
+): Promise<ConvergeTiming> {
   let cluster: TestCluster | undefined;
   let tree: GeneratedModulesTree | undefined;
   let workDir: string | undefined;
@@ -117,6 +125,7 @@ async function measureConvergence(modules: number, helmPath: string): Promise<Co
       port,
       forceKillAfterDelay: 10_000,
       extraEnv: { LOG_LEVEL: 'error' },
+      compiled,
     });
     let seconds: number | undefined;
     while (performance.now() - startedAt < CONVERGE_DEADLINE_MS && operator.exitCode === null) {
@@ -191,7 +200,8 @@ async function measureConfigEdit(
     );
   while (performance.now() - startedAt < EDIT_DEADLINE_MS) {
     const current = await helm.release(module.name, NAMESPACE);
-    if (current !== undefined && current.revision > before.revision) return (performance.now() - startedAt) / 1000;
+    if (current !== undefined && current.revision > before.revision)
+      return (performance.now() - startedAt) / 1000;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return undefined;
@@ -369,10 +379,12 @@ async function main(): Promise<void> {
     return;
   }
   const helmPath = (await ensureHelm()).helm;
+  if (options.compiled) await execa(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
+  console.error(`# the operator runs ${options.compiled ? 'dist/ (compiled)' : 'src/ through tsx'}`);
   const rows: ConvergeTiming[] = [];
   for (const modules of options.modules) {
     console.error(`# ${String(modules)} modules …`);
-    rows.push(await measureConvergence(modules, helmPath));
+    rows.push(await measureConvergence(modules, helmPath, options.compiled));
   }
   printConvergence(rows);
   printHookOverhead(await measureHookOverhead(options.hookRuns));

@@ -12,13 +12,19 @@ export interface OperatorProcessOptions {
   readonly port: number;
   readonly forceKillAfterDelay: number;
   readonly extraEnv?: Readonly<Record<string, string>>;
+  /** Run bin/kaddon.js, which runs the compiled dist/ when it is newer than src/ (as in the image). */
+  readonly compiled?: boolean;
 }
 
 /** `kaddon operator` as a child process on loopback, as the e2e test and the benchmark run it. */
 export function startOperatorProcess(
   options: OperatorProcessOptions,
 ): ResultPromise<{ reject: false; all: true }> {
-  return execa(process.execPath, ['--import', 'tsx', path.join(repoRoot, 'src/main.ts'), 'operator'], {
+  const entry =
+    options.compiled === true
+      ? [path.join(repoRoot, 'bin/kaddon.js'), 'operator']
+      : ['--import', 'tsx', path.join(repoRoot, 'src/main.ts'), 'operator'];
+  return execa(process.execPath, entry, {
     cwd: repoRoot,
     reject: false,
     all: true,
