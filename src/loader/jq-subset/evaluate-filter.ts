@@ -1,6 +1,15 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import { callBuiltin, setKey } from './jq-builtins.ts';
-import { compareValues, Defer, equalValues, isTruthy, JqError, toJsonText, typeOf } from './jq-values.ts';
+import {
+  addValues,
+  compareValues,
+  Defer,
+  equalValues,
+  isTruthy,
+  JqError,
+  toJsonText,
+  typeOf,
+} from './jq-values.ts';
 import type { BinaryOp, Node } from './parse-filter.ts';
 
 /**
@@ -160,22 +169,12 @@ function binary(op: BinaryOp, a: JsonValue, b: JsonValue): JsonValue {
     case '>=':
       return compareValues(a, b) >= 0;
     case '+':
-      return add(a, b);
+      return addValues(a, b);
     case '-':
       return subtract(a, b);
     default:
       return arithmetic(op, a, b);
   }
-}
-
-export function add(a: JsonValue, b: JsonValue): JsonValue {
-  if (a === null) return b;
-  if (b === null) return a;
-  if (typeof a === 'number' && typeof b === 'number') return a + b;
-  if (typeof a === 'string' && typeof b === 'string') return a + b;
-  if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
-  if (isJsonObject(a) && isJsonObject(b)) return { ...a, ...b };
-  throw new JqError();
 }
 
 function subtract(a: JsonValue, b: JsonValue): JsonValue {

@@ -1,5 +1,6 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import {
+  addValues,
   codePoints,
   compareStrings,
   compareValues,
@@ -192,16 +193,6 @@ function fromEntries(input: JsonValue): JsonObject {
     setKey(result, entry.key, entry.value ?? null);
   }
   return result;
-}
-
-function addValues(a: JsonValue, b: JsonValue): JsonValue {
-  if (a === null) return b;
-  if (b === null) return a;
-  if (typeof a === 'number' && typeof b === 'number') return a + b;
-  if (typeof a === 'string' && typeof b === 'string') return a + b;
-  if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
-  if (isJsonObject(a) && isJsonObject(b)) return { ...a, ...b };
-  throw new JqError();
 }
 
 /** `sort_by(f)`: stable, by the array of f's outputs, as jq compares `[f]`. */

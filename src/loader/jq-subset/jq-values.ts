@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 
 /**
  * jq's value semantics the subset needs (docs/hooks.md "jq"): type names, truth, ordering and
@@ -115,4 +115,15 @@ function checkPrintable(value: JsonValue): void {
       checkPrintable(key);
       checkPrintable(item);
     }
+}
+
+/** jq's `+`: null is the identity; numbers add, strings, arrays and objects join; anything else is an error. */
+export function addValues(a: JsonValue, b: JsonValue): JsonValue {
+  if (a === null) return b;
+  if (b === null) return a;
+  if (typeof a === 'number' && typeof b === 'number') return a + b;
+  if (typeof a === 'string' && typeof b === 'string') return a + b;
+  if (Array.isArray(a) && Array.isArray(b)) return [...a, ...b];
+  if (isJsonObject(a) && isJsonObject(b)) return { ...a, ...b };
+  throw new JqError();
 }
