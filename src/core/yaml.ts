@@ -1,5 +1,7 @@
 import { Document, isCollection, isPair, LineCounter, parseAllDocuments, visit, type Node } from 'yaml';
 import { ParseError } from './errors.ts';
+import { loadPlainYaml } from './yaml-fast-load.ts';
+import { printBlockDocument, type ScalarStyler } from './yaml-block-printer.ts';
 import { expandVars, VarTypeError, type VarLookup } from './var-expansion.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 
@@ -24,12 +26,32 @@ export const MAX_YAML_DEPTH = 500;
 /** How many nodes aliases may expand to in one document, against alias bombs. */
 export const MAX_YAML_ALIAS_COUNT = 10_000;
 
+const YAML_LIMITS = { depth: MAX_YAML_DEPTH, aliases: MAX_YAML_ALIAS_COUNT };
+
 /**
  * Parses a YAML stream. Empty documents are dropped. A duplicate mapping key is an error, as in
  * kustomize (go-yaml v3) and the API server, unless `options` say otherwise. Nesting deeper than MAX_YAML_DEPTH and aliases that
  * expand past MAX_YAML_ALIAS_COUNT nodes are refused as such. `file` names the source in errors.
  */
 export function parseYamlDocuments(
+  text: string,
+  file: string,
+  expansion?: YamlExpansion,
+  options: YamlParseOptions = {},
+): YamlDocument[] {
+  if (!(expansion && text.includes('$'))) {
+    const loaded = loadPlainYaml(text, options.duplicateKeys === 'last-wins', YAML_LIMITS);
+    if (loaded !== undefined) return loaded;
+  }
+  return parseWithLibrary(text, file, expansion, options);
+}
+
+/**
+ * parseYamlDocuments through the `yaml` library's document model: for everything the js-yaml fast
+ * path leaves (yaml-fast-load.ts), for `$(var)` expansion, which needs each scalar's style, and
+ * for every error message.
+ */
+export function parseWithLibrary(
   text: string,
   file: string,
   expansion?: YamlExpansion,
@@ -196,6 +218,15 @@ export function stringifyYamlStream(objects: readonly JsonValue[]): string {
 }
 
 export function stringifyYaml(value: JsonValue): string {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const printed = printBlockDocument(value, libraryStyler);
+    if (printed !== undefined) return printed;
+  }
+  return stringifyWithLibrary(value);
+}
+
+/** The `yaml` library's printing in kustomize's style; the reference that printBlockDocument follows. */
+export function stringifyWithLibrary(value: unknown): string {
   const doc = new Document(value, { version: '1.1', aliasDuplicateObjects: false, sortMapEntries: true });
   visit(doc, {
     Scalar(_key, node) {
@@ -209,6 +240,53 @@ export function stringifyYaml(value: JsonValue): string {
     singleQuote: true,
     defaultKeyType: 'PLAIN',
   });
+}
+
+/** How many scalar styles the printer remembers; manifests repeat the same strings. */
+const STYLE_CACHE_LIMIT = 20_000;
+const valueStyles = new Map<string, string | undefined>();
+const keyStyles = new Map<string, string | undefined>();
+
+/**
+ * Asks the library how a string prints as a value or a key, one line or not at all. A string
+ * starting like a document marker prints differently at each depth: the library alone places it.
+ */
+const libraryStyler: ScalarStyler = {
+  value: (text) =>
+    DOCUMENT_MARKER.test(text)
+      ? undefined
+      : rememberStyle(valueStyles, text, () => valueStyle(stringifyWithLibrary({ k: text }))),
+  key: (text) =>
+    DOCUMENT_MARKER.test(text)
+      ? undefined
+      : rememberStyle(keyStyles, text, () => singleLine(stringifyWithLibrary({ [text]: 0 }), '', ': 0')),
+};
+
+const DOCUMENT_MARKER = /^(?:%|---|\.\.\.)/m;
+
+function rememberStyle(
+  cache: Map<string, string | undefined>,
+  text: string,
+  style: () => string | undefined,
+): string | undefined {
+  if (cache.has(text)) return cache.get(text);
+  if (cache.size >= STYLE_CACHE_LIMIT) cache.clear();
+  const styled = style();
+  cache.set(text, styled);
+  return styled;
+}
+
+/** The value of a one-entry document `k: …`, on one line or as a block scalar. */
+function valueStyle(document: string): string | undefined {
+  return document.startsWith('k: ') ? document.slice(3, -1) : undefined;
+}
+
+/** The scalar between `prefix` and `suffix` of a one-line document, if that is what it is. */
+function singleLine(document: string, prefix: string, suffix: string): string | undefined {
+  const line = document.slice(0, -1);
+  if (document.indexOf('\n') !== document.length - 1) return undefined;
+  if (!line.startsWith(prefix) || !line.endsWith(suffix)) return undefined;
+  return line.slice(prefix.length, line.length - suffix.length);
 }
 
 const YAML11_NON_STRING = new RegExp(
