@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { repoRoot } from '../../test/repo-root.ts';
+import type { JsonValue } from './json.ts';
+import { loadPlainYaml } from './yaml-fast-load.ts';
+import { MAX_YAML_ALIAS_COUNT, MAX_YAML_DEPTH, parseWithLibrary, stringifyWithLibrary } from './yaml.ts';
+
+const limits = { depth: MAX_YAML_DEPTH, aliases: MAX_YAML_ALIAS_COUNT };
+
+/** What the `yaml` library makes of a text: its documents, or that it refuses it. */
+function libraryResult(text: string, lastKeyWins: boolean): unknown {
+  try {
+    return parseWithLibrary(text, 'input.yaml', undefined, {
+      duplicateKeys: lastKeyWins ? 'last-wins' : 'refuse',
+    });
+  } catch {
+    return 'refused';
+  }
+}
+
+/** The fast path either declines the text or gives exactly the library's documents and lines. */
+function assertSameAsLibrary(text: string, lastKeyWins = false): boolean {
+  const fast = loadPlainYaml(text, lastKeyWins, limits);
+  if (fast === undefined) return false;
+  assert.deepEqual(fast, libraryResult(text, lastKeyWins), `for the text:\n${text}`);
+  return true;
+}
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && /\.ya?ml$/.test(entry.name))
+    .map((entry) => path.join(entry.parentPath, entry.name));
+}
+
+/** Text that YAML treats specially, spliced into valid documents to make awkward and broken ones. */
+const splice = fc.constantFrom(
+  ': ',
+  '- ',
+  '#',
+  ' #x',
+  '\t',
+  '"',
+  "'",
+  '? ',
+  '|',
+  '>',
+  '{',
+  '[',
+  ']',
+  ',',
+  '\n',
+  '\n  ',
+  '---\n',
+  '...\n',
+  '&a ',
+  '*a',
+  '&b ',
+  ' *b',
+  '&c [*a, *a]\n',
+  '*c\n',
+  '~',
+  'null',
+  '0o17',
+  '0x1F',
+  '1_000',
+  '0b11',
+  '.inf',
+  '-.5',
+  '1e3',
+  '+12',
+  'True',
+  'yes',
+  '\\',
+  '%YAML 1.1\n',
+);
+
+const jsonValue: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.string(),
+    fc.constantFrom('0755', '1.50', 'on', 'null', '', '- x', 'a: b', 'x\ny', '2024-01-02'),
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }),
+    fc.boolean(),
+    fc.constant(null),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(fc.string(), tie('value'), { maxKeys: 4 }),
+  ),
+})).value;
+
+describe('the js-yaml fast path reads YAML as the yaml library does', () => {
+  it('for every YAML file of the repository’s corpora, fixtures and examples', () => {
+    let taken = 0;
+    const files = [...yamlFiles(path.join(repoRoot, 'test')), ...yamlFiles(path.join(repoRoot, 'examples'))];
+    for (const file of files) {
+      const text = readFileSync(file, 'utf8');
+      if (assertSameAsLibrary(text)) taken++;
+      assertSameAsLibrary(text, true);
+    }
+    assert.ok(
+      taken > files.length / 2,
+      `the fast path took only ${String(taken)} of ${String(files.length)} files`,
+    );
+  });
+
+  it('for generated documents, in the library’s block and flow styles, with text spliced in anywhere', () => {
+    const documents = fc.tuple(fc.array(jsonValue, { minLength: 1, maxLength: 3 }), fc.boolean());
+    const edits = fc.array(fc.tuple(fc.nat(), splice), { maxLength: 3 });
+    fc.assert(
+      fc.property(documents, edits, fc.boolean(), ([values, flow], spliced, lastKeyWins) => {
+        let text = values
+          .map((value) => (flow ? `${JSON.stringify(value)}\n` : stringifyWithLibrary(value)))
+          .join('---\n');
+        for (const [at, piece] of spliced) {
+          const offset = at % (text.length + 1);
+          text = text.slice(0, offset) + piece + text.slice(offset);
+        }
+        assertSameAsLibrary(text, lastKeyWins);
+      }),
+      { numRuns: 3000, seed: 16 },
+    );
+  });
+
+  it('declines what only the library reads: nested aliases, directives, tags, …, and nesting past the limit', () => {
+    for (const text of [
+      'a: &x [*y]\n',
+      'y: &y 1\nx: &x [*y]\nz: *x\n',
+      '%YAML 1.1\n---\na: yes\n',
+      'a: !!binary aGk=\n',
+      '? a\n: b\n',
+      'a: .inf\n',
+      '~: a\n',
+    ]) {
+      assert.equal(loadPlainYaml(text, false, limits), undefined, text);
+    }
+    const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]'];
+    bomb.push(`c: [${Array.from({ length: 200 }, () => '*b').join(', ')}]`);
+    assert.equal(loadPlainYaml(bomb.join('\n'), false, limits), undefined);
+    const flat = `a: &a {x: 1}\nb: [${Array.from({ length: 50 }, () => '*a').join(', ')}]\n`;
+    assert.ok(
+      assertSameAsLibrary(flat),
+      'an anchor without aliases inside, used 50 times, is read by js-yaml',
+    );
+    const deep = `${'['.repeat(MAX_YAML_DEPTH + 1)}${']'.repeat(MAX_YAML_DEPTH + 1)}\n`;
+    assert.equal(loadPlainYaml(deep, false, limits), undefined);
+  });
+});

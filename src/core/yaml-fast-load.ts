@@ -1,0 +1,200 @@
+import jsyaml from 'js-yaml';
+import type { JsonValue } from './json.ts';
+
+/** A parsed document and the line (1-based) its content starts on. */
+export interface LoadedDocument {
+  readonly value: JsonValue;
+  readonly line: number;
+}
+
+/** What `.inf` and `.nan` construct: JSON holds neither, so the document goes to the `yaml` library. */
+const NOT_JSON = Object.freeze({ notJson: true });
+
+/**
+ * The YAML 1.2 core schema exactly as the `yaml` library resolves plain scalars (its
+ * schema/core tags), so that both libraries read the same text as the same values: js-yaml's own
+ * core schema also accepts `1_000`, `0b101` and signed hexadecimals.
+ */
+const CORE_SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
+  implicit: [
+    scalarType('null', [[/^(?:~|[Nn]ull|NULL)?$/, () => null]]),
+    scalarType('bool', [[/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (text) => text[0] === 't' || text[0] === 'T']]),
+    scalarType('int', [
+      [/^0o[0-7]+$/, (text) => parseInt(text.slice(2), 8)],
+      [/^[-+]?[0-9]+$/, (text) => parseInt(text, 10)],
+      [/^0x[0-9a-fA-F]+$/, (text) => parseInt(text.slice(2), 16)],
+    ]),
+    scalarType('float', [
+      [/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/, () => NOT_JSON],
+      [/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, (text) => parseFloat(text)],
+      [/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, (text) => parseFloat(text)],
+    ]),
+  ],
+});
+
+type ScalarForm = readonly [pattern: RegExp, construct: (text: string) => unknown];
+
+/** One js-yaml type per tag (js-yaml keeps only the last of a tag), trying each form in turn. */
+function scalarType(name: string, forms: readonly ScalarForm[]): jsyaml.Type {
+  const formOf = (text: string): ScalarForm | undefined => forms.find(([pattern]) => pattern.test(text));
+  return new jsyaml.Type(`tag:yaml.org,2002:${name}`, {
+    kind: 'scalar',
+    resolve: (text: string | null) => formOf(text ?? '') !== undefined,
+    construct: (text: string | null) => formOf(text ?? '')?.[1](text ?? ''),
+  });
+}
+
+/**
+ * Text the fast path leaves to the `yaml` library, each found by differential testing
+ * (yaml-fast-load.test.ts): directives (`%YAML 1.1` changes the schema); tags; keys that are empty, explicit (`? `) or collections
+ * (`[a]: b`), which the libraries turn into different strings; tabs; a document marker with
+ * anything but a comment after it, or run into text (`---x`); a block scalar's indentation
+ * indicator; an empty sequence entry (`- #c`, `- - `); `#` right after a bracket, comma or quote.
+ * On each, js-yaml reads something the library refuses or reads otherwise.
+ */
+const LIBRARY_ONLY = new RegExp(
+  [
+    '^%',
+    '(?:^|[\\s[{,])[!?]',
+    '^[ -]*:(?:[ ]|$)',
+    '\\t',
+    '^(?:---|\\.\\.\\.)(?! *(?:#.*)?$)',
+    '[\\]}] *:',
+    '[|>][+-]?[0-9]',
+    '(?:^|\\s)-(?: *#| *$| +-(?: |$))',
+    `[\\]}"'[{,]#`,
+  ].join('|'),
+  'm',
+);
+
+/**
+ * Parses a YAML stream of plain data with js-yaml, several times faster than the `yaml` library's
+ * document model (docs/performance.md), giving the same values and lines. Undefined when the text
+ * holds what only the library reads alike (LIBRARY_ONLY, NodeScan), when js-yaml refuses it, or
+ * when the result holds what only the library resolves: the caller then parses with the library,
+ * which also words every error. Nesting past `maxDepth` is left to the library too.
+ */
+export function loadPlainYaml(
+  text: string,
+  lastKeyWins: boolean,
+  limits: YamlLimits,
+): LoadedDocument[] | undefined {
+  if (LIBRARY_ONLY.test(text)) return undefined;
+  const maxDepth = limits.depth;
+  const scan = new NodeScan(text, limits.aliases);
+  // maxDepth is js-yaml 4.3's bound on its recursion; @types/js-yaml predates it.
+  const options: jsyaml.LoadOptions & { maxDepth: number } = {
+    schema: CORE_SCHEMA,
+    json: lastKeyWins,
+    maxDepth: maxDepth + 1,
+    listener: (event, state) => {
+      if (event === 'open') scan.open(state.position, state.line);
+      else scan.close(state.position, state.kind);
+    },
+  };
+  let values: unknown[];
+  try {
+    values = jsyaml.loadAll(text, undefined, options);
+  } catch {
+    return undefined;
+  }
+  if (scan.lines.length !== values.length || !scan.agrees()) return undefined;
+  const out: LoadedDocument[] = [];
+  const budget = { nodes: MAX_EXPANDED_NODES };
+  for (const [index, value] of values.entries()) {
+    if (value === null || value === undefined) continue;
+    if (!isPlainJson(value, 1, maxDepth, budget)) return undefined;
+    out.push({ value, line: scan.lines[index] ?? 1 });
+  }
+  return out;
+}
+
+/** The `yaml` library's bounds as kaddon sets them (yaml.ts). */
+export interface YamlLimits {
+  /** How deep documents may nest. */
+  readonly depth: number;
+  /** The library's maxAliasCount. */
+  readonly aliases: number;
+}
+
+/** How many nodes a text's documents may hold once aliases are expanded before the library takes it. */
+const MAX_EXPANDED_NODES = 1_000_000;
+
+/**
+ * Follows js-yaml's nodes as they open and close, for the lines documents start on and for what
+ * the libraries read differently: a quoted scalar spanning lines (they differ on how far its
+ * continuation lines must be indented), an anchored root, an anchored node holding an alias, or more aliases than
+ * the library's maxAliasCount (which it counts from those two cases; with neither it cannot be
+ * reached).
+ */
+class NodeScan {
+  readonly lines: number[] = [];
+  private readonly stack: { start: number; holdsAlias: boolean }[] = [];
+  private aliases = 0;
+  private differs = false;
+
+  constructor(
+    private readonly text: string,
+    private readonly maxAliases: number,
+  ) {}
+
+  open(position: number, line: number): void {
+    if (this.stack.length === 0) this.lines.push(line + 1);
+    this.stack.push({ start: position, holdsAlias: false });
+  }
+
+  close(position: number, kind: string | null): void {
+    const node = this.stack.pop();
+    if (node === undefined) return;
+    const start = contentStart(this.text, node.start);
+    const first = this.text[start];
+    const parent = this.stack.at(-1);
+    if (first === '*') this.aliases++;
+    // The libraries give a document whose root is anchored different lines.
+    if (first === '&' && (node.holdsAlias || parent === undefined)) this.differs = true;
+    if (parent && (first === '*' || node.holdsAlias)) parent.holdsAlias = true;
+    if (kind === 'scalar' && (first === '"' || first === "'")) {
+      const newline = this.text.indexOf('\n', start);
+      if (newline !== -1 && newline < position) this.differs = true;
+    }
+  }
+
+  agrees(): boolean {
+    return !this.differs && this.aliases <= this.maxAliases;
+  }
+}
+
+/** Where a node's text starts: past spaces, line breaks and comments. */
+function contentStart(text: string, from: number): number {
+  let at = from;
+  for (;;) {
+    const char = text[at];
+    if (char === ' ' || char === '\n' || char === '\r') at++;
+    else if (char === '#') {
+      const end = text.indexOf('\n', at);
+      if (end === -1) return text.length;
+      at = end + 1;
+    } else return at;
+  }
+}
+
+/**
+ * True when `value` is JSON the two libraries agree on: nothing `.inf`/`.nan`, no key a null or a
+ * collection became (js-yaml names those `null` and `[object Object]`), nested at most `maxDepth`,
+ * within the budget of nodes (aliases are counted at each use).
+ */
+function isPlainJson(
+  value: unknown,
+  depth: number,
+  maxDepth: number,
+  budget: { nodes: number },
+): value is JsonValue {
+  if (depth > maxDepth || value === NOT_JSON || --budget.nodes < 0) return false;
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) return value.every((item) => isPlainJson(item, depth + 1, maxDepth, budget));
+  for (const [key, item] of Object.entries(value)) {
+    if (key === 'null' || key === '[object Object]') return false;
+    if (!isPlainJson(item, depth + 1, maxDepth, budget)) return false;
+  }
+  return true;
+}
