@@ -1,4 +1,4 @@
-import { ensureMap, isJsonObject, type JsonObject } from './json.ts';
+import { deepClone, ensureMap, isJsonObject, type JsonObject } from './json.ts';
 import { idKey, idOf, isSameId, type ResId } from './res-id.ts';
 
 /** An id with the raw fields it was read from; it holds while those fields are unchanged. */
@@ -148,7 +148,7 @@ export class Resource {
   }
 
   /** A copy that shares nothing mutable with this one. */
-  clone(obj: JsonObject = structuredClone(this.obj)): Resource {
+  clone(obj: JsonObject = deepClone(this.obj)): Resource {
     const copy = new Resource(obj, this.source);
     copy.previousIds = [...this.previousIds];
     copy.namePrefixes = [...this.namePrefixes];

@@ -57,7 +57,7 @@ interface LoadContext {
 export function loadKustomization(dir: string, options: LoadOptions = {}): LoadResult {
   const context: LoadContext = {
     displayBase: options.displayBase ?? process.cwd(),
-    allowedRoots: options.allowedRoots?.map((root) => realpathSync(root)),
+    allowedRoots: options.allowedRoots?.map((root) => realpathSync.native(root)),
     stack: [],
     warnings: [],
     expansion: options.expansion,
@@ -349,7 +349,8 @@ function resolveInside(
   const absolute = path.resolve(dir, entry);
   let real: string;
   try {
-    real = realpathSync(absolute);
+    // The native realpath is one call; node's own lstats every component of the path.
+    real = realpathSync.native(absolute);
   } catch (error: unknown) {
     throw new KustomizeError(
       'path-not-found',
@@ -373,7 +374,7 @@ function resolveInside(
 function realDirectory(dir: string, display: string, context: LoadContext): string {
   let real: string;
   try {
-    real = realpathSync(dir);
+    real = realpathSync.native(dir);
   } catch (error: unknown) {
     throw new KustomizeError(
       'path-not-found',

@@ -28,8 +28,8 @@ export function readTreeFile(file: string, root: string): string | undefined {
     return undefined;
   }
   const real = stats.isSymbolicLink() ? resolveLink(file) : file;
-  const realRoot = realpathSync(root);
-  const inside = path.relative(realRoot, realpathSync(real));
+  const realRoot = realpathSync.native(root);
+  const inside = path.relative(realRoot, realpathSync.native(real));
   if (inside.startsWith('..') || path.isAbsolute(inside))
     throw new TreeFileError(
       file,
@@ -54,7 +54,7 @@ export function readTreeFile(file: string, root: string): string | undefined {
 
 function resolveLink(file: string): string {
   try {
-    return realpathSync(file);
+    return realpathSync.native(file);
   } catch (error: unknown) {
     throw new TreeFileError(
       file,

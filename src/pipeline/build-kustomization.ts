@@ -1,3 +1,4 @@
+import { deepClone } from '../core/json.ts';
 import type { KustomizationNode } from '../core/kustomization.ts';
 import { Resource, type ResourceOrigin } from '../core/resource.ts';
 import { generateConfigMap } from './generators/config-map-generator.ts';
@@ -49,7 +50,7 @@ function accumulateResources(node: KustomizationNode, ra: ResourceAccumulator): 
       continue;
     }
     for (const loaded of entry.objects) {
-      const resource = new Resource(structuredClone(loaded.obj), loaded.source);
+      const resource = new Resource(deepClone(loaded.obj), loaded.source);
       resource.origin = { path: loaded.source.replace(/:\d+$/, '') };
       ra.append(resource, node.file);
     }

@@ -28,11 +28,11 @@ export function isSelected(resource: Resource, selector: Selector): boolean {
   const current = resource.id;
   const original = resource.originalId;
   return (
-    matchesEither(compiled.namespace, selectorNamespace(original), selectorNamespace(current)) &&
-    matchesEither(compiled.name, original.name, current.name) &&
+    matchesEither(compiled.kind, current.kind) &&
     matchesEither(compiled.group, current.group) &&
     matchesEither(compiled.version, current.version) &&
-    matchesEither(compiled.kind, current.kind) &&
+    matchesEither(compiled.name, original.name, current.name) &&
+    matchesEither(compiled.namespace, selectorNamespace(original), selectorNamespace(current)) &&
     matchesLabelSelector(compiled.labels, resource.labels()) &&
     matchesLabelSelector(compiled.annotations, resource.annotations())
   );
@@ -66,8 +66,12 @@ function compileSelector(selector: Selector): CompiledSelector {
   return compiled;
 }
 
+/** Text RE2 reads as itself: a pattern of only these matches exactly its own text when anchored. */
+const LITERAL = /^[A-Za-z0-9_\-/ ]*$/;
+
 function anchoredPattern(field: string, pattern: string | undefined): GoRegExp | undefined {
   if (!pattern) return undefined;
+  if (LITERAL.test(pattern)) return { test: (text) => text === pattern };
   const regexp = compileGoRegExp(pattern, { before: '^(?:', after: ')$' });
   if (regexp) return regexp;
   throw new SelectorError(

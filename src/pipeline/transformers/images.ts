@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonValue } from '../../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import type { FieldSpec, ImageEntry } from '../../core/kustomization.ts';
 import type { Resource } from '../../core/resource.ts';
 import { isFieldSpecFor, visitFieldPath } from '../field-path.ts';
@@ -22,27 +22,36 @@ export function transformImages(
   fieldSpecs: readonly FieldSpec[],
 ): void {
   const candidates = resources.filter((resource) => resource.kind !== 'CustomResourceDefinition');
+  // Entries change only image strings, so the containers the legacy walk finds are the same for all.
+  const containers = candidates.map((resource) => findContainers(resource.obj, []));
   for (const image of images) {
     const update = imageUpdate(image);
-    for (const resource of candidates) updateContainerLists(resource.obj, update);
+    for (const list of containers) updateContainers(list, update);
     for (const resource of candidates) updateFieldSpecs(resource, fieldSpecs, update);
   }
 }
 
-function updateContainerLists(node: JsonValue, update: ImageUpdate): void {
+/** The elements of every `containers`/`initContainers` list at any depth, in the legacy walk's order. */
+function findContainers(node: JsonValue, found: JsonObject[]): JsonObject[] {
   if (Array.isArray(node)) {
-    for (const item of node) updateContainerLists(item, update);
-    return;
+    for (const item of node) findContainers(item, found);
+    return found;
   }
-  if (!isJsonObject(node)) return;
-  for (const [key, value] of Object.entries(node)) {
-    updateContainerLists(value, update);
+  if (!isJsonObject(node)) return found;
+  for (const key of Object.keys(node)) {
+    const value = node[key] ?? null;
+    findContainers(value, found);
     if ((key !== 'containers' && key !== 'initContainers') || !Array.isArray(value)) continue;
-    for (const container of value) {
-      if (!isJsonObject(container) || typeof container.image !== 'string') continue;
-      const next = update(container.image);
-      if (next !== undefined) container.image = next;
-    }
+    for (const container of value) if (isJsonObject(container)) found.push(container);
+  }
+  return found;
+}
+
+function updateContainers(containers: readonly JsonObject[], update: ImageUpdate): void {
+  for (const container of containers) {
+    if (typeof container.image !== 'string') continue;
+    const next = update(container.image);
+    if (next !== undefined) container.image = next;
   }
 }
 
