@@ -8,6 +8,7 @@ import { isJsonObject, type JsonObject } from '../core/json.ts';
 import type { Kustomization, Selector } from '../core/kustomization.ts';
 import { Resource } from '../core/resource.ts';
 import { parseYamlDocument, parseYamlDocuments } from '../core/yaml.ts';
+import { RE2JS } from 're2js';
 import {
   compileGoRegExp,
   isSelected,
@@ -204,6 +205,21 @@ describe('compileGoRegExp', () => {
     );
     assert.equal(compileGoRegExp('(?P<n>a)b')?.test('ab'), true);
     assert.equal(compileGoRegExp('[[:digit:]]+', { before: '^', after: '$' })?.test('123'), true);
+  });
+
+  it('matches plain patterns (literal text and `.`) exactly as RE2 does', () => {
+    const around = { before: '^(?:', after: ')$' };
+    const texts = ['app.io/x', 'appXio/x', 'app\nio/x', 'app\rio/x', 'app😀io/x', 'app.io/xy', 'APP.io/x'];
+    for (const pattern of ['app.io/x', 'registry.example.com:5000/a', 'a b', '']) {
+      const re2 = RE2JS.compile(`${around.before}${pattern}${around.after}`);
+      for (const text of texts) {
+        assert.equal(
+          compileGoRegExp(pattern, around)?.test(text),
+          re2.matcher(text).find(),
+          `${pattern} on ${text}`,
+        );
+      }
+    }
   });
 
   it('refuses what RE2 refuses', () => {
