@@ -57,7 +57,20 @@ export function isFieldSpecFor(spec: FieldSpec, gvk: Gvk): boolean {
  * are created and the visitor sees the missing leaf as undefined.
  */
 export function visitFieldPath(obj: JsonObject, path: string, create: boolean, visit: FieldVisitor): void {
-  walk(obj, splitFieldPath(path), 0, create, path, visit);
+  walk(obj, segmentsOf(path), 0, create, path, visit);
+}
+
+/** Split paths, by path: a build visits the same few hundred field specs on every object. */
+const splitPaths = new Map<string, readonly string[]>();
+
+function segmentsOf(path: string): readonly string[] {
+  let segments = splitPaths.get(path);
+  if (segments === undefined) {
+    if (splitPaths.size >= 10_000) splitPaths.clear();
+    segments = splitFieldPath(path);
+    splitPaths.set(path, segments);
+  }
+  return segments;
 }
 
 function walk(
