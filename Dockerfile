@@ -4,12 +4,12 @@
 # (MODULES_GIT_URL); README "Install in a cluster".
 ARG NODE_IMAGE=node:24-bookworm-slim
 
-# 1. The package: compiled dist/ and production dependencies only.
+# 1. The package: dist/ bundled by scripts/build.mjs, and production dependencies only.
 FROM ${NODE_IMAGE} AS package
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json ./
 COPY scripts ./scripts
 COPY src ./src
 RUN node scripts/build.mjs && rm -f dist/.build-stamp && npm prune --omit=dev --no-audit --no-fund

@@ -14,7 +14,7 @@ const usage = `Usage: npm run bench -- [--sizes 100,300,600,1200] [--runs 3]
 
 Builds generated kustomization trees of about each size (objects) with \`kubectl kustomize\`
 and kaddon, checks that both print the same objects, and prints median wall times. kaddon's
-process runs src/ compiled by tsc into bench/out/dist at the start of the run.`;
+process runs src/ bundled by scripts/build.mjs into bench/out/dist at the start of the run, as the package runs it.`;
 
 interface BenchOptions {
   readonly sizes: readonly number[];
@@ -125,7 +125,7 @@ function describeSetup(options: BenchOptions, withKubectl: boolean): string {
   const tools = withKubectl
     ? 'kubectl kustomize vs kaddon'
     : 'kubectl not found on PATH: kaddon figures only';
-  return `${tools}; kaddon process runs bench/out/dist (src/ compiled by tsc); median of ${String(options.runs)} runs per figure`;
+  return `${tools}; kaddon process runs bench/out/dist (src/ bundled as the package is); median of ${String(options.runs)} runs per figure`;
 }
 
 function runBench(argv: readonly string[]): void {

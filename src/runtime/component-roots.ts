@@ -2,8 +2,15 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The components that ship with kaddon, beside src/ (or dist/) in the package. */
-export const builtinComponents = fileURLToPath(new URL('../../components', import.meta.url));
+/** The components that ship with kaddon: `components/` at the root of its package. */
+export const builtinComponents = path.join(packageRoot(fileURLToPath(import.meta.url)), 'components');
+
+/** The nearest folder above `file` with a package.json: this module may be in src/, dist/ or a bundle chunk. */
+function packageRoot(file: string): string {
+  let dir = path.dirname(file);
+  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+}
 
 /** Shared component folders: the flag, $KADDON_COMPONENTS_PATH, `components/` beside each modules dir, then kaddon's own. */
 export function componentRoots(flag: string | undefined, modulesDirs: readonly string[]): string[] {

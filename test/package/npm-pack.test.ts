@@ -16,7 +16,7 @@ let installed: string;
 /**
  * The package as a user gets it: packed with `npm pack`, then installed with production dependencies
  * only into an empty project, as `npm install kaddon` would. The package is assembled in a scratch
- * copy (package.json, README, bin/, components/ and a dist/ compiled there) so that the checkout's own
+ * copy (package.json, README, bin/, components/ and a dist/ bundled there by scripts/build.mjs) so that the checkout's own
  * dist/, which other tests' processes may be running, is never rebuilt under them.
  */
 before(async () => {
@@ -24,8 +24,7 @@ before(async () => {
   const source = path.join(scratch, 'source');
   for (const entry of ['package.json', 'README.md', 'bin', 'components'])
     await cp(path.join(repoRoot, entry), path.join(source, entry), { recursive: true });
-  const tsc = path.join(repoRoot, 'node_modules/typescript/bin/tsc');
-  await run(process.execPath, [tsc, '-p', 'tsconfig.build.json', '--outDir', path.join(source, 'dist')], {
+  await run(process.execPath, ['scripts/build.mjs', '--outdir', path.join(source, 'dist')], {
     cwd: repoRoot,
   });
   const { stdout } = await run(npm, ['pack', '--json', '--ignore-scripts', '--pack-destination', scratch], {
