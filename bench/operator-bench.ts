@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -26,11 +26,12 @@ import { startTestCluster, type TestCluster } from '../test/cluster/test-cluster
 import { startOperatorProcess } from '../test/operator/start-operator.ts';
 import { generateModulesTree, removeModulesTree, type GeneratedModulesTree } from './generate-modules.ts';
 
-const usage = `Usage: npm run bench:operator -- [--modules 10,100] [--hook-runs 50] [--compiled]
+const usage = `Usage: npm run bench:operator -- [--modules 10,100] [--hook-runs 50] [--compiled] [--heap-snapshot DIR]
 
 For each size, starts a test cluster, runs \`kaddon operator\` on a generated modules tree and
 measures the time from spawn to /readyz 200 (first convergence). Then compares runHook on a
-trivial bash hook with spawning \`bash hook.sh\` directly.`;
+trivial bash hook with spawning \`bash hook.sh\` directly. --heap-snapshot writes a V8 heap
+snapshot of the idle operator at each size into DIR (open it in Chrome DevTools' Memory tab).`;
 
 const NAMESPACE = 'kaddon-bench';
 /** The namespaces the generated app modules deploy into (generate-modules.ts: team-0 … team-7). */
@@ -42,6 +43,8 @@ interface BenchOptions {
   readonly hookRuns: number;
   /** The operator runs dist/ (built first), as the image does, instead of src/ through tsx. */
   readonly compiled: boolean;
+  /** Where to write a heap snapshot of the idle operator, if anywhere. */
+  readonly heapSnapshotDir: string | undefined;
 }
 
 interface ConvergeTiming {
@@ -66,6 +69,7 @@ function parseOptions(argv: readonly string[]): BenchOptions | undefined {
       modules: { type: 'string', default: '10,100' },
       'hook-runs': { type: 'string', default: '50' },
       compiled: { type: 'boolean', default: false },
+      'heap-snapshot': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -80,6 +84,8 @@ function parseOptions(argv: readonly string[]): BenchOptions | undefined {
     modules: values.modules.split(',').map((size) => count(size, '--modules')),
     hookRuns: count(values['hook-runs'], '--hook-runs'),
     compiled: values.compiled,
+    heapSnapshotDir:
+      values['heap-snapshot'] === undefined ? undefined : path.resolve(values['heap-snapshot']),
   };
 }
 
@@ -102,7 +108,7 @@ async function isReady(port: number): Promise<boolean> {
 async function measureConvergence(
   modules: number,
   helmPath: string,
-  compiled: boolean,
+  options: BenchOptions,
 ): Promise<ConvergeTiming> {
   let cluster: TestCluster | undefined;
   let tree: GeneratedModulesTree | undefined;
@@ -124,8 +130,8 @@ async function measureConvergence(
       workDir,
       port,
       forceKillAfterDelay: 10_000,
-      extraEnv: { LOG_LEVEL: 'error' },
-      compiled,
+      extraEnv: { LOG_LEVEL: 'error', ...heapSnapshotEnv(options.heapSnapshotDir) },
+      compiled: options.compiled,
     });
     let seconds: number | undefined;
     while (performance.now() - startedAt < CONVERGE_DEADLINE_MS && operator.exitCode === null) {
@@ -145,6 +151,8 @@ async function measureConvergence(
       () => undefined,
     );
     const idleRssMiB = seconds === undefined ? undefined : await idleRss(operator.pid);
+    if (seconds !== undefined && options.heapSnapshotDir !== undefined)
+      await writeHeapSnapshot(operator, options.heapSnapshotDir, modules);
     const editSeconds =
       seconds === undefined ? undefined : await measureConfigEdit(api, helm, tree).catch(reportEditFailure);
     operator.kill('SIGTERM');
@@ -219,6 +227,36 @@ async function idleRss(pid: number | undefined): Promise<number | undefined> {
   const status = await readFile(`/proc/${String(pid)}/status`, 'utf8').catch(() => '');
   const kib = /^VmRSS:\s+(\d+) kB$/mu.exec(status)?.[1];
   return kib === undefined ? undefined : Number(kib) / 1024;
+}
+
+/** Node writes a heap snapshot into DIR when the operator gets SIGUSR2. */
+function heapSnapshotEnv(dir: string | undefined): Record<string, string> {
+  if (dir === undefined) return {};
+  return { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${dir}` };
+}
+
+/** Signals the operator and waits until its snapshot file stops growing. */
+async function writeHeapSnapshot(
+  operator: { kill: (signal: NodeJS.Signals) => boolean },
+  dir: string,
+  modules: number,
+): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const before = new Set(await readdir(dir));
+  operator.kill('SIGUSR2');
+  let size = -1;
+  for (let waited = 0; waited < 60_000; waited += 500) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const file = (await readdir(dir)).find((name) => name.endsWith('.heapsnapshot') && !before.has(name));
+    if (file === undefined) continue;
+    const current = (await stat(path.join(dir, file))).size;
+    if (current === size && current > 0) {
+      console.error(`# ${String(modules)} modules: heap snapshot ${path.join(dir, file)}`);
+      return;
+    }
+    size = current;
+  }
+  console.error(`# ${String(modules)} modules: no heap snapshot written within a minute`);
 }
 
 function reportEditFailure(error: unknown): undefined {
@@ -384,7 +422,7 @@ async function main(): Promise<void> {
   const rows: ConvergeTiming[] = [];
   for (const modules of options.modules) {
     console.error(`# ${String(modules)} modules …`);
-    rows.push(await measureConvergence(modules, helmPath, options.compiled));
+    rows.push(await measureConvergence(modules, helmPath, options));
   }
   printConvergence(rows);
   printHookOverhead(await measureHookOverhead(options.hookRuns));
