@@ -93,13 +93,17 @@ async function writeContractFiles(
   dir: HookTempDir,
   request: HookRunRequest,
 ): Promise<Record<string, string>> {
-  const env: Record<string, string> = {
-    BINDING_CONTEXT_PATH: await dir.write('binding-context.json', request.bindingContextJson),
-    VALUES_PATH: await dir.write('values.json', request.valuesJson),
-    CONFIG_VALUES_PATH: await dir.write('config-values.json', request.configValuesJson),
-  };
-  for (const [variable, file] of Object.entries(OUTPUT_FILES)) env[variable] = await dir.write(file, '');
-  return env;
+  // Written at once: each write is a round trip to libuv's thread pool, and a run makes seven.
+  const inputs = [
+    ['BINDING_CONTEXT_PATH', 'binding-context.json', request.bindingContextJson],
+    ['VALUES_PATH', 'values.json', request.valuesJson],
+    ['CONFIG_VALUES_PATH', 'config-values.json', request.configValuesJson],
+    ...Object.entries(OUTPUT_FILES).map(([variable, file]) => [variable, file, ''] as const),
+  ] as const;
+  const written = await Promise.all(
+    inputs.map(async ([variable, file, text]) => [variable, await dir.write(file, text)] as const),
+  );
+  return Object.fromEntries(written);
 }
 
 async function readOutputs(
