@@ -24,6 +24,8 @@ import { ensureHelm } from '../test/cluster/ensure-helm.ts';
 import { findFreePort } from '../test/cluster/free-port.ts';
 import { startTestCluster, type TestCluster } from '../test/cluster/test-cluster.ts';
 import { startOperatorProcess } from '../test/operator/start-operator.ts';
+import { repoRoot } from '../test/repo-root.ts';
+import { findFluxPeer, measureFluxConvergence, type FluxTiming } from './flux-peer.ts';
 import { generateModulesTree, removeModulesTree, type GeneratedModulesTree } from './generate-modules.ts';
 
 const usage = `Usage: npm run bench:operator -- [--modules 10,100] [--hook-runs 50] [--compiled] [--heap-snapshot DIR]
@@ -31,7 +33,9 @@ const usage = `Usage: npm run bench:operator -- [--modules 10,100] [--hook-runs 
 For each size, starts a test cluster, runs \`kaddon operator\` on a generated modules tree and
 measures the time from spawn to /readyz 200 (first convergence). Then compares runHook on a
 trivial bash hook with spawning \`bash hook.sh\` directly. --heap-snapshot writes a V8 heap
-snapshot of the idle operator at each size into DIR (open it in Chrome DevTools' Memory tab).`;
+snapshot of the idle operator at each size into DIR (open it in Chrome DevTools' Memory tab).
+--flux converges each tree with Flux's kustomize-controller too, in a cluster of its own, as the
+peer (build it first: bench/flux/build-kustomize-controller.sh).`;
 
 const NAMESPACE = 'kaddon-bench';
 /** The namespaces the generated app modules deploy into (generate-modules.ts: team-0 … team-7). */
@@ -45,6 +49,8 @@ interface BenchOptions {
   readonly compiled: boolean;
   /** Where to write a heap snapshot of the idle operator, if anywhere. */
   readonly heapSnapshotDir: string | undefined;
+  /** Also converge each tree with Flux's kustomize-controller (bench/flux-peer.ts). */
+  readonly flux: boolean;
 }
 
 interface ConvergeTiming {
@@ -70,6 +76,7 @@ function parseOptions(argv: readonly string[]): BenchOptions | undefined {
       'hook-runs': { type: 'string', default: '50' },
       compiled: { type: 'boolean', default: false },
       'heap-snapshot': { type: 'string' },
+      flux: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -86,6 +93,7 @@ function parseOptions(argv: readonly string[]): BenchOptions | undefined {
     compiled: values.compiled,
     heapSnapshotDir:
       values['heap-snapshot'] === undefined ? undefined : path.resolve(values['heap-snapshot']),
+    flux: values.flux,
   };
 }
 
@@ -106,17 +114,16 @@ async function isReady(port: number): Promise<boolean> {
 
 /** One cluster, one tree, one operator: seconds from spawn to /readyz 200. */
 async function measureConvergence(
-  modules: number,
+  tree: GeneratedModulesTree,
   helmPath: string,
   options: BenchOptions,
 ): Promise<ConvergeTiming> {
+  const modules = tree.modules.length;
   let cluster: TestCluster | undefined;
-  let tree: GeneratedModulesTree | undefined;
   let workDir: string | undefined;
   try {
     // One Service per app module: the test cluster's default range (a /24) holds 254.
     cluster = await startTestCluster({ extraApiServerFlags: ['--service-cluster-ip-range=10.0.0.0/16'] });
-    tree = generateModulesTree(modules);
     workDir = await mkdtemp(path.join(os.tmpdir(), 'kaddon-operator-bench-'));
     const api = new KubeClient(connectionFromKubeconfig(cluster.kubeconfigPath));
     for (const name of [NAMESPACE, ...TEAM_NAMESPACES]) await createNamespace(api, name);
@@ -174,7 +181,6 @@ async function measureConvergence(
     };
   } finally {
     await cluster?.stop();
-    if (tree) removeModulesTree(tree);
     if (workDir) await rm(workDir, { recursive: true, force: true });
   }
 }
@@ -398,6 +404,21 @@ function printConvergence(rows: readonly ConvergeTiming[]): void {
   }
 }
 
+function printFlux(rows: readonly ConvergeTiming[], fluxRows: readonly FluxTiming[]): void {
+  console.log(
+    '\n## Peer: Flux kustomize-controller on the same modules (spawn to every Kustomization Ready)\n',
+  );
+  console.log('| modules | Kustomizations | objects | Flux s | kaddon s | kaddon / Flux |');
+  console.log('| ---: | ---: | ---: | ---: | ---: | ---: |');
+  fluxRows.forEach((flux, index) => {
+    const ours = rows[index]?.seconds;
+    const ratio = ours === undefined || flux.seconds === undefined ? undefined : ours / flux.seconds;
+    console.log(
+      `| ${String(rows[index]?.modules ?? '')} | ${String(flux.kustomizations)} | ${String(flux.objects)} | ${fixed(flux.seconds, 1)} | ${fixed(ours, 1)} | ${fixed(ratio, 2)} |`,
+    );
+  });
+}
+
 function printHookOverhead(row: HookOverhead): void {
   console.log(`\n## Hook run overhead (median of ${String(row.runs)} runs)\n`);
   console.log('| hook run | kaddon ms | bash directly ms | overhead per run ms |');
@@ -419,12 +440,28 @@ async function main(): Promise<void> {
   const helmPath = (await ensureHelm()).helm;
   if (options.compiled) await execa(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   console.error(`# the operator runs ${options.compiled ? 'dist/ (compiled)' : 'src/ through tsx'}`);
+  const flux = options.flux ? findFluxPeer(repoRoot) : undefined;
+  if (options.flux && flux === undefined)
+    throw new Error(
+      '--flux: no bench/out/flux/kustomize-controller; run bench/flux/build-kustomize-controller.sh first',
+    );
   const rows: ConvergeTiming[] = [];
+  const fluxRows: FluxTiming[] = [];
   for (const modules of options.modules) {
     console.error(`# ${String(modules)} modules …`);
-    rows.push(await measureConvergence(modules, helmPath, options));
+    const tree = generateModulesTree(modules);
+    try {
+      rows.push(await measureConvergence(tree, helmPath, options));
+      if (flux) {
+        console.error(`# ${String(modules)} modules, Flux …`);
+        fluxRows.push(await measureFluxConvergence(repoRoot, flux, tree, TEAM_NAMESPACES));
+      }
+    } finally {
+      removeModulesTree(tree);
+    }
   }
   printConvergence(rows);
+  if (flux) printFlux(rows, fluxRows);
   printHookOverhead(await measureHookOverhead(options.hookRuns));
 }
 
