@@ -408,13 +408,13 @@ function printFlux(rows: readonly ConvergeTiming[], fluxRows: readonly FluxTimin
   console.log(
     '\n## Peer: Flux kustomize-controller on the same modules (spawn to every Kustomization Ready)\n',
   );
-  console.log('| modules | Kustomizations | objects | Flux s | kaddon s | kaddon / Flux |');
-  console.log('| ---: | ---: | ---: | ---: | ---: | ---: |');
+  console.log('| modules | Kustomizations | objects | Ready | Flux s | kaddon s | kaddon / Flux |');
+  console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   fluxRows.forEach((flux, index) => {
     const ours = rows[index]?.seconds;
     const ratio = ours === undefined || flux.seconds === undefined ? undefined : ours / flux.seconds;
     console.log(
-      `| ${String(rows[index]?.modules ?? '')} | ${String(flux.kustomizations)} | ${String(flux.objects)} | ${fixed(flux.seconds, 1)} | ${fixed(ours, 1)} | ${fixed(ratio, 2)} |`,
+      `| ${String(rows[index]?.modules ?? '')} | ${String(flux.kustomizations)} | ${String(flux.objects)} | ${String(flux.ready)} | ${fixed(flux.seconds, 1)} | ${fixed(ours, 1)} | ${fixed(ratio, 2)} |`,
     );
   });
 }
