@@ -26,9 +26,27 @@ interface Series {
   readonly points: readonly Point[];
 }
 
+/** The text of one `## ` section of a benchmark's output, from its title on. */
+function section(text: string, title: string): string {
+  const start = text.indexOf(`## ${title}`);
+  if (start === -1) return '';
+  const end = text.indexOf('\n## ', start + 3);
+  return text.slice(start, end === -1 ? undefined : end);
+}
+
 /** `| modules | enabled | releases | seconds to converge | …` rows of bench:operator. */
 function convergence(text: string): Point[] {
-  return [...text.matchAll(/^\| (\d+) \| \d+ \| [\d-]+ \| ([\d.]+) \|/gmu)].map((match) => ({
+  const rows = section(text, 'Operator: spawn to first convergence');
+  return [...rows.matchAll(/^\| (\d+) \| \d+ \| [\d-]+ \| ([\d.]+) \|/gmu)].map((match) => ({
+    x: Number(match[1]),
+    y: Number(match[2]),
+  }));
+}
+
+/** `| modules | Kustomizations | objects | Ready | Flux s | …` rows of bench:operator --flux. */
+function fluxConvergence(text: string): Point[] {
+  const rows = section(text, 'Peer: Flux');
+  return [...rows.matchAll(/^\| (\d+) \| \d+ \| \d+ \| (?:\d+ \| )?([\d.]+) \|/gmu)].map((match) => ({
     x: Number(match[1]),
     y: Number(match[2]),
   }));
@@ -118,13 +136,23 @@ function panel(title: string, xLabel: string, series: readonly Series[], offsetX
   return parts.join('\n');
 }
 
-const operator = convergence(readFileSync(values.operator, 'utf8'));
+const operatorText = readFileSync(values.operator, 'utf8');
+const operator = convergence(operatorText);
+const flux = fluxConvergence(operatorText);
 const build = builds(values.build.split(',').map((file) => readFileSync(file, 'utf8')));
 if (operator.length === 0 || build.kaddon.length === 0)
   throw new Error('no figures found in the given files');
 const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${String(WIDTH * 2)}" height="${String(HEIGHT)}" font-family="sans-serif" font-size="13">
 <rect width="100%" height="100%" fill="white"/>
-${panel('First convergence (kaddon operator)', 'modules', [{ name: 'kaddon operator', color: '#1f77b4', points: operator }], 0)}
+${panel(
+  'First convergence',
+  'modules',
+  [
+    { name: 'kaddon operator', color: '#1f77b4', points: operator },
+    ...(flux.length > 0 ? [{ name: 'Flux kustomize-controller', color: '#ff7f0e', points: flux }] : []),
+  ],
+  0,
+)}
 ${panel(
   'Build (kustomize)',
   'objects',
