@@ -29,7 +29,10 @@ const LINE_WIDTH = 78;
 /** Strings that print plain whatever their place: a letter, then letters, digits and `_./-`. */
 const PLAIN = /^[A-Za-z][\w./-]*$/;
 
-/** Words a YAML 1.1 reader takes for a boolean or null; printed double-quoted (docs/architecture.md). */
+/**
+ * Words a YAML 1.1 reader takes for a boolean or null: printed double-quoted, as go-yaml v2 does
+ * (docs/differences-from-kustomize.md).
+ */
 const YAML11_WORDS = new Set(
   'y Y yes Yes YES n N no No NO true True TRUE false False FALSE on On ON off Off OFF null Null NULL'.split(
     ' ',
@@ -41,8 +44,8 @@ const YAML11_WORDS = new Set(
  * library (keys sorted, sequences not indented under their key), without building the library's
  * node tree: printing dominates the time of large builds (docs/performance.md). Scalars it cannot
  * place by itself are asked of `styler`, which answers from the library. Returns undefined when
- * the document holds what only the library can lay out (a multi-line or foldable string), and the
- * caller prints it with the library instead.
+ * the document holds what only the library can lay out (a foldable string, a block scalar with an
+ * indentation indicator or kept line breaks); the caller then prints it with the library.
  */
 export function printBlockDocument(value: JsonObject, styler: ScalarStyler): string | undefined {
   const lines: string[] = [];
