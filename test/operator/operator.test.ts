@@ -293,15 +293,18 @@ async function checkAutoHealing(): Promise<void> {
   });
   assert.ok(((await revision('prometheus')) ?? 0) > prometheus, 'the prometheus release was upgraded');
   assert.equal(await revision('echo-server'), echo, 'another release is not upgraded');
+  // The monitor checks a module's objects one by one: the two deletes may fall on either side of
+  // one check, and then one upgrade brings both back while only one was seen absent.
   const text = await scrape();
-  if (!/modules_absent_resources_total\{[^}]*prometheus-config/u.test(text))
+  const counted = ['monitoring/ConfigMap/prometheus-config', '/ClusterRole/prometheus-discovery'].map(
+    (resource) =>
+      sample(text, 'addon_operator_modules_absent_resources_total', { module: 'prometheus', resource }) ?? 0,
+  );
+  if (counted.every((count) => count === 0))
     console.log(`# no absent-resources count; operator output:\n${operator.tail()}`);
   assert.ok(
-    (sample(text, 'addon_operator_modules_absent_resources_total', {
-      module: 'prometheus',
-      resource: 'monitoring/ConfigMap/prometheus-config',
-    }) ?? 0) >= 1,
-    'modules_absent_resources_total counts the deleted ConfigMap',
+    counted.some((count) => count >= 1),
+    'modules_absent_resources_total counts a deleted object of the module',
   );
 }
 
