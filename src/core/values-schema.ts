@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import { RE2JS } from 're2js';
 import { errorMessage, KaddonError } from './errors.ts';
-import { isJsonObject, type JsonObject, type JsonValue } from './json.ts';
+import { deepClone, isJsonObject, type JsonObject, type JsonValue } from './json.ts';
 import { addValuesFormats } from './values-schema-formats.ts';
 import { effectiveSchemas, mapSubschemas } from './values-schema-transform.ts';
 import { describeOwner, ownerValuesKey, type ValuesOwner } from './values.ts';
@@ -104,7 +104,7 @@ export class ValuesSchemas {
 
   /** A copy of the section with the schema's defaults filled in where keys are absent. */
   withDefaults(kind: ValuesSchemaKind, section: JsonValue): JsonValue {
-    const copy = structuredClone(section);
+    const copy = deepClone(section);
     this.#compiled[kind]?.applyDefaults(copy);
     return copy;
   }

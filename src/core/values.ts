@@ -1,5 +1,5 @@
 import { KaddonError } from './errors.ts';
-import { isJsonObject, type JsonObject, type JsonValue } from './json.ts';
+import { deepClone, isJsonObject, type JsonObject, type JsonValue } from './json.ts';
 import { isValidModuleName, moduleNameFromValuesKey, moduleValuesKey } from './module-name.ts';
 import { parseYamlDocument } from './yaml.ts';
 
@@ -22,8 +22,8 @@ export function mergeValues(
   override: JsonValue | undefined,
 ): JsonValue | undefined {
   if (override === undefined) return base;
-  if (!isJsonObject(base) || !isJsonObject(override)) return structuredClone(override);
-  const out: JsonObject = structuredClone(base);
+  if (!isJsonObject(base) || !isJsonObject(override)) return deepClone(override);
+  const out: JsonObject = deepClone(base);
   for (const [key, value] of Object.entries(override)) {
     const merged = mergeValues(out[key], value);
     if (merged !== undefined) out[key] = merged;

@@ -1,11 +1,6 @@
 import jsyaml from 'js-yaml';
 import type { JsonValue } from './json.ts';
-
-/** A parsed document and the line (1-based) its content starts on. */
-export interface LoadedDocument {
-  readonly value: JsonValue;
-  readonly line: number;
-}
+import type { YamlDocument } from './yaml.ts';
 
 /** What `.inf` and `.nan` construct: JSON holds neither, so the document goes to the `yaml` library. */
 const NOT_JSON = Object.freeze({ notJson: true });
@@ -78,7 +73,7 @@ export function loadPlainYaml(
   text: string,
   lastKeyWins: boolean,
   limits: YamlLimits,
-): LoadedDocument[] | undefined {
+): YamlDocument[] | undefined {
   if (LIBRARY_ONLY.test(text)) return undefined;
   const maxDepth = limits.depth;
   const scan = new NodeScan(text, limits.aliases);
@@ -99,7 +94,7 @@ export function loadPlainYaml(
     return undefined;
   }
   if (scan.lines.length !== values.length || !scan.agrees()) return undefined;
-  const out: LoadedDocument[] = [];
+  const out: YamlDocument[] = [];
   const budget = { nodes: MAX_EXPANDED_NODES };
   for (const [index, value] of values.entries()) {
     if (value === null || value === undefined) continue;

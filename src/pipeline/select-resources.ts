@@ -66,12 +66,8 @@ function compileSelector(selector: Selector): CompiledSelector {
   return compiled;
 }
 
-/** Text RE2 reads as itself: a pattern of only these matches exactly its own text when anchored. */
-const LITERAL = /^[A-Za-z0-9_\-/ ]*$/;
-
 function anchoredPattern(field: string, pattern: string | undefined): GoRegExp | undefined {
   if (!pattern) return undefined;
-  if (LITERAL.test(pattern)) return { test: (text) => text === pattern };
   const regexp = compileGoRegExp(pattern, { before: '^(?:', after: ')$' });
   if (regexp) return regexp;
   throw new SelectorError(

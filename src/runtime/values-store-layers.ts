@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+import { deepClone, isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import {
   configSection,
   EMPTY_CONFIG_VALUES,
@@ -61,7 +61,7 @@ export function mergedSection(layers: OwnerLayers, config: ConfigValues, patches
 
 /** A section wrapped under its owner's key, as hooks and Helm see it. */
 export function wrapSection(owner: ValuesOwner, section: JsonValue): JsonObject {
-  return { [ownerValuesKey(owner)]: structuredClone(section) };
+  return { [ownerValuesKey(owner)]: deepClone(section) };
 }
 
 export function asMap(value: JsonValue | undefined): JsonObject {

@@ -1,4 +1,4 @@
-import { deepEqual, type JsonObject, type JsonValue } from '../core/json.ts';
+import { deepClone, deepEqual, type JsonObject, type JsonValue } from '../core/json.ts';
 import { moduleValuesKey } from '../core/module-name.ts';
 import {
   configSection,
@@ -89,12 +89,12 @@ export class ValuesStore {
 
   /** Merged global values. */
   globalValues(): JsonObject {
-    return structuredClone(asMap(this.#state.values.get('global')));
+    return deepClone(asMap(this.#state.values.get('global')));
   }
 
   /** A module's merged values. */
   moduleValues(name: string): JsonValue {
-    return structuredClone(this.#section(moduleOwner(name)));
+    return deepClone(this.#section(moduleOwner(name)));
   }
 
   /**
@@ -112,7 +112,7 @@ export class ValuesStore {
 
   /** `$CONFIG_VALUES_PATH`: config values only, `{global}` or `{global, <moduleKey>}`. */
   configView(owner: ValuesOwner): JsonObject {
-    const global = structuredClone(configSection(this.#state.config, GLOBAL_OWNER));
+    const global = deepClone(configSection(this.#state.config, GLOBAL_OWNER));
     if (owner.kind === 'global') return { global };
     return { global, ...wrapSection(owner, configSection(this.#state.config, owner)) };
   }

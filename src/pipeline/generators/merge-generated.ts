@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import { deepClone, isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import type { Resource } from '../../core/resource.ts';
 
 /**
@@ -14,7 +14,7 @@ export function mergeGenerated(
   generated: Resource,
   behavior: 'merge' | 'replace',
 ): Resource {
-  let obj: JsonObject = { ...structuredClone(generated.obj), metadata: mergedMetadata(existing, generated) };
+  let obj: JsonObject = { ...deepClone(generated.obj), metadata: mergedMetadata(existing, generated) };
   if (behavior === 'merge') {
     obj.data = { ...dataMap(existing.obj.data), ...dataMap(obj.data) };
     obj.binaryData = { ...dataMap(existing.obj.binaryData), ...dataMap(obj.binaryData) };
@@ -30,7 +30,7 @@ export function mergeGenerated(
  */
 function mergedMetadata(existing: Resource, generated: Resource): JsonObject {
   const metadata: JsonObject = {
-    ...(isJsonObject(generated.obj.metadata) ? structuredClone(generated.obj.metadata) : {}),
+    ...(isJsonObject(generated.obj.metadata) ? deepClone(generated.obj.metadata) : {}),
     name: existing.name,
     namespace: existing.namespace,
     labels: { ...existing.labels(), ...generated.labels() },

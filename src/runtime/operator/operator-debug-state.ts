@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from '../../core/json.ts';
+import { deepClone, type JsonObject, type JsonValue } from '../../core/json.ts';
 import { moduleValuesKey } from '../../core/module-name.ts';
 import { GLOBAL_OWNER, moduleOwner } from '../../core/values.ts';
 import type {
@@ -41,7 +41,7 @@ export function createOperatorDebugState(ctx: OperatorContext, queues: TaskQueue
       const result = await renderEnabled(ctx);
       const failure = result.failed.get(name);
       if (failure !== undefined) throw failure;
-      return (result.rendered.slices.get(name) ?? []).map((resource) => structuredClone(resource.obj));
+      return (result.rendered.slices.get(name) ?? []).map((resource) => deepClone(resource.obj));
     },
     gitStatus: () => ctx.modulesSource?.status(),
     hookSnapshots: () =>
