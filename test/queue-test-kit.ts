@@ -1,6 +1,6 @@
 import { setImmediate } from 'node:timers/promises';
 import type { BindingContext } from '../src/hooks/binding-context.ts';
-import type { Clock } from '../src/runtime/clock.ts';
+import type { Clock } from '../src/core/clock.ts';
 import {
   createTask,
   type AnyTask,
@@ -25,6 +25,11 @@ export class ManualClock implements Clock {
 
   now(): number {
     return this.#now;
+  }
+
+  /** Jitter fixed halfway, so delays are reproducible. */
+  random(): number {
+    return 0.5;
   }
 
   setTimer(fire: () => void, delayMs: number): () => void {

@@ -3,21 +3,22 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import { EMPTY_CONFIG_VALUES, parseConfigValues, type ConfigValues } from '../core/values.ts';
 import { stringifyYaml } from '../core/yaml.ts';
 import type { Logger } from '../observability/logger.ts';
-import { KubeApiError, type KubeClient } from './kube-client.ts';
-import { jitteredBackoffMs, type Backoff } from '../core/backoff.ts';
-import { SYSTEM_CLOCK, type ConfigMapClock } from './configmap-clock.ts';
+import { KubeApiError } from './kube-client.ts';
+import { backoffDelayMs, type Backoff } from '../core/backoff.ts';
+import { sleep, systemClock, type Clock } from '../core/clock.ts';
+import type { WatchApi } from './list-watch.ts';
 import { ConfigMapWatch, type ConfigMapWatchOptions, type OnConfigChange } from './configmap-watch.ts';
 
 /** ADDON_OPERATOR_CONFIG_MAP's default (docs/values.md "The ConfigMap"). */
 export const DEFAULT_CONFIG_MAP_NAME = 'addon-operator';
 
 /** The part of KubeClient the store uses; tests wrap it to inject a concurrent writer. */
-export type ConfigMapApi = Pick<KubeClient, 'request' | 'watch'>;
+export type ConfigMapApi = WatchApi;
 
 export interface ConfigMapStoreOptions {
   /** Where the watch reports invalid config and lost connections. */
   readonly logger: Logger;
-  readonly clock?: ConfigMapClock;
+  readonly clock?: Clock;
   /** Writes after a 409 Conflict before saveSection gives up; default 8. */
   readonly conflictRetries?: number;
   /** The watch's reconnect backoff; default 500 ms doubling to 30 s, with jitter. */
@@ -25,7 +26,7 @@ export interface ConfigMapStoreOptions {
 }
 
 /** Re-reads after a conflict are quick: the other writer is usually done already. */
-const CONFLICT_BACKOFF: Backoff = { initialMs: 20, maxMs: 500 };
+const CONFLICT_BACKOFF: Backoff = { initialMs: 20, maxMs: 500, jitter: true };
 
 /** The config ConfigMap could not be written. */
 export class ConfigMapError extends KaddonError {
@@ -96,8 +97,11 @@ export class ConfigMapConfigStore {
             'Something rewrites the ConfigMap continuously; find the writer and stop it.',
             { cause: error },
           );
-        const clock = this.#options.clock ?? SYSTEM_CLOCK;
-        await clock.sleep(jitteredBackoffMs(attempt + 1, CONFLICT_BACKOFF, () => clock.random()));
+        const clock = this.#options.clock ?? systemClock;
+        await sleep(
+          clock,
+          backoffDelayMs(attempt + 1, CONFLICT_BACKOFF, () => clock.random()),
+        );
       }
     }
   }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JsonObject } from '../core/json.ts';
 import { createCapturingLogger } from '../observability/logger.ts';
-import type { ConfigMapClock } from './configmap-clock.ts';
+import type { Clock } from '../core/clock.ts';
 import { ConfigMapConfigStore, type ConfigMapApi } from './configmap-config-store.ts';
 import { KubeApiError, type WatchEvent } from './kube-client.ts';
 
@@ -57,27 +57,30 @@ function scriptedApi(lists: ListStep[], watches: WatchStep[]) {
 }
 
 /** Time that moves only when the watch sleeps; every sleep is recorded. */
-function fakeClock(): ConfigMapClock & { readonly sleeps: number[] } {
+function fakeClock(): Clock & { readonly sleeps: number[] } {
   let now = 0;
   const sleeps: number[] = [];
   return {
     sleeps,
     now: () => now,
     random: () => 0.5,
-    sleep: (ms) => {
+    setTimer: (fire, ms) => {
       sleeps.push(ms);
       now += ms;
-      return new Promise((resolve) => setImmediate(resolve));
+      const timer = setImmediate(fire);
+      return () => {
+        clearImmediate(timer);
+      };
     },
   };
 }
 
-function storeOver(api: ConfigMapApi, clock: ConfigMapClock) {
+function storeOver(api: ConfigMapApi, clock: Clock) {
   const logger = createCapturingLogger();
   const store = new ConfigMapConfigStore(api, 'd8-system', 'addon-operator', {
     logger,
     clock,
-    backoff: { initialMs: 100, maxMs: 800 },
+    backoff: { initialMs: 100, maxMs: 800, jitter: true },
   });
   return { store, logger };
 }

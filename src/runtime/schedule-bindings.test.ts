@@ -5,7 +5,7 @@ import type { HookConfig } from '../hooks/hook-config.ts';
 import { parseHookConfig } from '../hooks/parse-hook-config.ts';
 import { createCapturingLogger } from '../observability/logger.ts';
 import { ScheduleBindings, type ScheduleRun, type ScheduleTick } from './schedule-bindings.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../core/clock.ts';
 import { MAX_TIMER_DELAY_MS } from './schedule-timer.ts';
 
 interface FakeTimer {
@@ -26,6 +26,11 @@ class FakeClock implements Clock {
 
   now(): number {
     return this.#now;
+  }
+
+  /** Jitter fixed halfway, so delays are reproducible. */
+  random(): number {
+    return 0.5;
   }
 
   setTimer(fire: () => void, delayMs: number): () => void {

@@ -1,6 +1,6 @@
 import type { HookConfig, ScheduleBinding } from '../hooks/hook-config.ts';
 import type { Logger } from '../observability/logger.ts';
-import { systemClock, type Clock } from './clock.ts';
+import { systemClock, type Clock } from '../core/clock.ts';
 import { startScheduleTimer } from './schedule-timer.ts';
 
 /** A schedule binding that has ticked and waits for its queue: what the consumer enqueues. */

@@ -1,6 +1,6 @@
 import { Cron } from 'croner';
 import type { CrontabSchedule } from '../hooks/parse-crontab.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../core/clock.ts';
 
 /** Node fires longer timeouts at once (about 24.8 days): longer waits are armed in steps. */
 export const MAX_TIMER_DELAY_MS = 2_147_483_647;

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
+import { syncDelayMs } from '../core/backoff.ts';
+import { sleep, systemClock, type Clock } from '../core/clock.ts';
 import { errorMessage, KaddonError } from '../core/errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import { checkSymlinks } from './check-symlinks.ts';
@@ -11,7 +12,6 @@ import type { GitSourceConfig } from './git-source-config.ts';
 import { GitSourceError } from './git-source-error.ts';
 import { createRedactor, redactUrlUserInfo, type Redact } from './redact-secrets.ts';
 import { RevisionStore } from './revision-store.ts';
-import { nextSyncDelay } from './sync-backoff.ts';
 
 /** One checked-out, validated revision. Its directories never change once it is returned. */
 export interface GitRevision {
@@ -61,8 +61,8 @@ export interface GitModulesSourceOptions {
   readonly keep?: () => readonly string[];
   /** The longest wait between failed syncs (default 5 minutes). */
   readonly maxBackoffMs?: number;
-  readonly now?: () => Date;
-  readonly sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** Polls and the time of the last sync (docs/architecture.md "Where things live"). */
+  readonly clock?: Clock;
 }
 
 /**
@@ -135,10 +135,11 @@ export class GitModulesSource {
 
   async #poll(onNewRevision: OnNewRevision): Promise<void> {
     const { pollIntervalMs } = this.#options.config;
-    const sleep = this.#options.sleep ?? sleepUnlessAborted;
+    const clock = this.#options.clock ?? systemClock;
     while (!this.#isStopped()) {
       await sleep(
-        nextSyncDelay(pollIntervalMs, this.#failures, this.#options.maxBackoffMs ?? 300_000),
+        clock,
+        syncDelayMs(pollIntervalMs, this.#failures, this.#options.maxBackoffMs ?? 300_000),
         this.#abort.signal,
       );
       if (this.#isStopped()) return;
@@ -238,7 +239,7 @@ export class GitModulesSource {
   }
 
   #succeeded(outcome: SyncOutcome): SyncOutcome {
-    this.#lastSyncTime = (this.#options.now ?? (() => new Date()))();
+    this.#lastSyncTime = new Date((this.#options.clock ?? systemClock).now());
     this.#lastError = undefined;
     this.#failures = 0;
     if (this.#current) this.#options.metrics?.gitRevision(this.#current.sha);
@@ -285,8 +286,4 @@ export class GitModulesSource {
 /** The file an error names, when it names one. */
 function fileOf(error: KaddonError): string | undefined {
   return 'file' in error && typeof error.file === 'string' ? error.file : undefined;
-}
-
-function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
-  return delay(ms, undefined, { signal }).catch(() => undefined);
 }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { basicAuthForms, createRedactor, redactUrlUserInfo } from './redact-secrets.ts';
-import { nextSyncDelay } from './sync-backoff.ts';
 import { parseLsRemote } from './git-mirror.ts';
 import { sshCommand } from './git-environment.ts';
 
@@ -14,16 +13,6 @@ describe('redaction', () => {
     const redact = createRedactor(['tok en/1\n', ...basicAuthForms('me', 'tok en/1')]);
     const base64 = Buffer.from('me:tok en/1').toString('base64');
     assert.equal(redact(`a tok en/1 b tok%20en%2F1 c ${base64}`), 'a *** b *** c ***');
-  });
-});
-
-describe('nextSyncDelay', () => {
-  it('doubles per failure up to the cap, never below the poll interval', () => {
-    assert.deepEqual(
-      [0, 1, 2, 3, 10].map((n) => nextSyncDelay(200, n, 1000)),
-      [200, 400, 800, 1000, 1000],
-    );
-    assert.equal(nextSyncDelay(60_000, 3, 1000), 60_000);
   });
 });
 

@@ -38,7 +38,7 @@ function storeFor(
   api: ConfigMapApi = client,
 ): { store: ConfigMapConfigStore; logger: CapturingLogger } {
   const logger = createCapturingLogger();
-  const options: ConfigMapStoreOptions = { logger, backoff: { initialMs: 100, maxMs: 1000 } };
+  const options: ConfigMapStoreOptions = { logger, backoff: { initialMs: 100, maxMs: 1000, jitter: true } };
   return { store: new ConfigMapConfigStore(api, NAMESPACE, name, options), logger };
 }
 

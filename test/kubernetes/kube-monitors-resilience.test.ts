@@ -8,29 +8,39 @@ import type { HookConfig } from '../../src/hooks/hook-config.ts';
 import { parseHookConfig } from '../../src/hooks/parse-hook-config.ts';
 import { loadJqEngine, type JqEngine } from '../../src/loader/jq-engine.ts';
 import { createCapturingLogger, type CapturingLogger } from '../../src/observability/logger.ts';
-import { realSleep, type Sleep } from '../../src/runtime/kube-monitors/backoff.ts';
+import { systemClock, type Clock } from '../../src/core/clock.ts';
 import type { HookMonitor } from '../../src/runtime/kube-monitors/hook-monitor.ts';
 import type { KubeBindingTask } from '../../src/runtime/kube-monitors/kube-binding-task.ts';
 import { KubeMonitors } from '../../src/runtime/kube-monitors/kube-monitors.ts';
 import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
 
 /** Holds every backoff or pause of the watches while closed, so changes pile up unseen. */
-class SleepGate {
+class GateClock implements Clock {
   waiting = 0;
   #closed = false;
-  #open: (() => void)[] = [];
+  #open = new Set<() => void>();
 
-  readonly sleep: Sleep = async (ms, signal) => {
-    if (!this.#closed) return realSleep(ms, signal);
+  now(): number {
+    return systemClock.now();
+  }
+
+  random(): number {
+    return systemClock.random();
+  }
+
+  setTimer(fire: () => void, delayMs: number): () => void {
+    if (!this.#closed) return systemClock.setTimer(fire, delayMs);
     this.waiting += 1;
-    await new Promise<void>((resolve) => {
-      this.#open.push(resolve);
-      signal.addEventListener('abort', () => {
-        resolve();
-      });
-    });
-    this.waiting -= 1;
-  };
+    const release = (): void => {
+      this.#open.delete(release);
+      this.waiting -= 1;
+      fire();
+    };
+    this.#open.add(release);
+    return () => {
+      if (this.#open.delete(release)) this.waiting -= 1;
+    };
+  }
 
   close(): void {
     this.#closed = true;
@@ -38,7 +48,7 @@ class SleepGate {
 
   open(): void {
     this.#closed = false;
-    for (const resolve of this.#open.splice(0)) resolve();
+    for (const release of [...this.#open]) release();
   }
 }
 
@@ -50,7 +60,7 @@ let jq: JqEngine;
 let logger: CapturingLogger;
 let monitors: KubeMonitors;
 let hook: HookMonitor;
-const gate = new SleepGate();
+const gate = new GateClock();
 const tasks: KubeBindingTask[] = [];
 
 before(async () => {
@@ -64,7 +74,7 @@ before(async () => {
     logger,
     onTask: (task) => tasks.push(task),
     // Watches end every second, as a server with a short request timeout ends them.
-    timing: { sleep: gate.sleep, watchTimeoutSeconds: () => 1 },
+    timing: { clock: gate, watchTimeoutSeconds: () => 1 },
   });
   await client.request('POST', '/api/v1/namespaces', {
     body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },

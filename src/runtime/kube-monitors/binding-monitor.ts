@@ -8,9 +8,9 @@ import type { Logger } from '../../observability/logger.ts';
 import { filterObject, filterObjects, type FilteredObject } from './binding-filter.ts';
 import type { BindingMetrics } from './binding-metrics.ts';
 import { BindingSnapshot } from './binding-snapshot.ts';
-import { objectIdOf, objectKeyOf } from './object-key.ts';
-import type { ResourceEvent } from './reconcile-list.ts';
-import type { ResourceWatch, WatchSubscriber } from './resource-watch.ts';
+import { objectIdOf, objectKeyOf } from '../../core/object-key.ts';
+import type { ResourceEvent } from '../../delivery/reconcile-list.ts';
+import type { ListWatch, WatchSubscriber } from '../../delivery/list-watch.ts';
 import type { ResourceWatchPool } from './resource-watch-pool.ts';
 import { formatFieldSelector, formatLabelSelector, nameFilterOf } from './selectors.ts';
 
@@ -25,7 +25,7 @@ export interface BindingMonitorDeps {
 }
 
 interface Subscription {
-  readonly watch: ResourceWatch;
+  readonly watch: ListWatch;
   readonly subscriber: WatchSubscriber;
 }
 

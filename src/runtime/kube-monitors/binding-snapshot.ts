@@ -1,6 +1,6 @@
 import type { ObjectAndFilterResult } from '../../hooks/binding-context.ts';
 import type { FilteredObject } from './binding-filter.ts';
-import { compareKeys } from './object-key.ts';
+import { compareKeys } from '../../core/object-key.ts';
 
 /**
  * The objects one kubernetes binding keeps, by object key (`namespace/name`), listed sorted by

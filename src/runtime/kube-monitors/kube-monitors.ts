@@ -1,11 +1,10 @@
 import type { JqEngine } from '../../loader/jq-engine.ts';
 import type { Logger } from '../../observability/logger.ts';
-import { realSleep } from './backoff.ts';
 import type { KubeBindingMetrics } from './binding-metrics.ts';
 import { HookMonitor, type MonitoredHook } from './hook-monitor.ts';
 import type { KubeBindingTask } from './kube-binding-task.ts';
 import { ResourceResolver } from './resolve-resource.ts';
-import type { WatchApi, WatchCounters, WatchTiming } from './resource-watch.ts';
+import type { ListWatchTiming, WatchApi, WatchCounters } from '../../delivery/list-watch.ts';
 import { ResourceWatchPool } from './resource-watch-pool.ts';
 
 export interface KubeMonitorsOptions {
@@ -18,8 +17,8 @@ export interface KubeMonitorsOptions {
   readonly metrics?: KubeBindingMetrics | undefined;
   /** Receives every Synchronization and Event task, in order. */
   readonly onTask: (task: KubeBindingTask) => void;
-  /** Defaults: real timers, Math.random, watches of 5–10 min, a silent connection broken after 11 min. */
-  readonly timing?: Partial<WatchTiming>;
+  /** Defaults: the system clock, watches of 5–10 min, a silent connection broken after 11 min. */
+  readonly timing?: Partial<ListWatchTiming>;
 }
 
 export interface KubeMonitorsStats extends WatchCounters {
@@ -40,16 +39,10 @@ export class KubeMonitors {
   constructor(options: KubeMonitorsOptions) {
     this.#options = options;
     this.#resolver = new ResourceResolver(options.api);
-    const random = options.timing?.random ?? Math.random;
     this.#pool = new ResourceWatchPool({
       api: options.api,
       logger: options.logger,
-      timing: {
-        sleep: options.timing?.sleep ?? realSleep,
-        random,
-        watchTimeoutSeconds: options.timing?.watchTimeoutSeconds ?? (() => Math.round(300 * (1 + random()))),
-        idleMs: options.timing?.idleMs ?? 660_000,
-      },
+      ...(options.timing ? { timing: options.timing } : {}),
     });
   }
 

@@ -2,8 +2,8 @@ import { errorMessage } from '../../core/errors.ts';
 import type { ApiResource } from '../../delivery/kube-client.ts';
 import type { LabelSelector } from '../../hooks/hook-config.ts';
 import type { Logger } from '../../observability/logger.ts';
-import { objectIdOf } from './object-key.ts';
-import type { ResourceWatch, WatchSubscriber } from './resource-watch.ts';
+import { objectIdOf } from '../../core/object-key.ts';
+import type { ListWatch, WatchSubscriber } from '../../delivery/list-watch.ts';
 import type { ResourceWatchPool } from './resource-watch-pool.ts';
 import { formatLabelSelector } from './selectors.ts';
 
@@ -32,7 +32,7 @@ export class NamespaceSelection {
   readonly #target: NamespaceTarget;
   readonly #logger: Logger;
   readonly #subscriber: WatchSubscriber;
-  #watch: ResourceWatch | undefined;
+  #watch: ListWatch | undefined;
 
   constructor(pool: ResourceWatchPool, target: NamespaceTarget, label: string, logger: Logger) {
     this.#pool = pool;

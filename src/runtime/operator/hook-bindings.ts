@@ -4,7 +4,7 @@ import type { Logger } from '../../observability/logger.ts';
 import type { KubeBindingMetrics } from '../kube-monitors/binding-metrics.ts';
 import type { KubeBindingTask } from '../kube-monitors/kube-binding-task.ts';
 import { KubeMonitors } from '../kube-monitors/kube-monitors.ts';
-import type { WatchApi } from '../kube-monitors/resource-watch.ts';
+import type { WatchApi } from '../../delivery/list-watch.ts';
 import type { LoadedHook } from '../lifecycle-hooks.ts';
 import { describeTask } from '../queue/task-description.ts';
 import { MAIN_QUEUE } from '../queue/task-queue-set.ts';

@@ -3,7 +3,7 @@ import { apiVersionOf, type ResId } from '../../core/res-id.ts';
 import { KubeApiError, resourcePath, type KubeClient } from '../../delivery/kube-client.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { OperatorMetrics } from '../../observability/metrics.ts';
-import { systemClock, type Clock } from '../clock.ts';
+import { systemClock, type Clock } from '../../core/clock.ts';
 
 /** The part of KubeClient the monitor uses: discovery and GET. */
 export type MonitorApi = Pick<KubeClient, 'request' | 'resolveResource'>;

@@ -1,5 +1,5 @@
 import type { HookSettings } from '../../hooks/hook-config.ts';
-import { systemClock, type Clock } from '../clock.ts';
+import { systemClock, type Clock } from '../../core/clock.ts';
 import { dumpQueues, type QueueDump } from './queue-dump.ts';
 import type { QueueObserver } from './queue-observer.ts';
 import type { AnyTask, Task, TaskType } from './task.ts';

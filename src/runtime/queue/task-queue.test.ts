@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createOperatorMetrics } from '../../observability/metrics.ts';
-import { failureBackoffMs } from './failure-backoff.ts';
 import { labelOf, ManualClock, moduleRun, recordingHandlers, settle } from '../../../test/queue-test-kit.ts';
 import type { AnyTask } from './task.ts';
 import { fail, repeat, success } from './task-result.ts';
@@ -95,13 +94,6 @@ describe('TaskQueue failures', () => {
     assert.deepEqual(delays, [5_000, 10_000, 20_000, 30_000, 30_000]);
     assert.deepEqual(ran.map(labelOf), [...Array<string>(6).fill('broken'), 'behind']);
     await set.stop();
-  });
-
-  it('computes the backoff from the failure count', () => {
-    assert.deepEqual(
-      [1, 2, 3, 4, 5, 50].map(failureBackoffMs),
-      [5_000, 10_000, 20_000, 30_000, 30_000, 30_000],
-    );
   });
 
   it('treats a thrown error as a failure', async () => {

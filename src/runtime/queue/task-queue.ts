@@ -1,6 +1,6 @@
 import { combineHookTasks } from './combine-hook-tasks.ts';
-import { failureBackoffMs } from './failure-backoff.ts';
-import type { Clock } from '../clock.ts';
+import { backoffDelayMs, TASK_RETRY_BACKOFF } from '../../core/backoff.ts';
+import type { Clock } from '../../core/clock.ts';
 import type { QueueAction, QueueObserver } from './queue-observer.ts';
 import type { QueueStatus } from './queue-status.ts';
 import type { AnyTask, Task, TaskType } from './task.ts';
@@ -169,7 +169,7 @@ export class TaskQueue {
       const until = head.notBefore;
       this.#status =
         head.failures > 0
-          ? { kind: 'sleep after fail', until, delayMs: failureBackoffMs(head.failures) }
+          ? { kind: 'sleep after fail', until, delayMs: backoffDelayMs(head.failures, TASK_RETRY_BACKOFF) }
           : { kind: 'repeat head task', until };
       return until - now;
     }
@@ -240,7 +240,7 @@ export class TaskQueue {
       this.#removeEntry(entry, []);
     } else if (result.status === 'fail') {
       const failures = entry.failures + 1;
-      const delayMs = result.delayMs ?? failureBackoffMs(failures);
+      const delayMs = result.delayMs ?? backoffDelayMs(failures, TASK_RETRY_BACKOFF);
       this.#replace(entry, { ...entry, failures, lastError: result.error, notBefore: now + delayMs });
       observer.onTaskFailed?.(entry.task, result.error, delayMs);
     } else {

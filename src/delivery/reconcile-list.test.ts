@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { JsonObject } from '../../core/json.ts';
+import type { JsonObject } from '../core/json.ts';
 import { reconcileList } from './reconcile-list.ts';
 
 function cm(namespace: string, name: string, resourceVersion: string): JsonObject {

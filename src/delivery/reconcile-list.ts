@@ -1,10 +1,12 @@
-import type { JsonObject } from '../../core/json.ts';
-import type { WatchEvent } from '../../hooks/hook-config.ts';
-import { compareKeys, objectKeyOf, resourceVersionOf } from './object-key.ts';
+import type { JsonObject } from '../core/json.ts';
+import { compareKeys, objectKeyOf, resourceVersionOf } from '../core/object-key.ts';
+
+/** A change as bindings name it (docs/hooks.md "Binding contexts"). */
+export type WatchEventType = 'Added' | 'Modified' | 'Deleted';
 
 /** A change to the objects a list/watch sees, as a binding receives it. */
 export interface ResourceEvent {
-  readonly type: WatchEvent;
+  readonly type: WatchEventType;
   readonly object: JsonObject;
 }
 

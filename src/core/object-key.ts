@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject } from '../../core/json.ts';
+import { isJsonObject, type JsonObject } from './json.ts';
 
 /**
  * How objects are identified and ordered in a snapshot: namespace, then name (docs/hooks.md "Binding
