@@ -1,16 +1,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RequestRateLimiter, type LimiterClock } from './request-rate-limiter.ts';
+import { sleep, type Clock } from '../core/clock.ts';
+import { RequestRateLimiter } from './request-rate-limiter.ts';
 
 /** A clock that moves only when the limiter sleeps: the times it reaches are the pacing. */
-function manualClock(): LimiterClock & { readonly sent: number[] } {
+function manualClock(): Clock & { readonly sent: number[] } {
   let now = 0;
   return {
     sent: [],
     now: () => now,
-    sleep: (ms) => {
+    random: () => 0.5,
+    setTimer: (fire, ms) => {
       now += ms;
-      return Promise.resolve();
+      queueMicrotask(fire);
+      return () => undefined;
     },
   };
 }
@@ -37,7 +40,7 @@ describe('RequestRateLimiter (KUBE_CLIENT_QPS, KUBE_CLIENT_BURST)', () => {
     const limiter = new RequestRateLimiter(10, 2, clock);
     for (let i = 0; i < 3; i++) await limiter.acquire();
     assert.equal(clock.now(), 100);
-    await clock.sleep(10_000);
+    await sleep(clock, 10_000);
     const before = clock.now();
     await limiter.acquire();
     await limiter.acquire();

@@ -1,22 +1,5 @@
+import { sleep, systemClock, type Clock } from '../core/clock.ts';
 import { TokenBucket } from '../core/token-bucket.ts';
-
-/** The clock and timer a limiter waits with; tests hand in their own. */
-export interface LimiterClock {
-  now(): number;
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
-}
-
-const REAL_CLOCK: LimiterClock = {
-  now: () => performance.now(),
-  sleep: (ms, signal) =>
-    new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      signal?.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    }),
-};
 
 /**
  * Requests to the API server paced as client-go paces them (KUBE_CLIENT_QPS, KUBE_CLIENT_BURST):
@@ -24,10 +7,10 @@ const REAL_CLOCK: LimiterClock = {
  */
 export class RequestRateLimiter {
   readonly #bucket: TokenBucket;
-  readonly #clock: LimiterClock;
+  readonly #clock: Clock;
   #queue: Promise<void> = Promise.resolve();
 
-  constructor(qps: number, burst: number, clock: LimiterClock = REAL_CLOCK) {
+  constructor(qps: number, burst: number, clock: Clock = systemClock) {
     this.#clock = clock;
     this.#bucket = new TokenBucket({ intervalMs: 1000 / qps, burst: Math.max(burst, 1) }, clock.now());
   }
@@ -39,7 +22,7 @@ export class RequestRateLimiter {
         if (signal?.aborted) return;
         const delay = this.#bucket.delayMs(this.#clock.now());
         if (delay === 0) break;
-        await this.#clock.sleep(delay, signal);
+        await sleep(this.#clock, delay, signal);
       }
       this.#bucket.take(this.#clock.now());
     });
