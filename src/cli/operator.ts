@@ -28,6 +28,7 @@ import { initialOperatorState } from '../runtime/operator/operator-context.ts';
 import { DeliveryPool } from '../runtime/operator/delivery-pool.ts';
 import { Operator } from '../runtime/operator/operator.ts';
 import { ResourceMonitor } from '../runtime/operator/resource-monitor.ts';
+import { startModuleStatus } from '../runtime/module-status/module-status-service.ts';
 import { treeValues, type PreparedTree } from '../runtime/operator/prepare-modules-tree.ts';
 import { ValuesStore } from '../runtime/values-store.ts';
 import { hasGitSource, loadGitSourceConfig } from '../sources/git-source-config.ts';
@@ -188,6 +189,15 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
       },
     },
   });
+  const moduleStatus = await startModuleStatus({
+    api: kube,
+    logger,
+    metrics,
+    namespace: config.namespace,
+    healthTimeoutMs: () => config.healthTimeoutMs,
+    instance: `kaddon-${config.haIdentity}`,
+    enabled: config.moduleStatus,
+  });
   const operator = new Operator(
     {
       tree,
@@ -233,6 +243,8 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
         operator.deliveryFailed(module, error);
       }),
       modulesSource: git,
+      status: moduleStatus.tracker,
+      health: moduleStatus.health,
     },
     {
       globalHooksDir,
@@ -269,6 +281,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     await Promise.race([stopped, delay(STOP_GRACE_MS - HOOK_GRACE_MS)]);
   }
   await resources.stop();
+  await moduleStatus.stop();
   // A clean stop hands the lease over at once, so a rolling update takes seconds, not a lease period.
   await elector?.release();
   metrics.haLeader(false);

@@ -78,6 +78,10 @@ export interface OperatorConfig {
    * docs/lifecycle.md "Helm delivery").
    */
   readonly resourcesMonitorIntervalMs: number;
+  /** KADDON_HEALTH_TIMEOUT: how long delivered objects may stay unhealthy before Ready=False (docs/module-status.md). */
+  readonly healthTimeoutMs: number;
+  /** KADDON_MODULE_STATUS: Module objects, Events and health following; `off` keeps addon-operator's silence. */
+  readonly moduleStatus: boolean;
 }
 
 /** A setting with a value that cannot be used, naming the variable or flag to fix. */
@@ -226,6 +230,8 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
       get('resources-monitor-interval', 'KADDON_RESOURCES_MONITOR_INTERVAL'),
       RESOURCES_MONITOR_INTERVAL_MS,
     ),
+    healthTimeoutMs: positiveDurationMs(get('health-timeout', ...names.healthTimeout), 5 * 60_000),
+    moduleStatus: choice(['on', 'off'] as const, 'module-status', 'on', ...names.moduleStatus) === 'on',
   };
 }
 

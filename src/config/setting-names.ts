@@ -38,6 +38,8 @@ export const SETTING_NAMES = {
   haRenewDeadline: ['KADDON_HA_RENEW_DEADLINE'],
   haRetryPeriod: ['KADDON_HA_RETRY_PERIOD'],
   concurrentDeliveries: ['KADDON_CONCURRENT_DELIVERIES'],
+  healthTimeout: ['KADDON_HEALTH_TIMEOUT'],
+  moduleStatus: ['KADDON_MODULE_STATUS'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type SettingKey = keyof typeof SETTING_NAMES;

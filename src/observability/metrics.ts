@@ -85,6 +85,8 @@ export interface OperatorMetrics {
   gitRevision(sha: string): void;
   /** ADDON_OPERATOR_HA: whether this process leads. */
   haLeader(leading: boolean): void;
+  /** A module's Ready condition (docs/module-status.md); undefined drops its series. */
+  moduleStatus(module: string, status: { ready: boolean; reason: string } | undefined): void;
   gitSyncSucceeded(unixSeconds: number): void;
   gitSyncError(): void;
 }
@@ -118,6 +120,8 @@ export function createOperatorMetrics(options: OperatorMetricsOptions): Operator
   const made = Object.fromEntries(keys.map((key) => [key, instrument(key, options.prefix, registry)]));
   const m = made as unknown as Instruments;
   const names = new Set(keys.map((key) => options.prefix + METRIC_CATALOG[key].name));
+  /** Each module's module_status_reason series now, so that a new reason replaces it. */
+  const statusReasons = new Map<string, string>();
   return {
     registry,
     isBuiltIn: (name) => names.has(name),
@@ -200,6 +204,16 @@ export function createOperatorMetrics(options: OperatorMetricsOptions): Operator
     },
     haLeader(leading) {
       m.haLeader.set(leading ? 1 : 0);
+    },
+    moduleStatus(module, status) {
+      const before = statusReasons.get(module);
+      if (before !== undefined) m.moduleStatusReason.remove({ module, reason: before });
+      statusReasons.delete(module);
+      m.moduleReady.remove({ module });
+      if (status === undefined) return;
+      m.moduleReady.set({ module }, status.ready ? 1 : 0);
+      m.moduleStatusReason.set({ module, reason: status.reason }, 1);
+      statusReasons.set(module, status.reason);
     },
     gitRevision(sha) {
       m.gitRevisionInfo.reset();

@@ -38,6 +38,7 @@ export async function startConverge(
   const previous = ctx.state.enabledModules;
   const releases = await ctx.helm.list(ctx.namespace);
   ctx.state.enabledModules = discovery.enabled;
+  ctx.status?.setModules([...known], discovery.enabled);
   ctx.state.absentReleases.clear();
   for (const module of discovery.enabled)
     if (!releases.includes(module)) ctx.state.absentReleases.add(module);
@@ -113,6 +114,7 @@ export async function purgeRelease(ctx: OperatorContext, release: string): Promi
 /** Drops what the operator remembers of a module's delivery. */
 export function forgetModule(ctx: OperatorContext, module: string): void {
   ctx.resources?.forget(module);
+  void ctx.health?.forget(module);
   ctx.state.crdsApplied.delete(module);
   ctx.state.moduleErrors.delete(module);
   ctx.state.preparedModules.delete(module);

@@ -141,6 +141,13 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
       revision: outcome.revision,
     });
   ctx.state.delivered.set(module, resourceIds(resources));
+  ctx.status?.setGitRevision(ctx.modulesSource?.status().revisionInUse);
+  ctx.status?.delivered(module, {
+    checksum: outcome.checksum,
+    helmRevision: outcome.revision,
+    objects: resources.length,
+  });
+  void ctx.health?.follow(module, resources);
   ctx.state.checksums.set(module, outcome.checksum);
   ctx.state.resourcesMissing.delete(module);
   ctx.state.failedDeliveries.delete(module);

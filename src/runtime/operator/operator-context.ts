@@ -15,6 +15,8 @@ import type { HookBindings } from './hook-bindings.ts';
 import type { HookRegistry } from './hook-registry.ts';
 import type { DeliveryPool } from './delivery-pool.ts';
 import type { ModulesTreeSource } from './modules-tree-source.ts';
+import type { DeliveredHealth } from '../module-status/delivered-health.ts';
+import type { ModuleStatusTracker } from '../module-status/module-status-tracker.ts';
 
 /** What every operator step reads and calls; built once by `kaddon operator`. */
 export interface OperatorContext {
@@ -61,6 +63,10 @@ export interface OperatorContext {
   readonly deliveries?: DeliveryPool;
   /** Where new trees come from when the operator follows a Git repository (MODULES_GIT_URL). */
   readonly modulesSource?: ModulesTreeSource;
+  /** Each module's state as a Ready condition: Module objects, Events, metrics (docs/module-status.md). */
+  readonly status?: ModuleStatusTracker;
+  /** Follows the health of what each module delivered (docs/module-status.md "Health"). */
+  readonly health?: DeliveredHealth | undefined;
 }
 
 /** What the operator tells the resource monitor (ResourceMonitor). */

@@ -95,6 +95,7 @@ export class Operator {
     state.failedDeliveries.add(module);
     state.checksums.delete(module);
     state.moduleErrors.set(module, errorMessage(error));
+    this.#ctx.status?.failed(module, error);
     metrics.moduleRunError(module);
     logger.error(`delivery of module ${module} failed: ${errorMessage(error)}`, { module });
     if (!state.enabledModules.includes(module)) return;

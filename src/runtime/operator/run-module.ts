@@ -44,6 +44,7 @@ export async function runModule(
   // addon-operator pauses the module's resource monitor while its hooks run (docs/lifecycle.md "Helm
   // delivery").
   ctx.resources?.pause(module);
+  ctx.status?.running(module);
   try {
     const changed = await runModulePhases(ctx, module, {
       module,
@@ -51,8 +52,10 @@ export async function runModule(
       ...(willRun ? { willRun } : {}),
     });
     ctx.state.moduleErrors.delete(module);
+    ctx.status?.succeeded(module);
     return changed;
   } catch (error: unknown) {
+    ctx.status?.failed(module, error);
     ctx.metrics.moduleRunError(module);
     ctx.state.moduleErrors.set(module, errorMessage(error));
     throw error;
@@ -137,6 +140,7 @@ export async function deleteDisabledModule(
   }
   await ctx.bindings.stopModule(module);
   ctx.state.startedModules.delete(module);
+  ctx.status?.disabled(module);
   ctx.logger.info('module deleted', { module });
 }
 

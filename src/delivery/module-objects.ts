@@ -1,0 +1,192 @@
+import { errorMessage } from '../core/errors.ts';
+import { isJsonObject, type JsonObject } from '../core/json.ts';
+import type { Logger } from '../observability/logger.ts';
+import { KubeApiError, type KubeClient } from './kube-client.ts';
+import { MODULE_CRD, MODULE_CRD_NAME, MODULE_GROUP, MODULE_VERSION, MODULES_PATH } from './module-crd.ts';
+
+export type ModuleObjectsApi = Pick<KubeClient, 'request'>;
+
+const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
+const MERGE_PATCH = 'application/merge-patch+json';
+
+/**
+ * The Module objects (docs/module-status.md "The Module object"): one per module of the tree,
+ * created on first report, its status written through the status subresource, deleted with the
+ * module. Writes are coalesced per module (the latest status wins, one request at a time). Where the
+ * CRD is absent or RBAC forbids it, the first refusal is logged once and module status is off: the
+ * operator carries on as addon-operator does.
+ */
+export class ModuleObjects {
+  readonly #api: ModuleObjectsApi;
+  readonly #logger: Logger;
+  readonly #pending = new Map<string, JsonObject | 'delete'>();
+  readonly #uids = new Map<string, string>();
+  #writing: Promise<void> | undefined;
+  #off = false;
+
+  constructor(api: ModuleObjectsApi, logger: Logger) {
+    this.#api = api;
+    this.#logger = logger;
+  }
+
+  /** Whether status is being written (false once the API refused it). */
+  get enabled(): boolean {
+    return !this.#off;
+  }
+
+  /** The uid of a module's object, once written: Events name it. */
+  uidOf(module: string): string | undefined {
+    return this.#uids.get(module);
+  }
+
+  /**
+   * Creates or updates the CRD when allowed (the one deploy/ ships may already be there), then
+   * checks that Module objects can be listed; says once why status is off when not.
+   */
+  async start(options: { manageCrd: boolean }): Promise<void> {
+    if (options.manageCrd) await this.#ensureCrd();
+    try {
+      const list = await this.#api.request('GET', MODULES_PATH);
+      for (const item of Array.isArray(list.items) ? list.items.filter(isJsonObject) : [])
+        this.#remember(item);
+    } catch (error: unknown) {
+      this.#turnOff(error);
+    }
+  }
+
+  /** Names of the Module objects that exist (after start), for pruning those gone from the tree. */
+  known(): string[] {
+    return [...this.#uids.keys()];
+  }
+
+  publish(module: string, status: JsonObject): void {
+    if (this.#off) return;
+    this.#pending.set(module, status);
+    this.#kick();
+  }
+
+  remove(module: string): void {
+    if (this.#off) return;
+    this.#pending.set(module, 'delete');
+    this.#kick();
+  }
+
+  /** Resolves when every write asked for so far is done. */
+  async flush(): Promise<void> {
+    while (this.#writing !== undefined) await this.#writing;
+  }
+
+  #kick(): void {
+    this.#writing ??= this.#drain().finally(() => {
+      this.#writing = undefined;
+      if (this.#pending.size > 0 && !this.#off) this.#kick();
+    });
+  }
+
+  async #drain(): Promise<void> {
+    for (const [module, write] of this.#pending) {
+      this.#pending.delete(module);
+      if (this.#off) return;
+      try {
+        if (write === 'delete') await this.#delete(module);
+        else await this.#writeStatus(module, write);
+      } catch (error: unknown) {
+        if (isRefusal(error)) {
+          this.#turnOff(error);
+          return;
+        }
+        this.#logger.error('module status not written', { module, error: errorMessage(error) });
+      }
+    }
+  }
+
+  async #writeStatus(module: string, status: JsonObject): Promise<void> {
+    const path = `${MODULES_PATH}/${encodeURIComponent(module)}/status`;
+    const patch = { body: { status }, contentType: MERGE_PATCH };
+    try {
+      this.#remember(await this.#api.request('PATCH', path, patch));
+    } catch (error: unknown) {
+      // Not there yet: create it. A 404 from the create means the CRD is missing (status goes off).
+      if (!(error instanceof KubeApiError) || error.status !== 404) throw error;
+      await this.#create(module);
+      this.#remember(await this.#api.request('PATCH', path, patch));
+    }
+  }
+
+  async #create(module: string): Promise<void> {
+    const body = {
+      apiVersion: `${MODULE_GROUP}/${MODULE_VERSION}`,
+      kind: 'Module',
+      metadata: { name: module, labels: { 'app.kubernetes.io/managed-by': 'kaddon' } },
+      spec: {},
+    };
+    try {
+      this.#remember(await this.#api.request('POST', MODULES_PATH, { body }));
+    } catch (error: unknown) {
+      if (!(error instanceof KubeApiError && error.status === 409)) throw error;
+    }
+  }
+
+  async #delete(module: string): Promise<void> {
+    this.#uids.delete(module);
+    try {
+      await this.#api.request('DELETE', `${MODULES_PATH}/${encodeURIComponent(module)}`);
+    } catch (error: unknown) {
+      if (!(error instanceof KubeApiError && error.status === 404)) throw error;
+    }
+  }
+
+  async #ensureCrd(): Promise<void> {
+    try {
+      const live = await this.#api
+        .request('GET', `${CRD_PATH}/${MODULE_CRD_NAME}`)
+        .catch((error: unknown) => {
+          if (error instanceof KubeApiError && error.status === 404) return undefined;
+          throw error;
+        });
+      if (live === undefined) await this.#api.request('POST', CRD_PATH, { body: MODULE_CRD });
+      else {
+        const metadata = isJsonObject(live.metadata) ? live.metadata : {};
+        const body = {
+          ...MODULE_CRD,
+          metadata: { ...(MODULE_CRD.metadata as JsonObject), resourceVersion: metadata.resourceVersion },
+        };
+        await this.#api.request('PUT', `${CRD_PATH}/${MODULE_CRD_NAME}`, { body });
+      }
+      await this.#waitEstablished();
+    } catch (error: unknown) {
+      // Not allowed to manage CRDs: the one deploy/ installs may be there; start() finds out.
+      this.#logger.info('the Module CRD was not created or updated', { error: errorMessage(error) });
+    }
+  }
+
+  async #waitEstablished(): Promise<void> {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const crd = await this.#api.request('GET', `${CRD_PATH}/${MODULE_CRD_NAME}`);
+      const status = isJsonObject(crd.status) ? crd.status : {};
+      const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isJsonObject) : [];
+      if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  #remember(object: JsonObject): void {
+    const metadata = isJsonObject(object.metadata) ? object.metadata : {};
+    if (typeof metadata.name === 'string' && typeof metadata.uid === 'string')
+      this.#uids.set(metadata.name, metadata.uid);
+  }
+
+  #turnOff(error: unknown): void {
+    if (this.#off) return;
+    this.#off = true;
+    this.#pending.clear();
+    this.#logger.info(
+      'module status is off: Module objects (kaddon.dev/v1alpha1) cannot be written; install deploy/crds and grant the RBAC of `kaddon rbac` to have them',
+      { error: errorMessage(error) },
+    );
+  }
+}
+
+function isRefusal(error: unknown): boolean {
+  return error instanceof KubeApiError && (error.status === 403 || error.status === 404);
+}

@@ -1,0 +1,77 @@
+import type { JsonObject } from '../../core/json.ts';
+import type { EventRecorder } from '../../delivery/event-recorder.ts';
+import { MODULE_GROUP, MODULE_VERSION } from '../../delivery/module-crd.ts';
+import type { ModuleObjects } from '../../delivery/module-objects.ts';
+import type { OperatorMetrics } from '../../observability/metrics.ts';
+import { systemClock, type Clock } from '../../core/clock.ts';
+import { conditionsOf, type ModuleCondition, type ModuleRecord, type ReadyState } from './module-status.ts';
+import type { ModuleEvent, ModuleStatusListener } from './module-status-tracker.ts';
+
+export interface ModuleStatusPublisherDeps {
+  readonly objects?: ModuleObjects | undefined;
+  readonly events?: EventRecorder | undefined;
+  readonly metrics: Pick<OperatorMetrics, 'moduleStatus'>;
+  readonly clock?: Clock;
+}
+
+/** Module objects have no spec to change: their generation stays 1. */
+const GENERATION = 1;
+
+/**
+ * Tells a module's status where it is shown (docs/module-status.md): the Module object's status,
+ * the module_ready and module_status_reason metrics, and Events about the Module.
+ */
+export class ModuleStatusPublisher implements ModuleStatusListener {
+  readonly #deps: ModuleStatusPublisherDeps;
+  readonly #conditions = new Map<string, ModuleCondition[]>();
+
+  constructor(deps: ModuleStatusPublisherDeps) {
+    this.#deps = deps;
+  }
+
+  changed(module: string, record: Readonly<ModuleRecord>, ready: ReadyState): void {
+    this.#deps.metrics.moduleStatus(module, { ready: ready.status === 'True', reason: ready.reason });
+    const now = new Date((this.#deps.clock ?? systemClock).now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const conditions = conditionsOf(ready, this.#conditions.get(module) ?? [], now, GENERATION);
+    this.#conditions.set(module, conditions);
+    this.#deps.objects?.publish(module, statusBody(record, conditions));
+  }
+
+  removed(module: string): void {
+    this.#conditions.delete(module);
+    this.#deps.metrics.moduleStatus(module, undefined);
+    this.#deps.objects?.remove(module);
+  }
+
+  event(module: string, event: ModuleEvent): void {
+    this.#deps.events?.record(
+      {
+        apiVersion: `${MODULE_GROUP}/${MODULE_VERSION}`,
+        kind: 'Module',
+        name: module,
+        uid: this.#deps.objects?.uidOf(module),
+      },
+      event,
+    );
+  }
+}
+
+function statusBody(record: Readonly<ModuleRecord>, conditions: readonly ModuleCondition[]): JsonObject {
+  const delivered = record.delivered;
+  return {
+    observedGeneration: GENERATION,
+    enabled: record.enabled,
+    conditions: conditions.map((condition) => ({ ...condition })),
+    health: { status: record.health.status, message: record.health.message },
+    lastDelivered:
+      delivered === undefined
+        ? null
+        : {
+            time: new Date(delivered.at).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+            valuesChecksum: delivered.checksum,
+            objects: delivered.objects,
+            ...(delivered.helmRevision !== undefined ? { helmRevision: delivered.helmRevision } : {}),
+            ...(delivered.gitRevision !== undefined ? { gitRevision: delivered.gitRevision } : {}),
+          },
+  };
+}

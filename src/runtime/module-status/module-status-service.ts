@@ -1,0 +1,60 @@
+import { EventRecorder } from '../../delivery/event-recorder.ts';
+import { ModuleObjects } from '../../delivery/module-objects.ts';
+import type { Logger } from '../../observability/logger.ts';
+import type { OperatorMetrics } from '../../observability/metrics.ts';
+import { DeliveredHealth, type HealthApi } from './delivered-health.ts';
+import { ModuleStatusPublisher } from './module-status-publisher.ts';
+import { ModuleStatusTracker } from './module-status-tracker.ts';
+
+export interface ModuleStatusServiceOptions {
+  readonly api: HealthApi;
+  readonly logger: Logger;
+  readonly metrics: OperatorMetrics;
+  /** ADDON_OPERATOR_NAMESPACE: the default namespace of delivered objects. */
+  readonly namespace: string;
+  readonly healthTimeoutMs: (module: string) => number;
+  /** Events' reportingInstance: `kaddon-<pod name>`. */
+  readonly instance: string;
+  /** KADDON_MODULE_STATUS=off: metrics only, no Module objects, Events or health watches. */
+  readonly enabled: boolean;
+}
+
+/** Module status as the operator runs it (docs/module-status.md): tracker, health, objects, events. */
+export interface ModuleStatusService {
+  readonly tracker: ModuleStatusTracker;
+  readonly health: DeliveredHealth | undefined;
+  stop(): Promise<void>;
+}
+
+export async function startModuleStatus(options: ModuleStatusServiceOptions): Promise<ModuleStatusService> {
+  const logger = options.logger.child({ component: 'module-status' });
+  const objects = options.enabled ? new ModuleObjects(options.api, logger) : undefined;
+  await objects?.start({ manageCrd: true });
+  const events = objects?.enabled
+    ? new EventRecorder(options.api, logger, { instance: options.instance })
+    : undefined;
+  const tracker = new ModuleStatusTracker({
+    listeners: [new ModuleStatusPublisher({ objects, events, metrics: options.metrics })],
+    healthTimeoutMs: options.healthTimeoutMs,
+  });
+  const health = options.enabled
+    ? new DeliveredHealth({
+        api: options.api,
+        defaultNamespace: options.namespace,
+        logger,
+        onHealth: (module, result) => {
+          tracker.health(module, result);
+        },
+      })
+    : undefined;
+  return {
+    tracker,
+    health,
+    stop: async () => {
+      tracker.stop();
+      events?.stop();
+      await health?.stop();
+      await objects?.flush();
+    },
+  };
+}

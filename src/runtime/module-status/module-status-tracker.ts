@@ -1,0 +1,207 @@
+import { systemClock, type Clock } from '../../core/clock.ts';
+import type { ObjectHealth } from '../../core/object-health.ts';
+import { classifyFailure } from './failure-reason.ts';
+import { newModuleRecord, readyStateOf, type ModuleRecord, type ReadyState } from './module-status.ts';
+
+/** A change to report in `kubectl get events` (docs/module-status.md "Events"). */
+export interface ModuleEvent {
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly action: string;
+  readonly note: string;
+}
+
+/** Where a module's status goes: the Module object, metrics, Events. */
+export interface ModuleStatusListener {
+  changed(module: string, record: Readonly<ModuleRecord>, ready: ReadyState): void;
+  removed(module: string): void;
+  event?(module: string, event: ModuleEvent): void;
+}
+
+export interface ModuleStatusTrackerOptions {
+  readonly listeners: readonly ModuleStatusListener[];
+  /** KADDON_HEALTH_TIMEOUT, or the module's own `healthTimeout` (docs/module-status.md "Health"). */
+  readonly healthTimeoutMs: (module: string) => number;
+  readonly clock?: Clock;
+}
+
+/**
+ * What the operator knows of each module's state, turned into a Ready condition and told to the
+ * listeners whenever it changes (docs/module-status.md). The operator calls it at each step of a
+ * module's life; the health follower calls `health`.
+ */
+export class ModuleStatusTracker {
+  readonly #options: ModuleStatusTrackerOptions;
+  readonly #clock: Clock;
+  readonly #records = new Map<string, ModuleRecord>();
+  readonly #published = new Map<string, string>();
+  readonly #timers = new Map<string, () => void>();
+  #gitRevision: string | undefined;
+
+  constructor(options: ModuleStatusTrackerOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /** The modules of the tree and which are enabled; modules gone from the tree lose their status. */
+  setModules(all: readonly string[], enabled: readonly string[]): void {
+    for (const module of [...this.#records.keys()])
+      if (!all.includes(module)) {
+        this.#records.delete(module);
+        this.#published.delete(module);
+        this.#cancelTimer(module);
+        for (const listener of this.#options.listeners) listener.removed(module);
+      }
+    for (const module of all) this.#update(module, (record) => (record.enabled = enabled.includes(module)));
+  }
+
+  /** The Git revision in use, recorded with each later delivery. */
+  setGitRevision(revision: string | undefined): void {
+    this.#gitRevision = revision;
+  }
+
+  running(module: string): void {
+    this.#update(module, (record) => {
+      record.running = true;
+      record.waitingFor = undefined;
+    });
+  }
+
+  waiting(module: string, dependency: string): void {
+    this.#update(module, (record) => (record.waitingFor = dependency));
+  }
+
+  /** A ModuleRun (or its delivery) failed: retried by the queue, reported here each time. */
+  failed(module: string, error: unknown): void {
+    const failure = classifyFailure(error);
+    this.#update(module, (record) => {
+      record.running = false;
+      record.failure = failure;
+    });
+    this.#event(module, { type: 'Warning', reason: failure.reason, action: 'Run', note: failure.message });
+  }
+
+  /** A run finished; its release may still be on its way (`delivered` follows). */
+  succeeded(module: string): void {
+    const before = this.#records.get(module)?.failure;
+    this.#update(module, (record) => {
+      record.running = false;
+      record.failure = undefined;
+    });
+    if (before !== undefined)
+      this.#event(module, {
+        type: 'Normal',
+        reason: 'Recovered',
+        action: 'Run',
+        note: `recovered from ${before.reason}`,
+      });
+  }
+
+  delivered(
+    module: string,
+    delivery: { checksum: string; helmRevision: number | undefined; objects: number },
+  ): void {
+    this.#cancelTimer(module);
+    this.#update(module, (record) => {
+      record.delivered = { ...delivery, at: this.#clock.now(), gitRevision: this.#gitRevision };
+      record.healthTimedOut = false;
+    });
+    this.#armHealthTimer(module);
+  }
+
+  disabled(module: string): void {
+    this.#cancelTimer(module);
+    this.#update(module, (record) => {
+      record.enabled = false;
+      record.running = false;
+      record.failure = undefined;
+      record.delivered = undefined;
+      record.health = { status: 'Unknown', message: '' };
+    });
+  }
+
+  /** The worst health of the module's delivered objects, from the health follower. */
+  health(module: string, health: ObjectHealth): void {
+    const record = this.#records.get(module);
+    if (record === undefined) return;
+    const before = readyStateOf(record);
+    this.#update(module, (current) => {
+      current.health = health;
+      if (health.status === 'Current') current.healthTimedOut = false;
+    });
+    if (health.status === 'Current') this.#cancelTimer(module);
+    else if (!this.#timers.has(module) && !record.healthTimedOut) this.#armHealthTimer(module);
+    this.#healthEvent(module, before);
+  }
+
+  /** The record of a module, for the debug socket and tests. */
+  record(module: string): Readonly<ModuleRecord> | undefined {
+    return this.#records.get(module);
+  }
+
+  readyState(module: string): ReadyState | undefined {
+    const record = this.#records.get(module);
+    return record === undefined ? undefined : readyStateOf(record);
+  }
+
+  isReady(module: string): boolean {
+    return this.readyState(module)?.status === 'True';
+  }
+
+  stop(): void {
+    for (const module of [...this.#timers.keys()]) this.#cancelTimer(module);
+  }
+
+  #armHealthTimer(module: string): void {
+    const record = this.#records.get(module);
+    if (record === undefined || record.health.status === 'Current') return;
+    const delivery = record.delivered;
+    const cancel = this.#clock.setTimer(() => {
+      this.#timers.delete(module);
+      const current = this.#records.get(module);
+      if (current === undefined || current.delivered !== delivery || current.health.status === 'Current')
+        return;
+      const before = readyStateOf(current);
+      this.#update(module, (changed) => (changed.healthTimedOut = true));
+      this.#healthEvent(module, before);
+    }, this.#options.healthTimeoutMs(module));
+    this.#timers.set(module, cancel);
+  }
+
+  #cancelTimer(module: string): void {
+    this.#timers.get(module)?.();
+    this.#timers.delete(module);
+  }
+
+  #healthEvent(module: string, before: ReadyState): void {
+    const after = this.readyState(module);
+    if (after === undefined || after.reason === before.reason) return;
+    if (after.reason === 'HealthCheckFailed')
+      this.#event(module, {
+        type: 'Warning',
+        reason: 'HealthCheckFailed',
+        action: 'HealthCheck',
+        note: after.message,
+      });
+    else if (before.reason === 'HealthCheckFailed' && after.status === 'True')
+      this.#event(module, { type: 'Normal', reason: 'Healthy', action: 'HealthCheck', note: after.message });
+  }
+
+  #update(module: string, change: (record: ModuleRecord) => void): void {
+    let record = this.#records.get(module);
+    if (record === undefined) {
+      record = newModuleRecord();
+      this.#records.set(module, record);
+    }
+    change(record);
+    const ready = readyStateOf(record);
+    const key = JSON.stringify([ready, record.enabled, record.delivered]);
+    if (this.#published.get(module) === key) return;
+    this.#published.set(module, key);
+    for (const listener of this.#options.listeners) listener.changed(module, record, ready);
+  }
+
+  #event(module: string, event: ModuleEvent): void {
+    for (const listener of this.#options.listeners) listener.event?.(module, event);
+  }
+}
