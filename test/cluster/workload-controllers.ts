@@ -40,21 +40,36 @@ export class WorkloadControllers {
 
   /** Returns once the fake Nodes take Pods and the `default` ServiceAccount exists. */
   async boot(): Promise<void> {
-    const { binaries, layout, certificates, credentials, detached, timeoutMs } = this.start;
-    const common = { kubeconfig: layout.kubeconfig, detached, timeoutMs };
-    // Side by side; the one that started is kept even when the other failed, so `stop` ends it.
+    const controllerManager = await this.startControlPlane();
+    await createFakeNodes(this.start.credentials);
+    this.kwok = await startKwok({
+      ...this.common(),
+      binary: this.start.binaries.kwok,
+      configFile: this.start.layout.kwokConfig,
+      logFile: this.start.layout.kwokLog,
+      isReady: () => areFakeNodesReady(this.start.credentials),
+    });
+    // Made by the serviceaccount controller: the sign that controllers run, and what Pods run as.
+    const hasServiceAccount = () => hasDefaultServiceAccount(this.start.credentials);
+    await waitUntilReady(controllerManager, hasServiceAccount, this.start.timeoutMs);
+  }
+
+  /** Side by side; the one that started is kept even when the other failed, so `stop` ends it. */
+  private async startControlPlane(): Promise<ServerProcess> {
+    const { binaries, layout, certificates } = this.start;
+    const ports = { controllerManager: await findFreePort(), scheduler: await findFreePort() };
     const [controllerManager, scheduler] = await Promise.allSettled([
       startKubeControllerManager({
-        ...common,
+        ...this.common(),
         binary: binaries.kubeControllerManager,
         certificates,
-        port: await findFreePort(),
+        port: ports.controllerManager,
         logFile: layout.controllerManagerLog,
       }),
       startKubeScheduler({
-        ...common,
+        ...this.common(),
         binary: binaries.kubeScheduler,
-        port: await findFreePort(),
+        port: ports.scheduler,
         logFile: layout.schedulerLog,
       }),
     ]);
@@ -62,16 +77,12 @@ export class WorkloadControllers {
     if (scheduler.status === 'fulfilled') this.scheduler = scheduler.value;
     if (controllerManager.status === 'rejected') throw controllerManager.reason;
     if (scheduler.status === 'rejected') throw scheduler.reason;
-    await createFakeNodes(credentials);
-    this.kwok = await startKwok({
-      ...common,
-      binary: binaries.kwok,
-      configFile: layout.kwokConfig,
-      logFile: layout.kwokLog,
-      isReady: () => areFakeNodesReady(credentials),
-    });
-    // Made by the serviceaccount controller: the sign that controllers run, and what Pods run as.
-    await waitUntilReady(controllerManager.value, () => hasDefaultServiceAccount(credentials), timeoutMs);
+    return controllerManager.value;
+  }
+
+  private common(): { kubeconfig: string; detached: boolean; timeoutMs: number } {
+    const { layout, detached, timeoutMs } = this.start;
+    return { kubeconfig: layout.kubeconfig, detached, timeoutMs };
   }
 
   pids(): WorkloadControllerPids {
