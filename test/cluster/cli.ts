@@ -1,33 +1,33 @@
 /**
  * `npm run test-cluster -- start DIR` starts a detached test cluster whose files live in DIR and
- * prints its kubeconfig's path; `npm run test-cluster -- stop DIR` stops it and removes its files.
+ * prints its kubeconfig's path (`--with-controllers`: one whose workloads progress, as
+ * `withControllers` in test-cluster.ts); `npm run test-cluster -- stop DIR` stops it and removes its files.
  */
 import path from 'node:path';
 import { KaddonError } from '../../src/core/errors.ts';
 import { ClusterError } from './cluster-error.ts';
 import { clusterLayout, removeLayout } from './cluster-layout.ts';
-import { isClusterRunning, readClusterState, type ClusterState } from './cluster-state.ts';
+import { isClusterRunning, readClusterState, recordedServers, type ClusterState } from './cluster-state.ts';
 import { stopPid } from './server-process.ts';
 import { startTestCluster } from './test-cluster.ts';
 
-const usage = 'Usage: npm run test-cluster -- start DIR | stop DIR';
+const usage = 'Usage: npm run test-cluster -- start DIR [--with-controllers] | stop DIR';
 
-async function start(dir: string): Promise<void> {
+async function start(dir: string, withControllers: boolean): Promise<void> {
   const running = readClusterState(clusterLayout(dir).state);
   if (running && isClusterRunning(running)) {
     const hint = 'Stop it first with `npm run test-cluster -- stop DIR`, or pick another DIR.';
     throw new ClusterError('cluster-running', `test cluster '${dir}'`, 'already runs there', hint);
   }
-  const cluster = await startTestCluster({ dir, detached: true });
+  const cluster = await startTestCluster({ dir, detached: true, withControllers });
   process.stdout.write(`${cluster.kubeconfigPath}\n`);
 }
 
 async function stop(dir: string): Promise<void> {
   const layout = clusterLayout(dir);
   const state = readState(layout.state);
-  // The apiserver first: it would otherwise log etcd errors while shutting down.
-  if (state.apiServer) await stopPid(state.apiServer.pid, state.apiServer.binary);
-  if (state.etcd) await stopPid(state.etcd.pid, state.etcd.binary);
+  // Clients before the apiserver, the apiserver before etcd: each would log the other's absence.
+  for (const server of recordedServers(state)) await stopPid(server.pid, server.binary);
   removeLayout(layout);
 }
 
@@ -44,13 +44,16 @@ function readState(file: string): ClusterState {
 }
 
 async function main(argv: readonly string[]): Promise<number> {
-  const [command, dir] = argv;
-  if (!dir || (command !== 'start' && command !== 'stop')) {
+  const [command, dir, ...flags] = argv;
+  const withControllers = flags.includes('--with-controllers');
+  const known = command === 'start' ? ['--with-controllers'] : [];
+  if (!dir || (command !== 'start' && command !== 'stop') || flags.some((flag) => !known.includes(flag))) {
     process.stderr.write(`${usage}\n`);
     return 2;
   }
   try {
-    await (command === 'start' ? start : stop)(path.resolve(dir));
+    if (command === 'start') await start(path.resolve(dir), withControllers);
+    else await stop(path.resolve(dir));
     return 0;
   } catch (error: unknown) {
     if (!(error instanceof KaddonError)) throw error;

@@ -1,14 +1,17 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { ClusterError } from './cluster-error.ts';
-import { ensureGoBinary, findGo, goEnv, goHint } from './go-build.ts';
+import { ensureGoBinary } from './go-build.ts';
+import { ensureKubernetesCommand } from './kubernetes-command.ts';
 import { pinnedVersions } from './pinned-versions.ts';
-import { runTool } from './run-tool.ts';
 
 export interface ClusterBinaries {
   readonly etcd: string;
   readonly kubeApiServer: string;
+}
+
+/** What a cluster whose workloads progress runs beside etcd and kube-apiserver (test/cluster/README.md). */
+export interface ControllerBinaries {
+  readonly kubeControllerManager: string;
+  readonly kubeScheduler: string;
+  readonly kwok: string;
 }
 
 /**
@@ -21,69 +24,32 @@ export async function ensureClusterBinaries(): Promise<ClusterBinaries> {
   return { etcd, kubeApiServer };
 }
 
+/**
+ * Built only for clusters started `withControllers`, so the bare cluster's tests never pay for
+ * them. One after the other: the Kubernetes commands share most packages through Go's build
+ * cache, and two builds at once on 2 cores only compete.
+ */
+export async function ensureControllerBinaries(): Promise<ControllerBinaries> {
+  const kubeControllerManager = await ensureKubernetesCommand('kube-controller-manager');
+  const kubeScheduler = await ensureKubernetesCommand('kube-scheduler');
+  const kwok = await ensureKwok();
+  return { kubeControllerManager, kubeScheduler, kwok };
+}
+
 export function ensureEtcd(version: string = pinnedVersions.etcd): Promise<string> {
   return ensureGoBinary({ name: 'etcd', module: 'go.etcd.io/etcd/server/v3', version });
 }
 
-/**
- * k8s.io/kubernetes replaces its staging modules with local paths, which `go install` refuses;
- * a throw-away module replaces each with its published v0.Y.Z instead (docs/architecture.md "Dependencies").
- */
-export async function ensureKubeApiServer(version: string = pinnedVersions.kubernetes): Promise<string> {
-  const [major, minor, patch] = parseKubeVersion(version);
-  const stagingVersion = `v0.${minor}.${patch}`;
-  const replace = Object.fromEntries(
-    (await readStagingModules(version)).map((module) => [module, stagingVersion]),
-  );
+export function ensureKubeApiServer(version: string = pinnedVersions.kubernetes): Promise<string> {
+  return ensureKubernetesCommand('kube-apiserver', version);
+}
+
+/** KWOK's controller plays fake Nodes and their Pods; its module builds as published. */
+export function ensureKwok(version: string = pinnedVersions.kwok): Promise<string> {
   return ensureGoBinary({
-    name: 'kube-apiserver',
-    module: 'k8s.io/kubernetes',
-    package: 'k8s.io/kubernetes/cmd/kube-apiserver',
+    name: 'kwok',
+    module: 'sigs.k8s.io/kwok',
+    package: 'sigs.k8s.io/kwok/cmd/kwok',
     version,
-    replace,
-    ldflags: [
-      `-X k8s.io/component-base/version.gitVersion=${version}`,
-      `-X k8s.io/component-base/version.gitMajor=${major}`,
-      `-X k8s.io/component-base/version.gitMinor=${minor}`,
-      '-X k8s.io/component-base/version.gitTreeState=clean',
-    ],
   });
-}
-
-function parseKubeVersion(version: string): [string, string, string] {
-  const match = /^v(\d+)\.(\d+)\.(\d+)$/.exec(version);
-  if (!match) {
-    throw new ClusterError(
-      'build-failed',
-      `kube-apiserver '${version}'`,
-      'not a release version',
-      'Pin a version like v1.35.4 in test/cluster/pinned-versions.ts.',
-    );
-  }
-  return [match[1]!, match[2]!, match[3]!];
-}
-
-/** The `k8s.io/<name> => ./staging/src/...` modules listed in the release's own go.mod. */
-async function readStagingModules(version: string): Promise<string[]> {
-  const step = `kube-apiserver '${version}' build`;
-  const scratch = await mkdtemp(path.join(os.tmpdir(), 'kaddon-gomod-'));
-  try {
-    const json = await runTool(await findGo(), ['mod', 'download', '-json', `k8s.io/kubernetes@${version}`], {
-      cwd: scratch,
-      env: goEnv(),
-      step,
-      hint: goHint,
-      failureCode: 'build-failed',
-    });
-    const goMod = await readFile((JSON.parse(json) as { GoMod: string }).GoMod, 'utf8');
-    const modules = [...goMod.matchAll(/^\s*(k8s\.io\/[\w.-]+)\s+=>\s+\.\/staging\//gm)].map(
-      (match) => match[1]!,
-    );
-    if (modules.length === 0) {
-      throw new ClusterError('build-failed', step, 'its go.mod lists no staging modules', goHint);
-    }
-    return modules;
-  } finally {
-    await rm(scratch, { recursive: true, force: true });
-  }
 }

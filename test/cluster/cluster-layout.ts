@@ -11,6 +11,11 @@ export interface ClusterLayout {
   /** --cert-dir: unused while certificates are given, but kept out of /var/run/kubernetes. */
   readonly apiServerCertDir: string;
   readonly kubeconfig: string;
+  readonly controllerManagerLog: string;
+  readonly schedulerLog: string;
+  readonly kwokLog: string;
+  /** KWOK's Stage objects (kwok-stages.ts). */
+  readonly kwokConfig: string;
   /** The recorded pids and binaries, so a later `stop` can end a detached cluster. */
   readonly state: string;
 }
@@ -25,6 +30,10 @@ export function clusterLayout(dir: string): ClusterLayout {
     apiServerLog: file('kube-apiserver.log'),
     apiServerCertDir: file('apiserver-certs'),
     kubeconfig: file('kubeconfig'),
+    controllerManagerLog: file('kube-controller-manager.log'),
+    schedulerLog: file('kube-scheduler.log'),
+    kwokLog: file('kwok.log'),
+    kwokConfig: file('kwok.yaml'),
     state: file('cluster.json'),
   };
 }

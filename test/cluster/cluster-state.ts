@@ -14,6 +14,16 @@ export interface RecordedServer {
 export interface ClusterState {
   readonly etcd?: RecordedServer;
   readonly apiServer?: RecordedServer;
+  /** The workload controllers, when started `withControllers` (workload-controllers.ts). */
+  readonly controllerManager?: RecordedServer;
+  readonly scheduler?: RecordedServer;
+  readonly kwok?: RecordedServer;
+}
+
+/** Every recorded server, in the order to stop them: dependents before what they depend on. */
+export function recordedServers(state: ClusterState): RecordedServer[] {
+  const servers = [state.kwok, state.scheduler, state.controllerManager, state.apiServer, state.etcd];
+  return servers.filter((server) => server !== undefined);
 }
 
 export async function writeClusterState(file: string, state: ClusterState): Promise<void> {
@@ -31,7 +41,5 @@ export function readClusterState(file: string): ClusterState | undefined {
 
 /** Whether any recorded server still runs (checked by pid and binary: pids get recycled). */
 export function isClusterRunning(state: ClusterState): boolean {
-  return [state.etcd, state.apiServer].some(
-    (server) => server !== undefined && isOurProcess(server.pid, server.binary),
-  );
+  return recordedServers(state).some((server) => isOurProcess(server.pid, server.binary));
 }

@@ -1,6 +1,6 @@
 import type { ClusterLayout } from './cluster-layout.ts';
-import { waitUntilReady } from './readiness.ts';
-import { startServerProcess, type ServerProcess } from './server-process.ts';
+import { startReadyServer } from './readiness.ts';
+import type { ServerProcess } from './server-process.ts';
 
 export interface EtcdPorts {
   readonly client: number;
@@ -16,16 +16,18 @@ export interface EtcdStart {
 }
 
 /** A single-member etcd on loopback; both ports set, as the defaults (2379/2380) may be taken. */
-export async function startEtcd(start: EtcdStart): Promise<ServerProcess> {
-  const server = startServerProcess({
-    name: 'etcd',
-    binary: start.binary,
-    args: etcdArgs(start.layout, start.ports),
-    logFile: start.layout.etcdLog,
-    detached: start.detached,
-  });
-  await waitUntilReady(server, () => isEtcdHealthy(start.ports.client), start.timeoutMs);
-  return server;
+export function startEtcd(start: EtcdStart): Promise<ServerProcess> {
+  return startReadyServer(
+    {
+      name: 'etcd',
+      binary: start.binary,
+      args: etcdArgs(start.layout, start.ports),
+      logFile: start.layout.etcdLog,
+      detached: start.detached,
+    },
+    () => isEtcdHealthy(start.ports.client),
+    start.timeoutMs,
+  );
 }
 
 export function etcdUrl(ports: EtcdPorts): string {

@@ -1,8 +1,8 @@
 import { requestApi, type ApiCredentials } from './api-request.ts';
 import type { Certificates } from './certificates.ts';
 import type { ClusterLayout } from './cluster-layout.ts';
-import { waitUntilReady } from './readiness.ts';
-import { startServerProcess, type ServerProcess } from './server-process.ts';
+import { startReadyServer } from './readiness.ts';
+import type { ServerProcess } from './server-process.ts';
 
 /** The knobs tests turn to make watches end or history vanish on purpose. */
 export interface ApiServerTuning {
@@ -27,16 +27,18 @@ export interface ApiServerStart {
   readonly timeoutMs: number;
 }
 
-export async function startKubeApiServer(start: ApiServerStart): Promise<ServerProcess> {
-  const server = startServerProcess({
-    name: 'kube-apiserver',
-    binary: start.binary,
-    args: apiServerArgs(start),
-    logFile: start.layout.apiServerLog,
-    detached: start.detached,
-  });
-  await waitUntilReady(server, () => isApiServerReady(start.credentials), start.timeoutMs);
-  return server;
+export function startKubeApiServer(start: ApiServerStart): Promise<ServerProcess> {
+  return startReadyServer(
+    {
+      name: 'kube-apiserver',
+      binary: start.binary,
+      args: apiServerArgs(start),
+      logFile: start.layout.apiServerLog,
+      detached: start.detached,
+    },
+    () => isApiServerReady(start.credentials),
+    start.timeoutMs,
+  );
 }
 
 /** The flags envtest starts it with (docs/architecture.md "Dependencies"). */

@@ -1,8 +1,27 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ClusterError } from './cluster-error.ts';
-import { readLogTail, type ServerProcess } from './server-process.ts';
+import { readLogTail, startServerProcess, type ServerProcess, type ServerSpec } from './server-process.ts';
 
 const pollMs = 100;
+
+/**
+ * Starts a server and returns it once `probe` answers true. One that does not get there is stopped
+ * before the error is thrown: nobody else holds it to stop it later.
+ */
+export async function startReadyServer(
+  spec: ServerSpec,
+  probe: () => Promise<boolean>,
+  timeoutMs: number,
+): Promise<ServerProcess> {
+  const server = startServerProcess(spec);
+  try {
+    await waitUntilReady(server, probe, timeoutMs);
+  } catch (error: unknown) {
+    await server.stop();
+    throw error;
+  }
+  return server;
+}
 
 /**
  * Polls `probe` until it answers true. Fails early, with the log's last lines, when the server

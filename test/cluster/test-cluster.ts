@@ -1,18 +1,23 @@
-import { mkdir, mkdtemp } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { clusterDirPrefix, removeAbandonedClusters } from './abandoned-clusters.ts';
 import type { ApiCredentials } from './api-request.ts';
-import { makeCertificates, readPem, type Certificates } from './certificates.ts';
-import { ensureClusterBinaries, type ClusterBinaries } from './cluster-binaries.ts';
-import { clusterLayout, removeLayout, type ClusterLayout } from './cluster-layout.ts';
+import {
+  ensureClusterBinaries,
+  ensureControllerBinaries,
+  type ClusterBinaries,
+  type ControllerBinaries,
+} from './cluster-binaries.ts';
+import { clusterLayout, removeLayout } from './cluster-layout.ts';
+import { planCluster, type ClusterPlan } from './cluster-plan.ts';
 import { writeClusterState } from './cluster-state.ts';
-import { etcdUrl, startEtcd, type EtcdPorts } from './etcd-server.ts';
+import { etcdUrl, startEtcd } from './etcd-server.ts';
 import { onProcessExit } from './exit-cleanup.ts';
-import { findFreePort } from './free-port.ts';
 import { startKubeApiServer, type ApiServerTuning } from './kube-apiserver.ts';
 import { writeKubeconfig } from './kubeconfig.ts';
 import type { ServerProcess } from './server-process.ts';
+import { WorkloadControllers, type WorkloadControllerPids } from './workload-controllers.ts';
 
 export interface TestClusterOptions {
   /** Where the cluster's files live; a fresh directory under the OS temp dir when not given. */
@@ -33,15 +38,24 @@ export interface TestClusterOptions {
   readonly detached?: boolean;
   /** Prebuilt binaries; built or taken from the cache when not given. */
   readonly binaries?: ClusterBinaries;
+  /**
+   * Also run kube-controller-manager, kube-scheduler and KWOK with two fake Nodes, so workloads
+   * progress, Pods become Ready, Namespaces finalize and garbage is collected (README.md).
+   * Default false: the bare cluster starts in seconds and needs no further binaries.
+   */
+  readonly withControllers?: boolean;
+  /** Prebuilt controller binaries for `withControllers`; built or taken from the cache when not given. */
+  readonly controllerBinaries?: ControllerBinaries;
 }
 
 export interface TestCluster extends ApiCredentials {
   readonly kubeconfigPath: string;
   readonly dir: string;
-  readonly pids: () => { readonly etcd: number; readonly apiServer: number };
+  /** -1 for a server that does not run (the controllers' without `withControllers`). */
+  readonly pids: () => { readonly etcd: number; readonly apiServer: number } & WorkloadControllerPids;
   /** Stops kube-apiserver and starts it again on the same port, with the same etcd and certificates. */
   restartApiServer(): Promise<void>;
-  /** Stops both servers and removes every file the cluster wrote; safe to call twice. */
+  /** Stops every server and removes every file the cluster wrote; safe to call twice. */
   stop(): Promise<void>;
 }
 
@@ -63,11 +77,14 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
 
 async function startOnce(options: TestClusterOptions): Promise<TestCluster> {
   const binaries = options.binaries ?? (await ensureClusterBinaries());
+  const controllerBinaries = options.withControllers
+    ? (options.controllerBinaries ?? (await ensureControllerBinaries()))
+    : undefined;
   if (options.dir === undefined) removeAbandonedClusters();
   const layout = clusterLayout(options.dir ?? (await mkdtemp(path.join(os.tmpdir(), clusterDirPrefix))));
   let cluster: LoopbackCluster;
   try {
-    cluster = new LoopbackCluster(await planCluster(binaries, layout), options);
+    cluster = new LoopbackCluster(await planCluster(binaries, controllerBinaries, layout), options);
   } catch (error: unknown) {
     removeLayout(layout);
     throw error;
@@ -81,28 +98,6 @@ async function startOnce(options: TestClusterOptions): Promise<TestCluster> {
   return cluster;
 }
 
-/** Everything fixed for the cluster's lifetime, restarts included. */
-interface ClusterPlan {
-  readonly binaries: ClusterBinaries;
-  readonly layout: ClusterLayout;
-  readonly certificates: Certificates;
-  readonly credentials: ApiCredentials;
-  readonly etcdPorts: EtcdPorts;
-}
-
-async function planCluster(binaries: ClusterBinaries, layout: ClusterLayout): Promise<ClusterPlan> {
-  await mkdir(layout.dir, { recursive: true });
-  const certificates = await makeCertificates(layout.pki);
-  const credentials = {
-    server: `https://127.0.0.1:${await findFreePort()}`,
-    caPem: await readPem(certificates.caCert),
-    clientCertPem: await readPem(certificates.clientCert),
-    clientKeyPem: await readPem(certificates.clientKey),
-  };
-  const etcdPorts = { client: await findFreePort(), peer: await findFreePort() };
-  return { binaries, layout, certificates, credentials, etcdPorts };
-}
-
 class LoopbackCluster implements TestCluster {
   readonly kubeconfigPath: string;
   readonly dir: string;
@@ -112,6 +107,7 @@ class LoopbackCluster implements TestCluster {
   readonly clientKeyPem: string;
   private etcd: ServerProcess | undefined;
   private apiServer: ServerProcess | undefined;
+  private controllers: WorkloadControllers | undefined;
   private readonly unregister: () => void;
 
   constructor(
@@ -139,9 +135,17 @@ class LoopbackCluster implements TestCluster {
     await this.recordState();
     await this.startApiServer();
     await writeKubeconfig(layout.kubeconfig, this.plan.credentials);
+    if (this.plan.controllerBinaries) await this.startControllers(this.plan.controllerBinaries);
   }
 
-  pids = () => ({ etcd: this.etcd?.pid ?? -1, apiServer: this.apiServer?.pid ?? -1 });
+  pids = () => ({
+    etcd: this.etcd?.pid ?? -1,
+    apiServer: this.apiServer?.pid ?? -1,
+    controllerManager: -1,
+    scheduler: -1,
+    kwok: -1,
+    ...this.controllers?.pids(),
+  });
 
   async restartApiServer(): Promise<void> {
     await this.apiServer?.stop();
@@ -150,6 +154,7 @@ class LoopbackCluster implements TestCluster {
   }
 
   async stop(): Promise<void> {
+    await this.controllers?.stop();
     await this.apiServer?.stop();
     await this.etcd?.stop();
     removeLayout(this.plan.layout);
@@ -172,6 +177,24 @@ class LoopbackCluster implements TestCluster {
     await this.recordState();
   }
 
+  /** With the admin kubeconfig: controllers act as system:masters, not as their own ServiceAccounts. */
+  private async startControllers(binaries: ControllerBinaries): Promise<void> {
+    const { layout, certificates, credentials } = this.plan;
+    this.controllers = new WorkloadControllers({
+      binaries,
+      layout,
+      certificates,
+      credentials,
+      detached: this.options.detached ?? false,
+      timeoutMs: this.options.startTimeoutMs ?? 60_000,
+    });
+    try {
+      await this.controllers.boot();
+    } finally {
+      await this.recordState();
+    }
+  }
+
   private tuning(): ApiServerTuning {
     return {
       minRequestTimeoutSeconds: this.options.minRequestTimeoutSeconds ?? 1800,
@@ -188,10 +211,12 @@ class LoopbackCluster implements TestCluster {
     await writeClusterState(layout.state, {
       etcd: record(this.etcd, binaries.etcd),
       apiServer: record(this.apiServer, binaries.kubeApiServer),
+      ...this.controllers?.recorded(),
     });
   }
 
   private killNow(): void {
+    this.controllers?.killNow();
     this.apiServer?.killNow();
     this.etcd?.killNow();
     removeLayout(this.plan.layout);

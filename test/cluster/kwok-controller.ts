@@ -1,0 +1,41 @@
+import { writeFile } from 'node:fs/promises';
+import { stringify } from 'yaml';
+import { fakeNodeAnnotation } from './fake-nodes.ts';
+import { kwokStages } from './kwok-stages.ts';
+import { startReadyServer } from './readiness.ts';
+import type { ServerProcess } from './server-process.ts';
+
+export interface KwokStart {
+  readonly binary: string;
+  readonly kubeconfig: string;
+  /** Where its Stages are written (kwok-stages.ts). */
+  readonly configFile: string;
+  readonly logFile: string;
+  readonly detached: boolean;
+  readonly timeoutMs: number;
+  /** KWOK serves no health endpoint unless asked to: it is ready once its Nodes are. */
+  readonly isReady: () => Promise<boolean>;
+}
+
+/** KWOK's controller, managing only the Nodes annotated as fake (fake-nodes.ts). */
+export async function startKwok(start: KwokStart): Promise<ServerProcess> {
+  await writeFile(start.configFile, kwokStages.map((stage) => stringify(stage)).join('---\n'));
+  return startReadyServer(
+    {
+      name: 'kwok',
+      binary: start.binary,
+      args: [
+        `--kubeconfig=${start.kubeconfig}`,
+        `--config=${start.configFile}`,
+        '--manage-all-nodes=false',
+        `--manage-nodes-with-annotation-selector=${fakeNodeAnnotation.key}=${fakeNodeAnnotation.value}`,
+        // Pod IPs are only recorded, never routed; kept apart from the service range 10.0.0.0/24.
+        '--cidr=10.244.0.1/16',
+      ],
+      logFile: start.logFile,
+      detached: start.detached,
+    },
+    start.isReady,
+    start.timeoutMs,
+  );
+}
