@@ -38,6 +38,8 @@ export const SETTING_NAMES = {
   haRenewDeadline: ['KADDON_HA_RENEW_DEADLINE'],
   haRetryPeriod: ['KADDON_HA_RETRY_PERIOD'],
   concurrentDeliveries: ['KADDON_CONCURRENT_DELIVERIES'],
+  gitWebhookSecret: ['KADDON_GIT_WEBHOOK_SECRET'],
+  gitWebhookSecretFile: ['KADDON_GIT_WEBHOOK_SECRET_FILE'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type SettingKey = keyof typeof SETTING_NAMES;

@@ -82,6 +82,10 @@ export class GitModulesSource {
   #running: Promise<SyncOutcome> | undefined;
   #loop: Promise<void> | undefined;
   #abort = new AbortController();
+  /** Aborted by `requestSync` to cut the poll's wait short. */
+  #wake = new AbortController();
+  /** A sync was asked for (a Git webhook) and has not started yet. */
+  #syncRequested = false;
 
   constructor(options: GitModulesSourceOptions) {
     this.#options = options;
@@ -133,16 +137,31 @@ export class GitModulesSource {
     return this.#running;
   }
 
+  /**
+   * Syncs now instead of at the next poll (a Git webhook, docs/git-webhook.md). Requests coalesce:
+   * while a sync runs, any number of them make one more sync after it.
+   */
+  requestSync(): void {
+    this.#syncRequested = true;
+    this.#wake.abort();
+  }
+
   async #poll(onNewRevision: OnNewRevision): Promise<void> {
     const { pollIntervalMs } = this.#options.config;
     const sleep = this.#options.sleep ?? sleepUnlessAborted;
     while (!this.#isStopped()) {
-      await sleep(
-        nextSyncDelay(pollIntervalMs, this.#failures, this.#options.maxBackoffMs ?? 300_000),
-        this.#abort.signal,
-      );
+      if (!this.#syncRequested) {
+        this.#wake = new AbortController();
+        await sleep(
+          nextSyncDelay(pollIntervalMs, this.#failures, this.#options.maxBackoffMs ?? 300_000),
+          AbortSignal.any([this.#abort.signal, this.#wake.signal]),
+        );
+      }
       if (this.#isStopped()) return;
+      const trigger = this.#syncRequested ? 'request' : 'poll';
+      this.#syncRequested = false;
       const outcome = await this.sync();
+      this.#options.logger.debug('git source: synced', { trigger, outcome: outcome.kind });
       if (outcome.kind === 'updated') await this.#notify(onNewRevision, outcome.revision);
     }
   }
