@@ -134,6 +134,8 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   logger.info('debug socket listening', { socket: config.debugUnixSocket });
   // ADDON_OPERATOR_HA: nothing acts (hooks, queues, Git polling, delivery) until this process leads.
   const elector = config.ha ? await lead(config, kube, { http, metrics, logger, stopping }) : undefined;
+  // Without ADDON_OPERATOR_HA the one process acts: it leads, for the alert on no leader (docs/monitoring.md).
+  if (!config.ha) metrics.haLeader(true);
   if (config.ha && elector === undefined) {
     logger.info('stopping while standing by');
     stopLiveTicks();
