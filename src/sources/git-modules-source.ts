@@ -86,6 +86,8 @@ export class GitModulesSource {
   #wake = new AbortController();
   /** A sync was asked for (a Git webhook) and has not started yet. */
   #syncRequested = false;
+  /** When the poll loop last started a sync, in ms since the epoch. */
+  #lastSyncStart = 0;
 
   constructor(options: GitModulesSourceOptions) {
     this.#options = options;
@@ -139,7 +141,8 @@ export class GitModulesSource {
 
   /**
    * Syncs now instead of at the next poll (a Git webhook, docs/git-webhook.md). Requests coalesce:
-   * while a sync runs, any number of them make one more sync after it.
+   * any number of them while a sync runs, or within REQUESTED_SYNC_SPACING_MS of its start, make
+   * one more sync, started that long after the previous one.
    */
   requestSync(): void {
     this.#syncRequested = true;
@@ -157,13 +160,24 @@ export class GitModulesSource {
           AbortSignal.any([this.#abort.signal, this.#wake.signal]),
         );
       }
+      if (this.#syncRequested) await sleep(this.#spacingLeftMs(), this.#abort.signal);
       if (this.#isStopped()) return;
       const trigger = this.#syncRequested ? 'request' : 'poll';
       this.#syncRequested = false;
+      this.#lastSyncStart = this.#nowMs();
       const outcome = await this.sync();
       this.#options.logger.debug('git source: synced', { trigger, outcome: outcome.kind });
       if (outcome.kind === 'updated') await this.#notify(onNewRevision, outcome.revision);
     }
+  }
+
+  /** How long a requested sync still waits so that syncs start at most every REQUESTED_SYNC_SPACING_MS. */
+  #spacingLeftMs(): number {
+    return Math.max(0, this.#lastSyncStart + REQUESTED_SYNC_SPACING_MS - this.#nowMs());
+  }
+
+  #nowMs(): number {
+    return (this.#options.now ?? (() => new Date()))().getTime();
   }
 
   #isStopped(): boolean {
@@ -300,6 +314,12 @@ export class GitModulesSource {
     return { sha, root, modulesDir: path.join(root, this.#options.config.subpath) };
   }
 }
+
+/**
+ * The least time between two syncs the loop starts when asked (webhooks): a burst of webhooks
+ * makes at most two syncs, and a flood of them cannot hammer the Git server.
+ */
+const REQUESTED_SYNC_SPACING_MS = 3_000;
 
 /** The file an error names, when it names one. */
 function fileOf(error: KaddonError): string | undefined {
