@@ -1,6 +1,6 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { loadOperatorConfig, type OperatorConfig } from '../config/operator-config.ts';
+import { loadOperatorConfig, type GitWebhookSecret, type OperatorConfig } from '../config/operator-config.ts';
 import { unsupportedSettingWarnings } from '../config/setting-names.ts';
 import { checkHelmBinary } from '../delivery/helm/helm-binary.ts';
 import { ConfigMapConfigStore } from '../delivery/configmap-config-store.ts';
@@ -91,7 +91,8 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   const hooksStop = new AbortController();
   const runDeps = createHookRunDeps({
     logger,
-    baseEnv: hookEnvironment(process.env, config.hookEnv),
+    // The webhook secret is the operator's alone, whatever KADDON_HOOK_ENV passes on.
+    baseEnv: hookEnvironment({ ...process.env, KADDON_GIT_WEBHOOK_SECRET: undefined }, config.hookEnv),
     cwd: process.cwd(),
     tmpRoot: config.tmpDir,
     keepTempFiles: config.keepTempFiles,
@@ -99,17 +100,28 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   });
   const hookMetrics = createHookMetricsStore({ isReserved: (name) => metrics.isBuiltIn(name) });
   const stopLiveTicks = metrics.startLiveTicks();
+  // Assigned once this process may act; the debug state and the Git webhook ask it from the start.
+  const source: { git?: OperatorGitSource } = {};
   const http = createHttpServer({
     address: config.listenAddress,
     port: config.listenPort,
     sources: [metrics.registry, hookMetrics.registry],
     logger,
+    gitWebhook:
+      config.gitWebhookSecret === undefined
+        ? undefined
+        : {
+            secret: webhookSecretReader(config.gitWebhookSecret),
+            requestSync: () => {
+              source.git?.requestSync();
+              return source.git !== undefined;
+            },
+            logger,
+          },
   });
   const bound = await http.start();
   logger.info('listening', { address: bound.address, port: bound.port });
   const stopping = waitForSignal();
-  // Assigned once this process may act; the debug state asks it from the start.
-  const source: { git?: OperatorGitSource } = {};
   const starting = hasGitSource(process.env, {})
     ? 'waiting for the first good revision of the modules repository'
     : 'loading the modules tree';
@@ -123,6 +135,8 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   logger.info('debug socket listening', { socket: config.debugUnixSocket });
   // ADDON_OPERATOR_HA: nothing acts (hooks, queues, Git polling, delivery) until this process leads.
   const elector = config.ha ? await lead(config, kube, { http, metrics, logger, stopping }) : undefined;
+  // Without ADDON_OPERATOR_HA the one process acts: it leads, for the alert on no leader (docs/monitoring.md).
+  if (!config.ha) metrics.haLeader(true);
   if (config.ha && elector === undefined) {
     logger.info('stopping while standing by');
     stopLiveTicks();
@@ -343,6 +357,12 @@ function localModulesTree(config: OperatorConfig): OperatorTree {
     globalHooksDir,
     sharedComponentRoots: componentRoots(undefined, config.modulesDirs),
   };
+}
+
+/** The webhook secret; a file is read at each request, so a rotated Secret is picked up. */
+function webhookSecretReader(secret: GitWebhookSecret): () => string {
+  if ('value' in secret) return () => secret.value;
+  return () => readFileSync(secret.file, 'utf8').replace(/\r?\n$/u, '');
 }
 
 type OperatorTree = Pick<PreparedTree, 'tree' | 'schemas' | 'globalHooksDir' | 'sharedComponentRoots'>;

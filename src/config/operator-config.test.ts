@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { loadOperatorConfig, OperatorConfigError } from './operator-config.ts';
 
 describe('operator configuration', () => {
@@ -116,5 +117,27 @@ describe('operator configuration', () => {
         (error: unknown) => error instanceof OperatorConfigError && message.test(error.message),
       );
     }
+  });
+
+  it('reads the Git webhook secret, or the file holding it, only beside a Git source', () => {
+    const base = { ADDON_OPERATOR_NAMESPACE: 'k', MODULES_GIT_URL: 'https://example.com/m.git' };
+    assert.equal(loadOperatorConfig(base).gitWebhookSecret, undefined);
+    assert.deepEqual(loadOperatorConfig({ ...base, KADDON_GIT_WEBHOOK_SECRET: 's3' }).gitWebhookSecret, {
+      value: 's3',
+    });
+    const file = fileURLToPath(import.meta.url);
+    assert.deepEqual(loadOperatorConfig({ ...base, KADDON_GIT_WEBHOOK_SECRET_FILE: file }).gitWebhookSecret, {
+      file,
+    });
+    const bad: [Record<string, string>, RegExp][] = [
+      [{ KADDON_GIT_WEBHOOK_SECRET_FILE: '/nowhere/secret' }, /the file '\/nowhere\/secret' does not exist/],
+      [{ KADDON_GIT_WEBHOOK_SECRET: 'a', KADDON_GIT_WEBHOOK_SECRET_FILE: file }, /is set together with/],
+      [{ KADDON_GIT_WEBHOOK_SECRET: 'a', MODULES_GIT_URL: '' }, /MODULES_GIT_URL is not/],
+    ];
+    for (const [env, message] of bad)
+      assert.throws(
+        () => loadOperatorConfig({ ...base, ...env }),
+        (error: unknown) => error instanceof OperatorConfigError && message.test(error.message),
+      );
   });
 });

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { KaddonError } from '../core/errors.ts';
 import { parseGoDuration } from '../hooks/go-duration.ts';
@@ -82,7 +83,14 @@ export interface OperatorConfig {
   readonly healthTimeoutMs: number;
   /** KADDON_MODULE_STATUS: Module objects, Events and health following; `off` keeps addon-operator's silence. */
   readonly moduleStatus: boolean;
+  /**
+   * KADDON_GIT_WEBHOOK_SECRET, or the file KADDON_GIT_WEBHOOK_SECRET_FILE names (read at each
+   * request): POST /hooks/git exists only with one (docs/git-webhook.md).
+   */
+  readonly gitWebhookSecret: GitWebhookSecret | undefined;
 }
+
+export type GitWebhookSecret = { readonly value: string } | { readonly file: string };
 
 /** A setting with a value that cannot be used, naming the variable or flag to fix. */
 export class OperatorConfigError extends KaddonError {
@@ -232,7 +240,35 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
     ),
     healthTimeoutMs: positiveDurationMs(get('health-timeout', ...names.healthTimeout), 5 * 60_000),
     moduleStatus: choice(['on', 'off'] as const, 'module-status', 'on', ...names.moduleStatus) === 'on',
+    gitWebhookSecret: gitWebhookSecret(env, get),
   };
+}
+
+/** Only one of the two settings, a file that exists, and a Git source for the webhook to trigger. */
+function gitWebhookSecret(
+  env: Source,
+  get: (flag: string, ...names: readonly string[]) => { name: string; value: string } | undefined,
+): GitWebhookSecret | undefined {
+  const value = get('git-webhook-secret', ...SETTING_NAMES.gitWebhookSecret);
+  const file = get('git-webhook-secret-file', ...SETTING_NAMES.gitWebhookSecretFile);
+  const found = value ?? file;
+  if (found === undefined) return undefined;
+  if (value !== undefined && file !== undefined)
+    throw new OperatorConfigError(file.name, `is set together with ${value.name}`, 'Set one of the two.');
+  if (!env.MODULES_GIT_URL)
+    throw new OperatorConfigError(
+      found.name,
+      'is set but MODULES_GIT_URL is not: the webhook has no Git source to trigger',
+      'Set MODULES_GIT_URL, or unset the webhook secret.',
+    );
+  if (file === undefined) return { value: found.value };
+  if (!existsSync(file.value))
+    throw new OperatorConfigError(
+      file.name,
+      `the file '${file.value}' does not exist`,
+      'Mount the secret there or correct the path.',
+    );
+  return { file: file.value };
 }
 
 function splitPaths(value: string): string[] {

@@ -40,6 +40,8 @@ export const SETTING_NAMES = {
   concurrentDeliveries: ['KADDON_CONCURRENT_DELIVERIES'],
   healthTimeout: ['KADDON_HEALTH_TIMEOUT'],
   moduleStatus: ['KADDON_MODULE_STATUS'],
+  gitWebhookSecret: ['KADDON_GIT_WEBHOOK_SECRET'],
+  gitWebhookSecretFile: ['KADDON_GIT_WEBHOOK_SECRET_FILE'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type SettingKey = keyof typeof SETTING_NAMES;

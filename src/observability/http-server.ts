@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { GIT_WEBHOOK_PATH, handleGitWebhook, type GitWebhookOptions } from './git-webhook-route.ts';
 import type { Logger } from './logger.ts';
 
 /** A registry's exposition: prom-client's Registry fits. */
@@ -19,6 +20,8 @@ export interface HttpServerOptions {
    */
   readonly sources: readonly MetricsSource[];
   readonly logger?: Logger | undefined;
+  /** POST /hooks/git, only when a webhook secret is set (docs/git-webhook.md); otherwise 404. */
+  readonly gitWebhook?: GitWebhookOptions | undefined;
 }
 
 export interface OperatorHttpServer {
@@ -35,9 +38,13 @@ export interface OperatorHttpServer {
   isReady(): boolean;
 }
 
+const GET_PATHS = new Set(['/healthz', '/readyz', '/metrics']);
 const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
 
-/** /metrics, /healthz (alive while the process runs), /readyz (after the first convergence). */
+/**
+ * /metrics, /healthz (alive while the process runs), /readyz (after the first convergence), and with
+ * a webhook secret /hooks/git.
+ */
 export function createHttpServer(options: HttpServerOptions): OperatorHttpServer {
   let ready = false;
   let server: Server | undefined;
@@ -45,13 +52,16 @@ export function createHttpServer(options: HttpServerOptions): OperatorHttpServer
   let standby: string | undefined;
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    if (request.method !== 'GET' && request.method !== 'HEAD') reply(response, 405, 'method not allowed\n');
+    if (path === GIT_WEBHOOK_PATH && options.gitWebhook !== undefined)
+      await handleGitWebhook(request, response, options.gitWebhook);
+    else if (!GET_PATHS.has(path)) reply(response, 404, 'not found\n');
+    else if (request.method !== 'GET' && request.method !== 'HEAD')
+      reply(response, 405, 'method not allowed\n');
     else if (path === '/healthz') reply(response, 200, 'ok\n');
     else if (path === '/readyz' && standby !== undefined) reply(response, 200, `${standby}\n`);
     else if (path === '/readyz')
       reply(response, ready ? 200 : 503, ready ? 'ok\n' : 'not ready: the first convergence is not done\n');
-    else if (path === '/metrics') reply(response, 200, await exposition(options.sources), PROMETHEUS_TEXT);
-    else reply(response, 404, 'not found\n');
+    else reply(response, 200, await exposition(options.sources), PROMETHEUS_TEXT);
   };
 
   return {
@@ -62,7 +72,7 @@ export function createHttpServer(options: HttpServerOptions): OperatorHttpServer
       new Promise((resolve, reject) => {
         const listening = createServer((request, response) => {
           handle(request, response).catch((error: unknown) => {
-            options.logger?.error('metrics request failed', { error: String(error) });
+            options.logger?.error('HTTP request failed', { error: String(error) });
             reply(response, 500, 'internal error\n');
           });
         });

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { BUCKETS_1MS_TO_10S, METRIC_CATALOG, type MetricKey } from './metrics-catalog.ts';
+import { PROCESS_METRIC_NAMES, registerProcessMetrics } from './process-metrics.ts';
 
 export type HookRunOutcome = 'success' | 'error' | 'allowed-error';
 
@@ -119,7 +120,11 @@ export function createOperatorMetrics(options: OperatorMetricsOptions): Operator
   );
   const made = Object.fromEntries(keys.map((key) => [key, instrument(key, options.prefix, registry)]));
   const m = made as unknown as Instruments;
-  const names = new Set(keys.map((key) => options.prefix + METRIC_CATALOG[key].name));
+  registerProcessMetrics(registry);
+  const names = new Set([
+    ...keys.map((key) => options.prefix + METRIC_CATALOG[key].name),
+    ...PROCESS_METRIC_NAMES,
+  ]);
   /** Each module's module_status_reason series now, so that a new reason replaces it. */
   const statusReasons = new Map<string, string>();
   return {

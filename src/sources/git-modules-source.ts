@@ -82,6 +82,12 @@ export class GitModulesSource {
   #running: Promise<SyncOutcome> | undefined;
   #loop: Promise<void> | undefined;
   #abort = new AbortController();
+  /** Aborted by `requestSync` to cut the poll's wait short. */
+  #wake = new AbortController();
+  /** A sync was asked for (a Git webhook) and has not started yet. */
+  #syncRequested = false;
+  /** When the poll loop last started a sync, in ms since the epoch. */
+  #lastSyncStart = 0;
 
   constructor(options: GitModulesSourceOptions) {
     this.#options = options;
@@ -133,19 +139,46 @@ export class GitModulesSource {
     return this.#running;
   }
 
+  /**
+   * Syncs now instead of at the next poll (a Git webhook, docs/git-webhook.md). Requests coalesce:
+   * any number of them while a sync runs, or within REQUESTED_SYNC_SPACING_MS of its start, make
+   * one more sync, started that long after the previous one.
+   */
+  requestSync(): void {
+    this.#syncRequested = true;
+    this.#wake.abort();
+  }
+
   async #poll(onNewRevision: OnNewRevision): Promise<void> {
     const { pollIntervalMs } = this.#options.config;
     const clock = this.#options.clock ?? systemClock;
     while (!this.#isStopped()) {
-      await sleep(
-        clock,
-        syncDelayMs(pollIntervalMs, this.#failures, this.#options.maxBackoffMs ?? 300_000),
-        this.#abort.signal,
-      );
+      if (!this.#syncRequested) {
+        this.#wake = new AbortController();
+        await sleep(
+          clock,
+          syncDelayMs(pollIntervalMs, this.#failures, this.#options.maxBackoffMs ?? 300_000),
+          AbortSignal.any([this.#abort.signal, this.#wake.signal]),
+        );
+      }
+      if (this.#syncRequested) await sleep(clock, this.#spacingLeftMs(), this.#abort.signal);
       if (this.#isStopped()) return;
+      const trigger = this.#syncRequested ? 'request' : 'poll';
+      this.#syncRequested = false;
+      this.#lastSyncStart = this.#nowMs();
       const outcome = await this.sync();
+      this.#options.logger.debug('git source: synced', { trigger, outcome: outcome.kind });
       if (outcome.kind === 'updated') await this.#notify(onNewRevision, outcome.revision);
     }
+  }
+
+  /** How long a requested sync still waits so that syncs start at most every REQUESTED_SYNC_SPACING_MS. */
+  #spacingLeftMs(): number {
+    return Math.max(0, this.#lastSyncStart + REQUESTED_SYNC_SPACING_MS - this.#nowMs());
+  }
+
+  #nowMs(): number {
+    return (this.#options.clock ?? systemClock).now();
   }
 
   #isStopped(): boolean {
@@ -282,6 +315,12 @@ export class GitModulesSource {
     return { sha, root, modulesDir: path.join(root, this.#options.config.subpath) };
   }
 }
+
+/**
+ * The least time between two syncs the loop starts when asked (webhooks): a burst of webhooks
+ * makes at most two syncs, and a flood of them cannot hammer the Git server.
+ */
+const REQUESTED_SYNC_SPACING_MS = 3_000;
 
 /** The file an error names, when it names one. */
 function fileOf(error: KaddonError): string | undefined {

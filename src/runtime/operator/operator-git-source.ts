@@ -103,6 +103,11 @@ export class OperatorGitSource implements ModulesTreeSource {
     return { ...status, lastError: status.lastError ?? this.#lastError, revisionInUse: this.#inUse };
   }
 
+  /** Fetches now instead of at the next poll (a Git webhook); bursts coalesce. */
+  requestSync(): void {
+    this.#source.requestSync();
+  }
+
   stop(): Promise<void> {
     return this.#source.stop();
   }
