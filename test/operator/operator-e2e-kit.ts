@@ -44,6 +44,8 @@ export interface OperatorEnvironmentOptions {
   readonly prefix: string;
   /** For the releases `stop()` uninstalls; helm client's default when not given. */
   readonly uninstallTimeoutSeconds?: number;
+  /** A cluster whose workloads progress (kube-controller-manager, kube-scheduler, KWOK). */
+  readonly withControllers?: boolean;
 }
 
 /** What differs between the operators the e2e tests start on one environment. */
@@ -74,7 +76,7 @@ export async function startOperatorEnvironment(
 ): Promise<OperatorEnvironment> {
   const { namespace } = options;
   const helmPath = (await ensureHelm()).helm;
-  const cluster = await startTestCluster();
+  const cluster = await startTestCluster({ withControllers: options.withControllers ?? false });
   const api = new KubeClient(connectionFromKubeconfig(cluster.kubeconfigPath));
   const helm = new HelmClient({ helmPath, kubeconfigPath: cluster.kubeconfigPath });
   await api.request('POST', '/api/v1/namespaces', {

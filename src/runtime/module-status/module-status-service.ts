@@ -36,6 +36,7 @@ export async function startModuleStatus(options: ModuleStatusServiceOptions): Pr
   const tracker = new ModuleStatusTracker({
     listeners: [new ModuleStatusPublisher({ objects, events, metrics: options.metrics })],
     healthTimeoutMs: options.healthTimeoutMs,
+    existing: objects?.known() ?? [],
   });
   const health = options.enabled
     ? new DeliveredHealth({

@@ -22,6 +22,8 @@ export interface ModuleStatusTrackerOptions {
   readonly listeners: readonly ModuleStatusListener[];
   /** KADDON_HEALTH_TIMEOUT, or the module's own `healthTimeout` (docs/module-status.md "Health"). */
   readonly healthTimeoutMs: (module: string) => number;
+  /** Modules with a Module object from an earlier run: removed by the first setModules unless in the tree. */
+  readonly existing?: readonly string[];
   readonly clock?: Clock;
 }
 
@@ -37,14 +39,19 @@ export class ModuleStatusTracker {
   readonly #published = new Map<string, string>();
   readonly #timers = new Map<string, () => void>();
   #gitRevision: string | undefined;
+  #existing: readonly string[];
 
   constructor(options: ModuleStatusTrackerOptions) {
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
+    this.#existing = options.existing ?? [];
   }
 
   /** The modules of the tree and which are enabled; modules gone from the tree lose their status. */
   setModules(all: readonly string[], enabled: readonly string[]): void {
+    for (const module of this.#existing)
+      if (!all.includes(module)) for (const listener of this.#options.listeners) listener.removed(module);
+    this.#existing = [];
     for (const module of [...this.#records.keys()])
       if (!all.includes(module)) {
         this.#records.delete(module);
