@@ -1,3 +1,5 @@
+import { backoffDelayMs, WATCH_BACKOFF } from '../core/backoff.ts';
+import { sleep, systemClock, type Clock } from '../core/clock.ts';
 import { errorMessage } from '../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -6,6 +8,9 @@ import { MODULE_CRD, MODULE_CRD_NAME, MODULE_GROUP, MODULE_VERSION, MODULES_PATH
 
 export type ModuleObjectsApi = Pick<KubeClient, 'request'>;
 
+/** Transient failures (429, 5xx, a lost connection) are retried: 0.5 s doubling to 30 s. */
+const RETRY_BACKOFF = WATCH_BACKOFF;
+const START_ATTEMPTS = 6;
 const CRD_PATH = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const MERGE_PATCH = 'application/merge-patch+json';
 
@@ -21,12 +26,15 @@ export class ModuleObjects {
   readonly #logger: Logger;
   readonly #pending = new Map<string, JsonObject | 'delete'>();
   readonly #uids = new Map<string, string>();
+  readonly #clock: Clock;
   #writing: Promise<void> | undefined;
   #off = false;
+  #failures = 0;
 
-  constructor(api: ModuleObjectsApi, logger: Logger) {
+  constructor(api: ModuleObjectsApi, logger: Logger, clock: Clock = systemClock) {
     this.#api = api;
     this.#logger = logger;
+    this.#clock = clock;
   }
 
   /** Whether status is being written (false once the API refused it). */
@@ -45,12 +53,23 @@ export class ModuleObjects {
    */
   async start(options: { manageCrd: boolean }): Promise<void> {
     if (options.manageCrd) await this.#ensureCrd();
-    try {
-      const list = await this.#api.request('GET', MODULES_PATH);
-      for (const item of Array.isArray(list.items) ? list.items.filter(isJsonObject) : [])
-        this.#remember(item);
-    } catch (error: unknown) {
-      this.#turnOff(error);
+    // A CRD just created answers 429 or 503 while its storage initializes: a few tries.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const list = await this.#api.request('GET', MODULES_PATH);
+        for (const item of Array.isArray(list.items) ? list.items.filter(isJsonObject) : [])
+          this.#remember(item);
+        return;
+      } catch (error: unknown) {
+        if (isRefusal(error) || attempt >= START_ATTEMPTS) {
+          this.#turnOff(error);
+          return;
+        }
+        await sleep(
+          this.#clock,
+          backoffDelayMs(attempt, RETRY_BACKOFF, () => this.#clock.random()),
+        );
+      }
     }
   }
 
@@ -79,7 +98,7 @@ export class ModuleObjects {
   #kick(): void {
     this.#writing ??= this.#drain().finally(() => {
       this.#writing = undefined;
-      if (this.#pending.size > 0 && !this.#off) this.#kick();
+      if (this.#pending.size > 0 && !this.#off && this.#failures === 0) this.#kick();
     });
   }
 
@@ -90,14 +109,26 @@ export class ModuleObjects {
       try {
         if (write === 'delete') await this.#delete(module);
         else await this.#writeStatus(module, write);
+        this.#failures = 0;
       } catch (error: unknown) {
         if (isRefusal(error)) {
           this.#turnOff(error);
           return;
         }
-        this.#logger.error('module status not written', { module, error: errorMessage(error) });
+        this.#logger.error('module status not written; trying again', { module, error: errorMessage(error) });
+        this.#retry(module, write);
       }
     }
+  }
+
+  /** Puts a failed write back, unless a newer one came meanwhile, and drains again after a pause. */
+  #retry(module: string, write: JsonObject | 'delete'): void {
+    if (!this.#pending.has(module)) this.#pending.set(module, write);
+    this.#failures += 1;
+    const delayMs = backoffDelayMs(this.#failures, RETRY_BACKOFF, () => this.#clock.random());
+    this.#clock.setTimer(() => {
+      this.#kick();
+    }, delayMs);
   }
 
   async #writeStatus(module: string, status: JsonObject): Promise<void> {
@@ -166,7 +197,7 @@ export class ModuleObjects {
       const status = isJsonObject(crd.status) ? crd.status : {};
       const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isJsonObject) : [];
       if (conditions.some((c) => c.type === 'Established' && c.status === 'True')) return;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await sleep(this.#clock, 100);
     }
   }
 

@@ -43,9 +43,22 @@ export interface RbacNeedsInput {
 }
 
 const READ = ['get', 'list', 'watch'];
-const DELIVER = ['get', 'list', 'create', 'update', 'patch', 'delete'];
+/** Deliver, and follow health and drift with list+watch (docs/module-status.md "Health"). */
+const DELIVER = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
 const RBAC_GROUP = 'rbac.authorization.k8s.io';
 const RBAC_KINDS = ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'];
+
+/**
+ * Module status (docs/module-status.md): the Module CRD created or updated at start, Module objects
+ * and their status, and Events about them, which live in `default` as Events about cluster-scoped
+ * objects must.
+ */
+const MODULE_STATUS_PERMISSIONS: readonly Permission[] = [
+  { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', verbs: ['get', 'create', 'update'] },
+  { group: 'kaddon.dev', resource: 'modules', verbs: ['get', 'list', 'create', 'delete'] },
+  { group: 'kaddon.dev', resource: 'modules/status', verbs: ['patch'] },
+  { group: 'events.k8s.io', resource: 'events', verbs: ['create', 'patch'], namespace: 'default' },
+];
 
 /**
  * Everything `kaddon operator` asks the API server for with this tree (docs/rbac.md): its own
@@ -58,6 +71,7 @@ export async function rbacNeeds(input: RbacNeedsInput): Promise<Permission[]> {
     { group: '', resource: 'configmaps', verbs: [...READ, 'create', 'update', 'patch'], namespace },
     { group: '', resource: 'secrets', verbs: [...DELIVER, 'watch'], namespace },
     { group: 'coordination.k8s.io', resource: 'leases', verbs: ['get', 'create', 'update'], namespace },
+    ...MODULE_STATUS_PERMISSIONS,
   ];
   const crdKinds = new Map<string, KindResource>();
   for (const module of input.tree.modules.filter((candidate) =>

@@ -58,6 +58,7 @@ describe('kaddon rbac', () => {
     assert.deepEqual(verbs(objects, 'ClusterRole', 'apps', 'deployments'), [
       'get',
       'list',
+      'watch',
       'create',
       'update',
       'patch',
@@ -71,13 +72,27 @@ describe('kaddon rbac', () => {
       'bind',
     ]);
     // Its own: the ConfigMap watched, Helm's release Secrets, the HA Lease, in its namespace.
-    assert.ok(verbs(objects, 'Role', '', 'configmaps', 'ops').includes('watch'));
-    assert.ok(verbs(objects, 'Role', '', 'secrets', 'ops').includes('watch'));
+    // (granted cluster-wide when the modules deliver the kind elsewhere too, as here)
+    const anywhere = (resource: string): string[] => [
+      ...verbs(objects, 'Role', '', resource, 'ops'),
+      ...verbs(objects, 'ClusterRole', '', resource),
+    ];
+    assert.ok(anywhere('configmaps').includes('watch'));
+    assert.ok(anywhere('secrets').includes('watch'));
     assert.deepEqual(verbs(objects, 'Role', 'coordination.k8s.io', 'leases', 'ops'), [
       'get',
       'create',
       'update',
     ]);
+    // Module status: Module objects and their status, the CRD, Events in `default`.
+    assert.deepEqual(verbs(objects, 'ClusterRole', 'kaddon.dev', 'modules'), [
+      'get',
+      'list',
+      'create',
+      'delete',
+    ]);
+    assert.deepEqual(verbs(objects, 'ClusterRole', 'kaddon.dev', 'modules/status'), ['patch']);
+    assert.deepEqual(verbs(objects, 'Role', 'events.k8s.io', 'events', 'default'), ['create', 'patch']);
     assert.equal(verbs(objects, 'ClusterRole', '', 'nodes').length, 0, 'nothing the tree does not use');
     const binding = objects.find((object) => object.kind === 'ClusterRoleBinding');
     assert.deepEqual(binding?.subjects, [{ kind: 'ServiceAccount', name: 'operator', namespace: 'ops' }]);
@@ -109,6 +124,7 @@ fi
     assert.deepEqual(verbs(objects, 'Role', 'apps', 'deployments', 'web'), [
       'get',
       'list',
+      'watch',
       'create',
       'update',
       'patch',
