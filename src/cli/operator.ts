@@ -257,6 +257,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
         operator.deliveryFailed(module, error);
       }),
       modulesSource: git,
+      failurePolicy: config.moduleFailurePolicy,
       status: moduleStatus.tracker,
       health: moduleStatus.health,
     },

@@ -81,6 +81,11 @@ export interface OperatorConfig {
   readonly resourcesMonitorIntervalMs: number;
   /** KADDON_HEALTH_TIMEOUT: how long delivered objects may stay unhealthy before Ready=False (docs/module-status.md). */
   readonly healthTimeoutMs: number;
+  /**
+   * KADDON_MODULE_FAILURE_POLICY: `isolate` retries a failed module in its own lane while the queue
+   * goes on; `block` keeps addon-operator's head-of-line retry (docs/lifecycle.md "Failure isolation").
+   */
+  readonly moduleFailurePolicy: 'isolate' | 'block';
   /** KADDON_MODULE_STATUS: Module objects, Events and health following; `off` keeps addon-operator's silence. */
   readonly moduleStatus: boolean;
   /**
@@ -239,6 +244,12 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
       RESOURCES_MONITOR_INTERVAL_MS,
     ),
     healthTimeoutMs: positiveDurationMs(get('health-timeout', ...names.healthTimeout), 5 * 60_000),
+    moduleFailurePolicy: choice(
+      ['isolate', 'block'] as const,
+      'module-failure-policy',
+      'isolate',
+      ...names.moduleFailurePolicy,
+    ),
     moduleStatus: choice(['on', 'off'] as const, 'module-status', 'on', ...names.moduleStatus) === 'on',
     gitWebhookSecret: gitWebhookSecret(env, get),
   };

@@ -39,6 +39,7 @@ export const SETTING_NAMES = {
   haRetryPeriod: ['KADDON_HA_RETRY_PERIOD'],
   concurrentDeliveries: ['KADDON_CONCURRENT_DELIVERIES'],
   healthTimeout: ['KADDON_HEALTH_TIMEOUT'],
+  moduleFailurePolicy: ['KADDON_MODULE_FAILURE_POLICY'],
   moduleStatus: ['KADDON_MODULE_STATUS'],
   gitWebhookSecret: ['KADDON_GIT_WEBHOOK_SECRET'],
   gitWebhookSecretFile: ['KADDON_GIT_WEBHOOK_SECRET_FILE'],

@@ -54,7 +54,11 @@ const RBAC_KINDS = ['Role', 'ClusterRole', 'RoleBinding', 'ClusterRoleBinding'];
  * objects must.
  */
 const MODULE_STATUS_PERMISSIONS: readonly Permission[] = [
-  { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', verbs: ['get', 'create', 'update'] },
+  {
+    group: 'apiextensions.k8s.io',
+    resource: 'customresourcedefinitions',
+    verbs: ['get', 'create', 'update'],
+  },
   { group: 'kaddon.dev', resource: 'modules', verbs: ['get', 'list', 'create', 'delete'] },
   { group: 'kaddon.dev', resource: 'modules/status', verbs: ['patch'] },
   { group: 'events.k8s.io', resource: 'events', verbs: ['create', 'patch'], namespace: 'default' },

@@ -28,8 +28,8 @@ let kubectl: string;
 /**
  * On a cluster whose workloads progress: `healthy` (a Deployment that rolls out), `stuck` (a
  * Deployment whose nodeSelector matches no node until its values say otherwise), `optional` (a
- * ConfigMap) and `broken` (a beforeHelm hook that fails until `broken.fixed`). `broken` comes last:
- * the main queue retries a failing module at its head (docs/lifecycle.md "Tasks and queues").
+ * ConfigMap) and `broken` (a beforeHelm hook that fails until `broken.fixed`), retried in its own
+ * lane while the others go on (the default KADDON_MODULE_FAILURE_POLICY=isolate).
  */
 before(async () => {
   env = await startOperatorEnvironment({
@@ -153,14 +153,14 @@ describe('Module objects, health and Events (against a cluster with controllers)
   it('a Deployment that cannot be scheduled turns into HealthCheckFailed naming it, after the health timeout', async () => {
     const ready = await waitForReason('stuck', 'HealthCheckFailed');
     assert.equal(ready.status, 'False');
-    assert.match((ready.message as string), new RegExp(`Deployment ${NAMESPACE}/stuck: `));
+    assert.match(ready.message as string, new RegExp(`Deployment ${NAMESPACE}/stuck: `));
     assert.equal((await eventsAbout('stuck', 'HealthCheckFailed')).length, 1);
   });
 
   it('a failing beforeHelm hook is HookFailed with its stderr, and its retries make one Event series', async () => {
     const ready = await waitForReason('broken', 'HookFailed');
     assert.equal(ready.status, 'False');
-    assert.match((ready.message as string), /broken: the setting broken\.fixed is missing/);
+    assert.match(ready.message as string, /broken: the setting broken\.fixed is missing/);
     // Retried with backoff (5 s, 10 s): wait for a second failure to be counted.
     const series = await eventually(operator, 'a second HookFailed occurrence', async () => {
       const events = await eventsAbout('broken', 'HookFailed');

@@ -94,6 +94,8 @@ describe('overlapping helm deliveries (KADDON_CONCURRENT_DELIVERIES)', () => {
         HELM_BIN_PATH: path.join(env.tree.root, 'helm-wrapper.sh'),
         KADDON_HELM_PATH: '',
         KADDON_CONCURRENT_DELIVERIES: String(LIMIT),
+        // The converge waits for a failed delivery under addon-operator's head-of-line policy.
+        KADDON_MODULE_FAILURE_POLICY: 'block',
       },
     });
     await waitReady(operator, env.port);

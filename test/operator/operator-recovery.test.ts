@@ -59,6 +59,8 @@ function startOperator(): E2eOperator {
     // The blocked upgrade of the crash scenario must not outlive the test if the kill is late.
     extraEnv: {
       HELM_TIMEOUT: '60s',
+      // addon-operator's head-of-line retry is what this file pins (docs/lifecycle.md "Failure isolation").
+      KADDON_MODULE_FAILURE_POLICY: 'block',
       ADDON_OPERATOR_CRD_EXTRA_LABELS: `heritage=${CRD_LABEL}`,
       GLOBAL_HOOKS_DIR: path.join(env.tree.root, 'global-hooks'),
     },

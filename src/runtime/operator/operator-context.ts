@@ -63,6 +63,8 @@ export interface OperatorContext {
   readonly deliveries?: DeliveryPool;
   /** Where new trees come from when the operator follows a Git repository (MODULES_GIT_URL). */
   readonly modulesSource?: ModulesTreeSource;
+  /** KADDON_MODULE_FAILURE_POLICY (docs/lifecycle.md "Failure isolation"); `block` when not given. */
+  readonly failurePolicy?: 'isolate' | 'block';
   /** Each module's state as a Ready condition: Module objects, Events, metrics (docs/module-status.md). */
   readonly status?: ModuleStatusTracker;
   /** Follows the health of what each module delivered (docs/module-status.md "Health"). */
@@ -109,6 +111,8 @@ export interface OperatorState {
   readonly absentReleases: Set<string>;
   /** Modules whose delivery left running failed: their next delivery is awaited by their run. */
   readonly failedDeliveries: Set<string>;
+  /** Modules failing in their own lane (isolate policy), with their failures in a row. */
+  readonly isolatedFailures: Map<string, number>;
 }
 
 export function initialOperatorState(): OperatorState {
@@ -125,5 +129,6 @@ export function initialOperatorState(): OperatorState {
     resourcesMissing: new Set(),
     absentReleases: new Set(),
     failedDeliveries: new Set(),
+    isolatedFailures: new Map(),
   };
 }

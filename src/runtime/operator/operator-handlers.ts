@@ -1,3 +1,4 @@
+import { backoffDelayMs, TASK_RETRY_BACKOFF } from '../../core/backoff.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { moduleValuesKey } from '../../core/module-name.ts';
 import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
@@ -21,6 +22,25 @@ export interface HandlerEvents {
   readonly isQueued: (type: 'ConvergeModules' | 'ModuleRun', module?: string) => boolean;
   /** Drops the queued tasks of a converge in progress, except the task `keep`. */
   readonly removeConvergeTasks: (keep: string) => void;
+  /** KADDON_MODULE_FAILURE_POLICY=isolate: queues a ModuleRun of `module` after `delayMs`, in its own lane. */
+  readonly retryLater: (module: string, delayMs: number) => void;
+}
+
+/**
+ * KADDON_MODULE_FAILURE_POLICY=isolate (docs/lifecycle.md "Failure isolation"): the failed run leaves
+ * the main queue, so the modules behind it go on, and the module is run again after the queue's
+ * backoff (5, 10, 20, 30 s) at the queue's tail, until a run succeeds or another change runs it.
+ */
+function isolateFailure(ctx: OperatorContext, events: HandlerEvents, module: string, error: unknown): void {
+  const failures = (ctx.state.isolatedFailures.get(module) ?? 0) + 1;
+  ctx.state.isolatedFailures.set(module, failures);
+  const delayMs = backoffDelayMs(failures, TASK_RETRY_BACKOFF);
+  ctx.logger.error(`module ${module} failed; retried in ${delayMs / 1000} s while the others go on`, {
+    module,
+    failures,
+    error: errorMessage(error),
+  });
+  events.retryLater(module, delayMs);
 }
 
 /**
@@ -35,7 +55,10 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
       await ctx.deliveries?.settle();
       if (phase === 'AfterAll') {
         // A delivery left running that failed is run again, awaited, before the converge can end.
-        const failed = ctx.state.enabledModules.filter((module) => ctx.state.failedDeliveries.has(module));
+        // An isolated module is retried in its own lane, not here (docs/lifecycle.md "Failure isolation").
+        const failed = ctx.state.enabledModules.filter(
+          (module) => ctx.state.failedDeliveries.has(module) && !ctx.state.isolatedFailures.has(module),
+        );
         if (failed.length > 0) {
           const now = events.now();
           return success({
@@ -63,12 +86,20 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
       const module = task.metadata.module;
       if (module === undefined || !ctx.state.enabledModules.includes(module)) return success();
       // The converge's event (OperatorStartup, ReloadAllModules…) is the activation label.
-      const changed = await runModule(
-        ctx,
-        module,
-        task.payload.isReloadAll ? (task.metadata.event ?? 'ModuleRun') : 'ModuleRun',
-        (other) => events.isQueued('ModuleRun', other),
-      );
+      let changed: string[];
+      try {
+        changed = await runModule(
+          ctx,
+          module,
+          task.payload.isReloadAll ? (task.metadata.event ?? 'ModuleRun') : 'ModuleRun',
+          (other) => events.isQueued('ModuleRun', other),
+        );
+      } catch (error: unknown) {
+        if (ctx.failurePolicy !== 'isolate') throw error;
+        isolateFailure(ctx, events, module, error);
+        return success();
+      }
+      ctx.state.isolatedFailures.delete(module);
       // docs/architecture.md cross-module composition: a module whose slice this run changed runs too.
       const now = events.now();
       return success({

@@ -28,6 +28,8 @@ export class Operator {
   readonly #options: OperatorOptions;
   readonly #queues: TaskQueueSet;
   #watch: ConfigMapWatch | undefined;
+  readonly #retries = new Map<string, () => void>();
+  #stopping = false;
 
   constructor(ctx: OperatorContext, options: OperatorOptions) {
     this.#ctx = ctx;
@@ -59,6 +61,9 @@ export class Operator {
         now: () => Date.now(),
         removeConvergeTasks: (keep) => {
           this.#queues.remove((task) => task.id !== keep && isConvergeTask(task), [MAIN_QUEUE]);
+        },
+        retryLater: (module, delayMs) => {
+          this.#retryLater(module, delayMs);
         },
         isQueued: (type, module) =>
           this.#queues.find(type, (task) => module === undefined || task.metadata.module === module) !==
@@ -164,7 +169,22 @@ export class Operator {
   }
 
   /** Graceful stop: no new tasks, the running handler is aborted and awaited, watches stopped. */
+  /** A ModuleRun of `module` at the tail after `delayMs`, unless one is queued by then. */
+  #retryLater(module: string, delayMs: number): void {
+    this.#retries.get(module)?.();
+    const cancel = this.#queues.clock.setTimer(() => {
+      this.#retries.delete(module);
+      if (this.#stopping || !this.#ctx.state.enabledModules.includes(module)) return;
+      if (this.#queues.find('ModuleRun', (task) => task.metadata.module === module) !== undefined) return;
+      this.#queues.addLast(moduleRunTask(module, 'retry after failure', Date.now()));
+    }, delayMs);
+    this.#retries.set(module, cancel);
+  }
+
   async stop(): Promise<void> {
+    this.#stopping = true;
+    for (const cancel of this.#retries.values()) cancel();
+    this.#retries.clear();
     await this.#ctx.modulesSource?.stop();
     await this.#watch?.stop();
     await this.#queues.stop();
