@@ -80,6 +80,9 @@ export const METRIC_CATALOG = {
   moduleRenderSeconds: spec('module_render_seconds', 'histogram', ['module'], 'Time to render the manifests of a module.'),
   moduleUnresolvedVars: spec('module_unresolved_var_references', 'gauge', ['module'], 'Unresolved $(var) references left in the last render of a module.'),
 
+  // kaddon's own: helm calls under way, so that a hanging one is named (docs/lifecycle.md "Failure isolation").
+  helmOperationRunning: spec('helm_operation_running_seconds', 'gauge', ['module', 'operation'], 'Age of each helm call running now.'),
+
   // kaddon's own: module status (docs/module-status.md).
   moduleReady: spec('module_ready', 'gauge', ['module'], '1 while the module is Ready (delivered and healthy), 0 otherwise.'),
   moduleStatusReason: spec('module_status_reason', 'gauge', ['module', 'reason'], "1 for the reason of the module's Ready condition now."),

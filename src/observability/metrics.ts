@@ -66,6 +66,8 @@ export interface OperatorMetrics {
   moduleRun(module: string, seconds: number): void;
   moduleHelm(module: string, activation: string, seconds: number): void;
   helmOperation(labels: { module: string; activation: string; operation: string }, seconds: number): void;
+  /** A helm call started: helm_operation_running_seconds shows its age until the returned function is called. */
+  helmOperationStarted(module: string, operation: string): () => void;
   convergence(activation: string, seconds: number): void;
   queueLength(queue: string, length: number): void;
   taskWaited(labels: TaskLabels, seconds: number): void;
@@ -127,6 +129,14 @@ export function createOperatorMetrics(options: OperatorMetricsOptions): Operator
   ]);
   /** Each module's module_status_reason series now, so that a new reason replaces it. */
   const statusReasons = new Map<string, string>();
+  /** The helm calls running now and when each started; their ages are set at each scrape. */
+  const runningHelm = new Map<string, { module: string; operation: string; since: number }>();
+  // prom-client calls a gauge's `collect` before each scrape; the option is only typed for the constructor.
+  (m.helmOperationRunning as { collect?: () => void }).collect = () => {
+    const now = performance.now();
+    for (const { module, operation, since } of runningHelm.values())
+      m.helmOperationRunning.set({ module, operation }, (now - since) / 1000);
+  };
   return {
     registry,
     isBuiltIn: (name) => names.has(name),
@@ -159,6 +169,14 @@ export function createOperatorMetrics(options: OperatorMetricsOptions): Operator
     },
     helmOperation({ module, activation, operation }, seconds) {
       m.helmOperationSeconds.observe({ module, activation, operation }, seconds);
+    },
+    helmOperationStarted(module, operation) {
+      const key = `${module}\0${operation}`;
+      runningHelm.set(key, { module, operation, since: performance.now() });
+      return () => {
+        runningHelm.delete(key);
+        m.helmOperationRunning.remove({ module, operation });
+      };
     },
     convergence(activation, seconds) {
       m.convergenceSeconds.inc({ activation }, seconds);

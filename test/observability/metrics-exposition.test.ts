@@ -68,6 +68,8 @@ function recordEverything(metrics: OperatorMetrics): void {
   metrics.gitRevision('0123456789abcdef0123456789abcdef01234567');
   metrics.gitSyncSucceeded(1_700_000_000);
   metrics.gitSyncError();
+  metrics.moduleStatus('echo', { ready: false, reason: 'HookFailed' });
+  metrics.helmOperationStarted('echo', 'deliver');
 }
 
 describe('/metrics exposition', () => {

@@ -1,3 +1,4 @@
+import { systemClock } from '../../core/clock.ts';
 import type { Resource } from '../../core/resource.ts';
 import { moduleOwner } from '../../core/values.ts';
 import { stringifyYamlStream } from '../../core/yaml.ts';
@@ -113,6 +114,7 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
   const knownAbsent = ctx.state.absentReleases.has(module);
   // Asked once: a failed install is retried with helm's own answer.
   ctx.state.absentReleases.delete(module);
+  const running = followLongHelm(ctx, module);
   try {
     outcome = await deliverModule(
       { module, namespace: ctx.namespace, manifest, resourcesMissing, knownAbsent },
@@ -124,6 +126,7 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
       { unchanged: outcome.outcome === 'unchanged' },
     );
   } finally {
+    running();
     ctx.resources?.resume(module);
   }
   const seconds = (performance.now() - helmStartedAt) / 1000;
@@ -151,6 +154,34 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
   ctx.state.checksums.set(module, outcome.checksum);
   ctx.state.resourcesMissing.delete(module);
   ctx.state.failedDeliveries.delete(module);
+}
+
+/** How often a helm call still running is named in the log. */
+const LONG_HELM_LOG_MS = 60_000;
+
+/**
+ * A delivery's helm calls, named while they run (docs/lifecycle.md "Failure isolation"): the
+ * helm_operation_running_seconds metric, and a log line each minute until they end.
+ */
+function followLongHelm(ctx: OperatorContext, module: string): () => void {
+  const done = ctx.metrics.helmOperationStarted(module, 'deliver');
+  const startedAt = performance.now();
+  let cancel = (): void => undefined;
+  const arm = (): void => {
+    cancel = systemClock.setTimer(() => {
+      ctx.logger.info('helm is still running', {
+        module,
+        seconds: Math.round((performance.now() - startedAt) / 1000),
+        timeoutSeconds: ctx.helmTimeoutSeconds,
+      });
+      arm();
+    }, LONG_HELM_LOG_MS);
+  };
+  arm();
+  return () => {
+    cancel();
+    done();
+  };
 }
 
 /**
