@@ -38,6 +38,8 @@ export class ModuleStatusTracker {
   readonly #records = new Map<string, ModuleRecord>();
   readonly #published = new Map<string, string>();
   readonly #timers = new Map<string, () => void>();
+  /** Modules whose last health Event was HealthCheckFailed. */
+  readonly #healthFailed = new Set<string>();
   #gitRevision: string | undefined;
   #existing: readonly string[];
 
@@ -180,17 +182,19 @@ export class ModuleStatusTracker {
     this.#timers.delete(module);
   }
 
+  /** HealthCheckFailed when it starts; Healthy when Ready comes back after one, however it came back. */
   #healthEvent(module: string, before: ReadyState): void {
     const after = this.readyState(module);
     if (after === undefined || after.reason === before.reason) return;
-    if (after.reason === 'HealthCheckFailed')
+    if (after.reason === 'HealthCheckFailed') {
+      this.#healthFailed.add(module);
       this.#event(module, {
         type: 'Warning',
         reason: 'HealthCheckFailed',
         action: 'HealthCheck',
         note: after.message,
       });
-    else if (before.reason === 'HealthCheckFailed' && after.status === 'True')
+    } else if (after.status === 'True' && this.#healthFailed.delete(module))
       this.#event(module, { type: 'Normal', reason: 'Healthy', action: 'HealthCheck', note: after.message });
   }
 
