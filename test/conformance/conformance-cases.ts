@@ -23,21 +23,6 @@ const ownWording: Record<string, string> = {
 };
 
 /**
- * Cases whose objects kaddon prints equal but whose text differs in a corner of go-yaml v2's emitter
- * (docs/differences-from-kustomize.md "Output text"): long plain scalars folded past 80 columns, a
- * lone `'`, a literal block with trailing spaces or holding only a newline. Only these are compared
- * by value; every other case is compared byte for byte too.
- */
-const emitterCorners = new Set([
-  'baseandoverlaymedium-TestMediumOverlay',
-  'configmaps-TestDataIsSingleQuote',
-  'configmaps-TestGeneratorBasics',
-  'configmaps-TestGeneratorRepeatsInKustomization',
-  'originannotation-TestGeneratorWithAnnoOrigin',
-  'variableref-TestVarRefBig',
-]);
-
-/**
  * Cases kaddon does not reproduce, each listed with its reason in docs/differences-from-kustomize.md;
  * they are skipped with that reason rather than asserted wrong.
  */
@@ -82,7 +67,7 @@ export async function checkCase(dir: string, spec: ConformanceCase, name: string
     const expectedText = readFileSync(path.join(dir, 'expected.yaml'), 'utf8');
     assert.deepEqual(readYamlStream(run.stdout), readYamlStream(expectedText));
     // The same objects, and printed as kubectl prints them: users diff the two outputs.
-    if (!emitterCorners.has(name)) assert.equal(run.stdout, expectedText);
+    assert.equal(run.stdout, expectedText);
     return;
   }
   assert.equal(run.code, 1, `expected a failure, got exit ${run.code}:\n${run.stdout}${run.stderr}`);
