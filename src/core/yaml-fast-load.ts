@@ -58,7 +58,7 @@ export function loadPlainYaml(
   lastKeyWins: boolean,
   limits: YamlLimits,
 ): YamlDocument[] | undefined {
-  if (LIBRARY_ONLY.test(text)) return undefined;
+  if (LIBRARY_ONLY.test(text) || mayEndInBlockScalar(text)) return undefined;
   const maxDepth = limits.depth;
   const scan = new NodeScan(text, limits.aliases);
   // maxDepth is js-yaml 4.3's bound on its recursion; @types/js-yaml predates it.
@@ -86,6 +86,15 @@ export function loadPlainYaml(
     out.push({ value, line: scan.lines[index] ?? 1 });
   }
   return out;
+}
+
+/**
+ * A text whose last line, with no line break after it, may belong to a block scalar: go-yaml v3
+ * then gives the scalar no final line break (the YAML spec's clipping keeps a break only "if
+ * any"), where both JavaScript libraries add one. Such texts go to the `yaml` library, which yaml.ts then corrects.
+ */
+export function mayEndInBlockScalar(text: string): boolean {
+  return text !== '' && !text.endsWith('\n') && /[|>]/.test(text);
 }
 
 /** The `yaml` library's bounds as kaddon sets them (yaml.ts). */

@@ -9,8 +9,9 @@ import {
   type ScalarTag,
   type Tags,
 } from 'yaml';
+import { isDeepStrictEqual } from 'node:util';
 import { ParseError } from './errors.ts';
-import { loadPlainYaml } from './yaml-fast-load.ts';
+import { loadPlainYaml, mayEndInBlockScalar } from './yaml-fast-load.ts';
 import { resolvePlainScalar } from './plain-scalar.ts';
 import { printBlockDocument } from './yaml-block-printer.ts';
 import { isYaml11NonString } from './go-yaml-scalar.ts';
@@ -51,7 +52,7 @@ export function parseYamlDocuments(
   expansion?: YamlExpansion,
   options: YamlParseOptions = {},
 ): YamlDocument[] {
-  if (!(expansion && text.includes('$')) && !mayEndInBlockScalar(text)) {
+  if (!(expansion && text.includes('$'))) {
     const loaded = loadPlainYaml(text, options.duplicateKeys === 'last-wins', YAML_LIMITS);
     if (loaded !== undefined) return loaded;
   }
@@ -101,15 +102,6 @@ export function parseWithLibrary(
     out.push({ value, line });
   }
   return out;
-}
-
-/**
- * A text whose last line, with no line break after it, may belong to a block scalar: go-yaml v3
- * then gives the scalar no final line break (the YAML spec's clipping keeps a break only "if
- * any"), where both JavaScript libraries add one. Such texts go to the `yaml` library.
- */
-function mayEndInBlockScalar(text: string): boolean {
-  return text !== '' && !text.endsWith('\n') && /[|>]/.test(text);
 }
 
 /** Removes the line break the library added to a block scalar that ends the text. */
@@ -292,19 +284,40 @@ export function stringifyYaml(value: JsonValue): string {
     const printed = printBlockDocument(value);
     if (printed !== undefined) return printed;
   }
-  return stringifyWithLibrary(value);
+  return stringifyReadably(value);
+}
+
+/**
+ * The `yaml` library's printing, checked: it can fold a string into a block scalar that reads back
+ * as another string (docs/yaml-library-folding-bug.md). What does not read back the same is printed
+ * again with every multi-line string double-quoted with JSON escapes and nothing folded, and, should
+ * that fail too, as JSON, which YAML reads as it is.
+ */
+function stringifyReadably(value: JsonValue): string {
+  const printed = stringifyWithLibrary(value);
+  if (readsBack(printed, value)) return printed;
+  const unfolded = stringifyWithLibrary(value, true);
+  return readsBack(unfolded, value) ? unfolded : `${JSON.stringify(value)}\n`;
+}
+
+function readsBack(printed: string, value: JsonValue): boolean {
+  const read = parseYamlDocuments(printed, 'printed')[0]?.value ?? null;
+  return isDeepStrictEqual(read, JSON.parse(JSON.stringify(value)));
 }
 
 /** The `yaml` library's printing in kustomize's style; the reference that printBlockDocument follows. */
-export function stringifyWithLibrary(value: unknown): string {
+export function stringifyWithLibrary(value: unknown, unfolded = false): string {
   const doc = new Document(value, { version: '1.1', aliasDuplicateObjects: false, sortMapEntries: true });
   visit(doc, {
     Scalar(_key, node) {
-      if (typeof node.value === 'string' && isYaml11NonString(node.value)) node.type = 'QUOTE_DOUBLE';
+      if (typeof node.value !== 'string') return;
+      if (isYaml11NonString(node.value) || (unfolded && node.value.includes('\n')))
+        node.type = 'QUOTE_DOUBLE';
     },
   });
   return doc.toString({
-    lineWidth: 80,
+    lineWidth: unfolded ? 0 : 80,
+    doubleQuotedAsJSON: unfolded,
     minContentWidth: 0,
     indentSeq: false,
     singleQuote: true,
