@@ -55,6 +55,7 @@ export default tseslint.config(
       'dist/**',
       'node_modules/**',
       'bench/out/**',
+      'test/conformance/corpus/**',
       'examples/**',
       'components/**',
       'eslint.config.js',

@@ -5,20 +5,26 @@ import { parseArgs } from 'node:util';
 import { KaddonError } from '../src/core/errors.ts';
 import { UsageError } from '../src/cli/usage-error.ts';
 import { compileKaddon } from './compile-kaddon.ts';
+import { benchRealWorld, summarize } from './corpus-bench.ts';
 import { compareObjectOrder, compareObjectStreams, parseObjectStream } from './compare-object-streams.ts';
 import { generateTree, removeTree, type GeneratedTree } from './generate-tree.ts';
 import { runBuild, timeBuildCommand, timeInProcess, type BuildCommand } from './measure-build.ts';
 import { formatGrowthTable, formatTimingTable, type SizeTiming } from './results-table.ts';
 
 const usage = `Usage: npm run bench -- [--sizes 100,300,600,1200] [--runs 3]
+       npm run bench -- --corpus real-world [--only TEXT] [--runs 3]
 
 Builds generated kustomization trees of about each size (objects) with \`kubectl kustomize\`
 and kaddon, checks that both print the same objects, and prints median wall times. kaddon's
-process runs src/ bundled by scripts/build.mjs into bench/out/dist at the start of the run, as the package runs it.`;
+process runs src/ bundled by scripts/build.mjs into bench/out/dist at the start of the run, as the package runs it.
+With --corpus real-world it times both tools on every tree of test/conformance/corpus/real-world
+(or those whose name contains --only) and prints each ratio kaddon/kubectl.`;
 
 interface BenchOptions {
   readonly sizes: readonly number[];
   readonly runs: number;
+  readonly corpus?: string;
+  readonly only?: string;
 }
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -27,16 +33,25 @@ const kubectl: BuildCommand = { file: 'kubectl', args: ['kustomize'], cwd: repoR
 function parseOptions(argv: readonly string[]): BenchOptions {
   const values = parseFlags(argv);
   const sizes = values.sizes.split(',').map((size) => parsePositive(size, '--sizes'));
-  return { sizes, runs: parsePositive(values.runs, '--runs') };
+  if (values.corpus !== undefined && values.corpus !== 'real-world')
+    throw new UsageError(`--corpus takes 'real-world', not '${values.corpus}'`, usage);
+  return { sizes, runs: parsePositive(values.runs, '--runs'), corpus: values.corpus, only: values.only };
 }
 
-function parseFlags(argv: readonly string[]): { sizes: string; runs: string } {
+function parseFlags(argv: readonly string[]): {
+  sizes: string;
+  runs: string;
+  corpus?: string;
+  only?: string;
+} {
   try {
     return parseArgs({
       args: [...argv],
       options: {
         sizes: { type: 'string', default: '100,300,600,1200' },
         runs: { type: 'string', default: '3' },
+        corpus: { type: 'string' },
+        only: { type: 'string' },
       },
     }).values;
   } catch (error: unknown) {
@@ -132,6 +147,14 @@ function runBench(argv: readonly string[]): void {
   const options = parseOptions(argv);
   const withKubectl = isKubectlInstalled();
   const kaddon = compileKaddon(repoRoot);
+  if (options.corpus !== undefined) {
+    if (!withKubectl) throw new UsageError('--corpus compares with kubectl, which is not on PATH', usage);
+    console.log(
+      `real-world corpus, kubectl kustomize vs kaddon (bench/out/dist), median of ${String(options.runs)} runs`,
+    );
+    console.log(`\n${summarize(benchRealWorld(kaddon, kubectl, options.runs, options.only))}`);
+    return;
+  }
   console.log(describeSetup(options, withKubectl));
   const rows = options.sizes.map((size) => benchSize(size, options, kaddon, withKubectl));
   console.log(`\nwall seconds (median) and microseconds per object\n${formatTimingTable(rows, withKubectl)}`);

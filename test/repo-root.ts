@@ -6,9 +6,10 @@ export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 
 /**
  * The cases folder of a recorded kustomize corpus kept in the repository as test data:
- * `kustomize` (kaddon's own corpus) or `kustomize-krusty` (cases from kustomize's own tests).
+ * `kustomize` (kaddon's own corpus), `kustomize-krusty` (cases from kustomize's own tests) or
+ * `real-world` (public projects' trees, one case folder per project).
  * test/conformance/corpus/<name>/README.md says how each was recorded.
  */
-export function corpusCasesDir(name: 'kustomize' | 'kustomize-krusty'): string {
+export function corpusCasesDir(name: 'kustomize' | 'kustomize-krusty' | 'real-world'): string {
   return path.join(repoRoot, 'test/conformance/corpus', name, 'cases');
 }

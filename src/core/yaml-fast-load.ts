@@ -1,43 +1,27 @@
 import jsyaml from 'js-yaml';
 import type { JsonValue } from './json.ts';
+import { resolvePlainScalar } from './plain-scalar.ts';
 import type { YamlDocument } from './yaml.ts';
 
-/** What `.inf` and `.nan` construct: JSON holds neither, so the document goes to the `yaml` library. */
+/** What `.inf` and `.nan` construct: JSON holds neither, so the document goes to the `yaml` library, which says so. */
 const NOT_JSON = Object.freeze({ notJson: true });
 
 /**
- * The YAML 1.2 core schema exactly as the `yaml` library resolves plain scalars (its
- * schema/core tags), so that both libraries read the same text as the same values: js-yaml's own
- * core schema also accepts `1_000`, `0b101` and signed hexadecimals.
+ * Plain scalars typed as go-yaml v3 types them (plain-scalar.ts), as the `yaml` library is told to
+ * type them too (yaml.ts), so that both libraries read the same text as the same values.
  */
-const CORE_SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
+const GO_YAML_SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
   implicit: [
-    scalarType('null', [[/^(?:~|[Nn]ull|NULL)?$/, () => null]]),
-    scalarType('bool', [[/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (text) => text[0] === 't' || text[0] === 'T']]),
-    scalarType('int', [
-      [/^0o[0-7]+$/, (text) => parseInt(text.slice(2), 8)],
-      [/^[-+]?[0-9]+$/, (text) => parseInt(text, 10)],
-      [/^0x[0-9a-fA-F]+$/, (text) => parseInt(text.slice(2), 16)],
-    ]),
-    scalarType('float', [
-      [/^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/, () => NOT_JSON],
-      [/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, (text) => parseFloat(text)],
-      [/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, (text) => parseFloat(text)],
-    ]),
+    new jsyaml.Type('tag:yaml.org,2002:plain', {
+      kind: 'scalar',
+      resolve: (text: string | null) => resolvePlainScalar(text ?? '') !== undefined,
+      construct: (text: string | null) => {
+        const resolved = resolvePlainScalar(text ?? '');
+        return resolved !== undefined && 'value' in resolved ? resolved.value : NOT_JSON;
+      },
+    }),
   ],
 });
-
-type ScalarForm = readonly [pattern: RegExp, construct: (text: string) => unknown];
-
-/** One js-yaml type per tag (js-yaml keeps only the last of a tag), trying each form in turn. */
-function scalarType(name: string, forms: readonly ScalarForm[]): jsyaml.Type {
-  const formOf = (text: string): ScalarForm | undefined => forms.find(([pattern]) => pattern.test(text));
-  return new jsyaml.Type(`tag:yaml.org,2002:${name}`, {
-    kind: 'scalar',
-    resolve: (text: string | null) => formOf(text ?? '') !== undefined,
-    construct: (text: string | null) => formOf(text ?? '')?.[1](text ?? ''),
-  });
-}
 
 /**
  * Text the fast path leaves to the `yaml` library, each found by differential testing
@@ -74,12 +58,12 @@ export function loadPlainYaml(
   lastKeyWins: boolean,
   limits: YamlLimits,
 ): YamlDocument[] | undefined {
-  if (LIBRARY_ONLY.test(text)) return undefined;
+  if (LIBRARY_ONLY.test(text) || mayEndInBlockScalar(text)) return undefined;
   const maxDepth = limits.depth;
   const scan = new NodeScan(text, limits.aliases);
   // maxDepth is js-yaml 4.3's bound on its recursion; @types/js-yaml predates it.
   const options: jsyaml.LoadOptions & { maxDepth: number } = {
-    schema: CORE_SCHEMA,
+    schema: GO_YAML_SCHEMA,
     json: lastKeyWins,
     maxDepth: maxDepth + 1,
     listener: (event, state) => {
@@ -102,6 +86,15 @@ export function loadPlainYaml(
     out.push({ value, line: scan.lines[index] ?? 1 });
   }
   return out;
+}
+
+/**
+ * A text whose last line, with no line break after it, may belong to a block scalar: go-yaml v3
+ * then gives the scalar no final line break (the YAML spec's clipping keeps a break only "if
+ * any"), where both JavaScript libraries add one. Such texts go to the `yaml` library, which yaml.ts then corrects.
+ */
+export function mayEndInBlockScalar(text: string): boolean {
+  return text !== '' && !text.endsWith('\n') && /[|>]/.test(text);
 }
 
 /** The `yaml` library's bounds as kaddon sets them (yaml.ts). */

@@ -1,7 +1,20 @@
-import { Document, isCollection, isPair, LineCounter, parseAllDocuments, visit, type Node } from 'yaml';
+import {
+  Document,
+  isCollection,
+  isPair,
+  LineCounter,
+  parseAllDocuments,
+  visit,
+  type Node,
+  type ScalarTag,
+  type Tags,
+} from 'yaml';
+import { isDeepStrictEqual } from 'node:util';
 import { ParseError } from './errors.ts';
-import { loadPlainYaml } from './yaml-fast-load.ts';
-import { printBlockDocument, type ScalarStyler } from './yaml-block-printer.ts';
+import { loadPlainYaml, mayEndInBlockScalar } from './yaml-fast-load.ts';
+import { resolvePlainScalar } from './plain-scalar.ts';
+import { printBlockDocument } from './yaml-block-printer.ts';
+import { isYaml11NonString } from './go-yaml-scalar.ts';
 import { expandVars, VarTypeError, type VarLookup } from './var-expansion.ts';
 import type { JsonObject, JsonValue } from './json.ts';
 
@@ -59,7 +72,12 @@ export function parseWithLibrary(
 ): YamlDocument[] {
   const lineCounter = new LineCounter();
   const uniqueKeys = options.duplicateKeys !== 'last-wins';
-  const documents = parseAllDocuments(text, { uniqueKeys, lineCounter, prettyErrors: false });
+  const documents = parseAllDocuments(text, {
+    uniqueKeys,
+    lineCounter,
+    prettyErrors: false,
+    customTags: withGoYamlTyping,
+  });
   const out: YamlDocument[] = [];
   for (const doc of documents) {
     const error = doc.errors[0];
@@ -76,6 +94,7 @@ export function parseWithLibrary(
     if (doc.contents === null) continue;
     const line = lineCounter.linePos(nodeStart(doc.contents)).line;
     checkDepth(doc.contents, file, line);
+    if (mayEndInBlockScalar(text)) clipLastBlockScalar(doc, text.length);
     if (expansion && text.includes('$'))
       expandDocument(doc, expansion, (node) => lineCounter.linePos(nodeStart(node)).line, file);
     const value = toJson(doc, file, line);
@@ -83,6 +102,49 @@ export function parseWithLibrary(
     out.push({ value, line });
   }
   return out;
+}
+
+/** Removes the line break the library added to a block scalar that ends the text. */
+function clipLastBlockScalar(doc: Document.Parsed, textLength: number): void {
+  visit(doc, {
+    Scalar(_key, node) {
+      const isBlock = node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED';
+      if (!isBlock || node.range?.[1] !== textLength || typeof node.value !== 'string') return;
+      if (node.value.endsWith('\n')) node.value = node.value.slice(0, -1);
+    },
+  });
+}
+
+/** A RegExp whose test is go-yaml v3's: the `yaml` library asks a tag's `test` which plain scalars are its own. */
+class GoYamlPlainTest extends RegExp {
+  override test(text: string): boolean {
+    return resolvePlainScalar(text) !== undefined;
+  }
+}
+
+/**
+ * Plain scalars typed as kustomize types them (plain-scalar.ts). An infinity or NaN is refused, as
+ * kustomize refuses it when it writes the object as JSON.
+ */
+const GO_YAML_PLAIN: ScalarTag = {
+  tag: 'tag:yaml.org,2002:plain',
+  default: true,
+  test: new GoYamlPlainTest(''),
+  resolve(text, onError) {
+    const resolved = resolvePlainScalar(text);
+    if (resolved === undefined) return text;
+    if ('value' in resolved) return resolved.value;
+    onError(`'${text}' is not a number JSON can hold. Quote it to mean the string`);
+    return text;
+  },
+};
+
+/** The schema's own implicit scalar types give way to GO_YAML_PLAIN; explicit tags (`!!int`) still work. */
+function withGoYamlTyping(tags: Tags): Tags {
+  const explicitOnly = tags.map((tag) =>
+    typeof tag === 'object' && 'test' in tag && tag.test !== undefined ? { ...tag, default: false } : tag,
+  );
+  return [GO_YAML_PLAIN, ...explicitOnly];
 }
 
 /** The document's value; an alias bomb or a stack overflow is a ParseError that says which. */
@@ -219,93 +281,46 @@ export function stringifyYamlStream(objects: readonly JsonValue[]): string {
 
 export function stringifyYaml(value: JsonValue): string {
   if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const printed = printBlockDocument(value, libraryStyler);
+    const printed = printBlockDocument(value);
     if (printed !== undefined) return printed;
   }
-  return stringifyWithLibrary(value);
+  return stringifyReadably(value);
+}
+
+/**
+ * The `yaml` library's printing, checked: it can fold a string into a block scalar that reads back
+ * as another string (docs/yaml-library-folding-bug.md). What does not read back the same is printed
+ * again with every multi-line string double-quoted with JSON escapes and nothing folded, and, should
+ * that fail too, as JSON, which YAML reads as it is.
+ */
+function stringifyReadably(value: JsonValue): string {
+  const printed = stringifyWithLibrary(value);
+  if (readsBack(printed, value)) return printed;
+  const unfolded = stringifyWithLibrary(value, true);
+  return readsBack(unfolded, value) ? unfolded : `${JSON.stringify(value)}\n`;
+}
+
+function readsBack(printed: string, value: JsonValue): boolean {
+  const read = parseYamlDocuments(printed, 'printed')[0]?.value ?? null;
+  return isDeepStrictEqual(read, JSON.parse(JSON.stringify(value)));
 }
 
 /** The `yaml` library's printing in kustomize's style; the reference that printBlockDocument follows. */
-export function stringifyWithLibrary(value: unknown): string {
+export function stringifyWithLibrary(value: unknown, unfolded = false): string {
   const doc = new Document(value, { version: '1.1', aliasDuplicateObjects: false, sortMapEntries: true });
   visit(doc, {
     Scalar(_key, node) {
-      if (typeof node.value === 'string' && isYaml11NonString(node.value)) node.type = 'QUOTE_DOUBLE';
+      if (typeof node.value !== 'string') return;
+      if (isYaml11NonString(node.value) || (unfolded && node.value.includes('\n')))
+        node.type = 'QUOTE_DOUBLE';
     },
   });
   return doc.toString({
-    lineWidth: 80,
+    lineWidth: unfolded ? 0 : 80,
+    doubleQuotedAsJSON: unfolded,
     minContentWidth: 0,
     indentSeq: false,
     singleQuote: true,
     defaultKeyType: 'PLAIN',
   });
-}
-
-/** How many scalar styles the printer remembers; manifests repeat the same strings. */
-const STYLE_CACHE_LIMIT = 20_000;
-const valueStyles = new Map<string, string | undefined>();
-const keyStyles = new Map<string, string | undefined>();
-
-/**
- * Asks the library how a string prints as a value or a key, one line or not at all. A string
- * starting like a document marker prints differently at each depth: the library alone places it.
- */
-const libraryStyler: ScalarStyler = {
-  value: (text) =>
-    DOCUMENT_MARKER.test(text)
-      ? undefined
-      : rememberStyle(valueStyles, text, () => valueStyle(stringifyWithLibrary({ k: text }))),
-  key: (text) =>
-    DOCUMENT_MARKER.test(text)
-      ? undefined
-      : rememberStyle(keyStyles, text, () => singleLine(stringifyWithLibrary({ [text]: 0 }), '', ': 0')),
-};
-
-const DOCUMENT_MARKER = /^(?:%|---|\.\.\.)/m;
-
-function rememberStyle(
-  cache: Map<string, string | undefined>,
-  text: string,
-  style: () => string | undefined,
-): string | undefined {
-  if (cache.has(text)) return cache.get(text);
-  if (cache.size >= STYLE_CACHE_LIMIT) cache.clear();
-  const styled = style();
-  cache.set(text, styled);
-  return styled;
-}
-
-/** The value of a one-entry document `k: …`, on one line or as a block scalar. */
-function valueStyle(document: string): string | undefined {
-  return document.startsWith('k: ') ? document.slice(3, -1) : undefined;
-}
-
-/** The scalar between `prefix` and `suffix` of a one-line document, if that is what it is. */
-function singleLine(document: string, prefix: string, suffix: string): string | undefined {
-  const line = document.slice(0, -1);
-  if (document.indexOf('\n') !== document.length - 1) return undefined;
-  if (!line.startsWith(prefix) || !line.endsWith(suffix)) return undefined;
-  return line.slice(prefix.length, line.length - suffix.length);
-}
-
-const YAML11_NON_STRING = new RegExp(
-  [
-    '|~|null|Null|NULL',
-    'y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF',
-    '[-+]?0b[01_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+',
-    '[-+]?(?:[0-9][0-9_]*)?\\.[0-9_]*(?:[eE][-+]?[0-9]+)?|[-+]?[0-9][0-9_]*(?:[eE][-+]?[0-9]+)',
-    '[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\\.[0-9_]*|[-+]?\\.(?:inf|Inf|INF)|\\.(?:nan|NaN|NAN)',
-    '\\d{4}-\\d\\d?-\\d\\d?(?:(?:[Tt]|[ \\t]+)\\d\\d?:\\d\\d:\\d\\d(?:\\.\\d*)?(?:[ \\t]*(?:Z|[-+]\\d\\d?(?::\\d\\d)?))?)?',
-    '<<|=',
-  ]
-    .map((alternatives) => `(?:${alternatives})`)
-    .join('|')
-    .replace(/^/, '^(?:')
-    .concat(')$'),
-);
-
-/** True for strings go-yaml v2 double-quotes because unquoted they would read as another type. */
-function isYaml11NonString(text: string): boolean {
-  return text.length < 64 && YAML11_NON_STRING.test(text);
 }

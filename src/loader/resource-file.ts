@@ -19,9 +19,25 @@ export function parseResourceFile(text: string, file: string, expansion?: YamlEx
         'Each YAML document must be a map with apiVersion, kind and metadata.',
       );
     }
-    for (const obj of expandList(doc.value)) out.push({ obj: checkObject(obj, source), source });
+    for (const obj of expandList(doc.value)) {
+      clearEmptyAnnotations(obj);
+      out.push({ obj: checkObject(obj, source), source });
+    }
   }
   return out;
+}
+
+/**
+ * An empty or null `metadata.annotations` is dropped as kustomize drops it: kyaml clears the map
+ * once it has taken its own internal annotations out (docs/differences-from-kustomize.md keeps
+ * the fine print). Other empty fields are kept.
+ */
+function clearEmptyAnnotations(obj: JsonObject): void {
+  const metadata = obj.metadata;
+  if (!isJsonObject(metadata) || !('annotations' in metadata)) return;
+  const annotations = metadata.annotations;
+  if (annotations === null || (isJsonObject(annotations) && Object.keys(annotations).length === 0))
+    Reflect.deleteProperty(metadata, 'annotations');
 }
 
 function expandList(obj: JsonObject): JsonObject[] {

@@ -339,9 +339,13 @@ spec:
     assert.deepEqual(at(result, [...podSpecPath, 'volumes']), [{ name: 'data', emptyDir: {} }]);
   });
 
-  it('drops null fields of the object it merges into (kustomize#2734)', () => {
+  it('keeps null fields of the object that the patch does not mention (conformance case yaml-01)', () => {
     const result = strategicMerge(base, parse('metadata:\n  labels: {app: web}\n'));
-    assert.deepEqual(at(result, ['metadata']), { name: 'app', labels: { app: 'web' } });
+    assert.deepEqual(at(result, ['metadata']), {
+      name: 'app',
+      creationTimestamp: null,
+      labels: { app: 'web' },
+    });
   });
 
   it('empties a list when a patch element lacks the merge key (kustomize#5369)', () => {

@@ -57,6 +57,8 @@ function mergeMap(dest: Merged, patch: Merged, schema: FieldSchema | undefined, 
   const { base, other } = sources;
   for (const key of fieldNames(base, other)) {
     const from = other ? own(other, key) : undefined;
+    // kyaml keeps a null of the object that the patch does not mention (`creationTimestamp: null`).
+    if (from === undefined && own(base, key) === null) continue;
     const merged = walk(own(base, key), from, fieldSchema(schema, key), path ? `${path}.${key}` : key);
     if (merged === undefined || merged === null) Reflect.deleteProperty(base, key);
     else setField(base, key, merged);

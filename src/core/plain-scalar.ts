@@ -1,0 +1,110 @@
+import type { JsonValue } from './json.ts';
+
+/**
+ * What a plain (unquoted, untagged) scalar means where kustomize reads it: go-yaml v3, through
+ * kyaml, as the API server's decoder does too (docs/architecture.md "YAML"). Not the YAML 1.2 core
+ * schema: `0755` is the octal 493, `1_000` is 1000, `2001-12-14` is a timestamp, `yes` and `on`
+ * stay strings. `undefined` means the scalar is a string.
+ */
+export type PlainScalar = { readonly value: JsonValue } | { readonly notFinite: number } | undefined;
+
+const WORDS = new Map<string, { value: JsonValue } | { notFinite: number }>([
+  ...['', '~', 'null', 'Null', 'NULL'].map((word) => [word, { value: null }] as const),
+  ...['true', 'True', 'TRUE'].map((word) => [word, { value: true }] as const),
+  ...['false', 'False', 'FALSE'].map((word) => [word, { value: false }] as const),
+  ...['.nan', '.NaN', '.NAN'].map((word) => [word, { notFinite: NaN }] as const),
+  ...['.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF'].map(
+    (word) => [word, { notFinite: Infinity }] as const,
+  ),
+  ...['-.inf', '-.Inf', '-.INF'].map((word) => [word, { notFinite: -Infinity }] as const),
+]);
+
+/** go-yaml v3's resolve table: only text starting with one of these can be anything but a string. */
+const HINTS = /^[-+0-9yYnNtTfFoO~.]/;
+
+/** go-yaml v3's yamlStyleFloat, tried on the text with underscores removed. */
+const YAML_STYLE_FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
+
+/** Go's strconv.ParseInt and ParseUint with base 0 (prefixes 0x, 0o, 0b, and 0 for octal). */
+const GO_INTEGER = /^([-+]?)(?:0[xX]([0-9a-fA-F]+)|0[oO]([0-7]+)|0[bB]([01]+)|0([0-7]+)|([1-9][0-9]*|0))$/;
+
+const INT64_MIN = -(2n ** 63n);
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/** How go-yaml v3 resolves a plain scalar (its resolve.go), as JSON holds the result. */
+export function resolvePlainScalar(text: string): PlainScalar {
+  if (text !== '' && !HINTS.test(text)) return undefined;
+  const word = WORDS.get(text);
+  if (word !== undefined) return word;
+  if (text.startsWith('.')) return floatValue(text, /^\.[0-9](?:_?[0-9])*(?:[eE][-+]?[0-9](?:_?[0-9])*)?$/);
+  const first = text.charCodeAt(0);
+  if (first !== 0x2b && first !== 0x2d && (first < 0x30 || first > 0x39)) return undefined;
+  const timestamp = timestampValue(text);
+  if (timestamp !== undefined) return { value: timestamp };
+  const plain = text.replaceAll('_', '');
+  const integer = integerValue(plain);
+  if (integer !== undefined) return { value: integer };
+  return floatValue(plain, YAML_STYLE_FLOAT);
+}
+
+function integerValue(plain: string): number | undefined {
+  const match = GO_INTEGER.exec(plain);
+  if (match === null) return undefined;
+  const [, sign, hex, octal, binary, legacyOctal, decimal] = match;
+  const digits =
+    hex !== undefined
+      ? `0x${hex}`
+      : binary !== undefined
+        ? `0b${binary}`
+        : octal !== undefined || legacyOctal !== undefined
+          ? `0o${octal ?? legacyOctal ?? ''}`
+          : (decimal ?? '0');
+  const magnitude = BigInt(digits);
+  const value = sign === '-' ? -magnitude : magnitude;
+  // ParseUint takes no sign: `+18446744073709551615` is out of both ranges.
+  const limit = sign === '' ? UINT64_MAX : 2n ** 63n - 1n;
+  if (value < INT64_MIN || value > limit) return undefined;
+  return Number(value);
+}
+
+/** strconv.ParseFloat: a string when out of float64's range (`1e400`), zero when below it. */
+function floatValue(text: string, pattern: RegExp): PlainScalar {
+  if (!pattern.test(text)) return undefined;
+  const value = Number(text.replaceAll('_', ''));
+  return Number.isFinite(value) ? { value } : undefined;
+}
+
+/**
+ * go-yaml v3's timestamps (its parseTimestamp: `2006-1-2`, `2006-1-2T15:4:5.999999999Z07:00`, the
+ * same with a lower-case `t`, `2006-1-2 15:4:5.999999999` in UTC), as JSON prints Go's time.Time:
+ * RFC 3339 with nanoseconds, trailing zeros dropped, `Z` for a zero offset.
+ */
+const TIMESTAMP =
+  /^(\d{4})-(\d\d?)-(\d\d?)(?:(?:([Tt])|( ))(\d\d?):(\d\d?):(\d\d?)(?:\.(\d+))?(Z|[-+]\d\d:\d\d)?)?$/;
+
+function timestampValue(text: string): string | undefined {
+  const match = TIMESTAMP.exec(text);
+  if (match === null) return undefined;
+  const [, year = '', month = '', day = '', t, space, hour, minute, second, fraction, zone] = match;
+  if (!isDate(Number(year), Number(month), Number(day))) return undefined;
+  const date = `${year}-${pad(month)}-${pad(day)}`;
+  if (hour === undefined) return `${date}T00:00:00Z`;
+  // The `T` forms need a zone, the space form takes none.
+  if ((t !== undefined) !== (zone !== undefined) || (space !== undefined && zone !== undefined))
+    return undefined;
+  if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) return undefined;
+  const nanos = (fraction ?? '').slice(0, 9).replace(/0+$/, '');
+  const offset = zone === undefined || zone === 'Z' || /^[-+]00:00$/.test(zone) ? 'Z' : zone;
+  return `${date}T${pad(hour)}:${pad(minute ?? '')}:${pad(second ?? '')}${nanos ? `.${nanos}` : ''}${offset}`;
+}
+
+function isDate(year: number, month: number, day: number): boolean {
+  if (month < 1 || month > 12 || day < 1) return false;
+  const lastDay = new Date(0);
+  lastDay.setUTCFullYear(year, month, 0);
+  return day <= lastDay.getUTCDate();
+}
+
+function pad(digits: string): string {
+  return digits.padStart(2, '0');
+}
