@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseGoDuration } from './go-duration.ts';
+import { parseGoDuration } from '../core/go-duration.ts';
 import { parseCrontab } from './parse-crontab.ts';
 
 describe('parseCrontab (robfig/cron.v2 as shell-operator uses it, docs/hooks.md "schedule")', () => {

@@ -1,4 +1,4 @@
-import { GO_DURATION_UNITS, parseGoDuration } from './go-duration.ts';
+import { GO_DURATION_UNITS, parseGoDuration } from '../core/go-duration.ts';
 
 /**
  * A `schedule` binding's crontab, as shell-operator reads it with robfig/cron.v2 (docs/hooks.md "schedule"):

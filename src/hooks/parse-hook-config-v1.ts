@@ -1,5 +1,5 @@
 import type { JqEngine } from '../loader/jq-engine.ts';
-import { GO_DURATION_UNITS, parseGoDuration } from './go-duration.ts';
+import { GO_DURATION_UNITS, parseGoDuration } from '../core/go-duration.ts';
 import type {
   HookConfig,
   HookOwner,

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseGoDuration } from '../hooks/go-duration.ts';
+import { parseGoDuration } from '../core/go-duration.ts';
 import { GitSourceError } from './git-source-error.ts';
 import { redactUrlUserInfo } from './redact-secrets.ts';
 
