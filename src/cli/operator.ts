@@ -208,7 +208,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     logger,
     metrics,
     namespace: config.namespace,
-    healthTimeoutMs: () => config.healthTimeoutMs,
+    healthTimeoutMs: (module) => operator.moduleDefinition(module)?.healthTimeoutMs ?? config.healthTimeoutMs,
     instance: `kaddon-${config.haIdentity}`,
     enabled: config.moduleStatus,
   });

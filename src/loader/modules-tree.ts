@@ -1,5 +1,7 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { readModuleManifest } from './module-manifest.ts';
+import { orderByRequirements } from './module-requirements.ts';
 import { readTreeFile } from './tree-file.ts';
 import { KaddonError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
@@ -18,13 +20,17 @@ export interface ModuleDefinition {
   /** The module's directory, absolute. */
   readonly dir: string;
   readonly source: ModuleSource;
+  /** `requirements.modules` of its module.yaml: modules that must be Ready before it runs. */
+  readonly requires: readonly string[];
+  /** `healthTimeout` of its module.yaml (docs/module-status.md "Health"). */
+  readonly healthTimeoutMs?: number;
 }
 
 /** A modules tree as found on disk (docs/modules.md). */
 export interface ModulesTree {
   /** The modules directories, absolute, in MODULES_DIR order. */
   readonly dirs: readonly string[];
-  /** Modules sorted by order, then name. */
+  /** Modules sorted by order, then name, each after the modules it requires. */
   readonly modules: readonly ModuleDefinition[];
   readonly statics: StaticValues;
   readonly warnings: readonly string[];
@@ -78,11 +84,15 @@ export function loadModulesTree(dirs: readonly string[], options: ModulesTreeOpt
         order: order ?? options.unnumberedOrder ?? 1,
         dir: moduleDir,
         source,
+        ...readModuleManifest(moduleDir, dir),
       });
     }
   }
-  const modules = [...byName.values()].sort(
-    (a, b) => a.order - b.order || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  // docs/modules.md "module.yaml": a module comes after the modules it requires; numbers order the rest.
+  const modules = orderByRequirements(
+    [...byName.values()].sort(
+      (a, b) => a.order - b.order || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    ),
   );
   return { dirs: absolute, modules, statics: readStaticValues(absolute, modules), warnings };
 }

@@ -37,6 +37,7 @@ export async function startModuleStatus(options: ModuleStatusServiceOptions): Pr
     listeners: [new ModuleStatusPublisher({ objects, events, metrics: options.metrics })],
     healthTimeoutMs: options.healthTimeoutMs,
     existing: objects?.known() ?? [],
+    followsHealth: options.enabled,
   });
   const health = options.enabled
     ? new DeliveredHealth({

@@ -22,6 +22,8 @@ export interface ModuleStatusTrackerOptions {
   readonly listeners: readonly ModuleStatusListener[];
   /** KADDON_HEALTH_TIMEOUT, or the module's own `healthTimeout` (docs/module-status.md "Health"). */
   readonly healthTimeoutMs: (module: string) => number;
+  /** Whether a health follower reports: without one, a delivered module counts as healthy. */
+  readonly followsHealth?: boolean;
   /** Modules with a Module object from an earlier run: removed by the first setModules unless in the tree. */
   readonly existing?: readonly string[];
   readonly clock?: Clock;
@@ -37,9 +39,11 @@ export class ModuleStatusTracker {
   readonly #clock: Clock;
   readonly #records = new Map<string, ModuleRecord>();
   readonly #published = new Map<string, string>();
+  readonly #wasReady = new Set<string>();
   readonly #timers = new Map<string, () => void>();
   /** Modules whose last health Event was HealthCheckFailed. */
   readonly #healthFailed = new Set<string>();
+  readonly #readyListeners: ((module: string) => void)[] = [];
   #gitRevision: string | undefined;
   #existing: readonly string[];
 
@@ -76,8 +80,17 @@ export class ModuleStatusTracker {
     });
   }
 
+  /** The module does not run until `dependency` (`module 'x'`, `module 'x', which is disabled`) is Ready. */
   waiting(module: string, dependency: string): void {
-    this.#update(module, (record) => (record.waitingFor = dependency));
+    this.#update(module, (record) => {
+      record.running = false;
+      record.waitingFor = dependency;
+    });
+  }
+
+  /** Called with each module whose Ready condition turns True. */
+  onReady(listener: (module: string) => void): void {
+    this.#readyListeners.push(listener);
   }
 
   /** A ModuleRun (or its delivery) failed: retried by the queue, reported here each time. */
@@ -114,6 +127,7 @@ export class ModuleStatusTracker {
     this.#update(module, (record) => {
       record.delivered = { ...delivery, at: this.#clock.now(), gitRevision: this.#gitRevision };
       record.healthTimedOut = false;
+      if (this.#options.followsHealth === false) record.health = { status: 'Current', message: '' };
     });
     this.#armHealthTimer(module);
   }
@@ -208,8 +222,12 @@ export class ModuleStatusTracker {
     const ready = readyStateOf(record);
     const key = JSON.stringify([ready, record.enabled, record.delivered]);
     if (this.#published.get(module) === key) return;
+    const wasReady = this.#wasReady.has(module);
     this.#published.set(module, key);
     for (const listener of this.#options.listeners) listener.changed(module, record, ready);
+    if (ready.status === 'True') this.#wasReady.add(module);
+    else this.#wasReady.delete(module);
+    if (ready.status === 'True' && !wasReady) for (const listener of this.#readyListeners) listener(module);
   }
 
   #event(module: string, event: ModuleEvent): void {

@@ -78,7 +78,7 @@ export function readyStateOf(record: ModuleRecord): ReadyState {
     return {
       status: 'False',
       reason: 'DependencyNotReady',
-      message: `waiting for module '${record.waitingFor}' to be Ready`,
+      message: `waiting for ${record.waitingFor} to be Ready`,
       beside: 'Reconciling',
     };
   if (record.running || record.delivered === undefined)

@@ -27,6 +27,19 @@ export interface HandlerEvents {
 }
 
 /**
+ * The first module this one requires (module.yaml, docs/modules.md) that is not enabled, delivered and
+ * Ready, said as the Module's status says it; undefined when all are.
+ */
+function unmetRequirement(ctx: OperatorContext, module: string): string | undefined {
+  const definition = ctx.tree.modules.find((candidate) => candidate.name === module);
+  for (const required of definition?.requires ?? []) {
+    if (!ctx.state.enabledModules.includes(required)) return `module '${required}', which is disabled,`;
+    if (ctx.status !== undefined && !ctx.status.isReady(required)) return `module '${required}'`;
+  }
+  return undefined;
+}
+
+/**
  * KADDON_MODULE_FAILURE_POLICY=isolate (docs/lifecycle.md "Failure isolation"): the failed run leaves
  * the main queue, so the modules behind it go on, and the module is run again after the queue's
  * backoff (5, 10, 20, 30 s) at the queue's tail, until a run succeeds or another change runs it.
@@ -85,6 +98,13 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
     ModuleRun: guarded(ctx, async (task: Task<'ModuleRun'>) => {
       const module = task.metadata.module;
       if (module === undefined || !ctx.state.enabledModules.includes(module)) return success();
+      const unmet = unmetRequirement(ctx, module);
+      if (unmet !== undefined) {
+        // Run again when the module it waits for turns Ready (Operator, onReady).
+        ctx.status?.waiting(module, unmet);
+        ctx.logger.info(`module ${module} waits for ${unmet} to be Ready`, { module });
+        return success();
+      }
       // The converge's event (OperatorStartup, ReloadAllModules…) is the activation label.
       let changed: string[];
       try {

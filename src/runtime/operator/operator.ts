@@ -1,3 +1,4 @@
+import type { ModuleDefinition } from '../../loader/modules-tree.ts';
 import type { ConfigMapConfigStore } from '../../delivery/configmap-config-store.ts';
 import type { ConfigMapWatch } from '../../delivery/configmap-watch.ts';
 import type { ConfigValues } from '../../core/values.ts';
@@ -72,6 +73,9 @@ export class Operator {
     });
     ctx.bindings.connect((task) => {
       this.#queues.addLast(task);
+    });
+    ctx.status?.onReady((module) => {
+      this.#requirementReady(module);
     });
   }
 
@@ -169,6 +173,22 @@ export class Operator {
   }
 
   /** Graceful stop: no new tasks, the running handler is aborted and awaited, watches stopped. */
+  /** The module definition in the tree in use. */
+  moduleDefinition(name: string): ModuleDefinition | undefined {
+    return this.#ctx.tree.modules.find((module) => module.name === name);
+  }
+
+  /** Modules that wait for `ready` (module.yaml requirements, docs/modules.md) run now. */
+  #requirementReady(ready: string): void {
+    for (const module of this.#ctx.tree.modules) {
+      if (!module.requires.includes(ready) || !this.#ctx.state.enabledModules.includes(module.name)) continue;
+      if (this.#ctx.status?.record(module.name)?.waitingFor === undefined) continue;
+      if (this.#queues.find('ModuleRun', (task) => task.metadata.module === module.name) !== undefined)
+        continue;
+      this.#queues.addLast(moduleRunTask(module.name, `required module ${ready} is Ready`, Date.now()));
+    }
+  }
+
   /** A ModuleRun of `module` at the tail after `delayMs`, unless one is queued by then. */
   #retryLater(module: string, delayMs: number): void {
     this.#retries.get(module)?.();
