@@ -69,6 +69,24 @@ before(async () => {
     ].join('\n'),
   });
   chmodSync(path.join(hook, 'hooks/before-helm.mjs'), 0o755);
+  // module.yaml requirements (docs/modules.md): one on `stuck`, one on a module disabled from the start.
+  env.tree.write('modules/050-dependent', {
+    'kustomization.yaml': kustomization('state.yaml'),
+    'state.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dependent-state\n',
+    'values.yaml': 'dependentEnabled: true\n',
+    'module.yaml': 'requirements:\n  modules:\n    stuck: "*"\n',
+  });
+  env.tree.write('modules/060-needs-off', {
+    'kustomization.yaml': kustomization('state.yaml'),
+    'state.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: needs-off-state\n',
+    'values.yaml': 'needsOffEnabled: true\n',
+    'module.yaml': 'requirements:\n  modules:\n    off: "*"\n',
+  });
+  env.tree.write('modules/070-off', {
+    'kustomization.yaml': kustomization('state.yaml'),
+    'state.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: off-state\n',
+    'values.yaml': 'offEnabled: false\n',
+  });
   operator = env.startOperator({
     forceKillAfterDelay: 30_000,
     extraEnv: { KADDON_HEALTH_TIMEOUT: '15s' },
@@ -177,12 +195,28 @@ describe('Module objects, health and Events (against a cluster with controllers)
     assert.equal(sample(metrics, 'addon_operator_module_ready', { module: 'healthy' }), 1);
   });
 
+  it('a module that requires another waits, DependencyNotReady, while that one is not Ready or disabled', async () => {
+    const dependent = await waitForReason('dependent', 'DependencyNotReady');
+    assert.equal(dependent.status, 'False');
+    assert.equal(dependent.message, "waiting for module 'stuck' to be Ready");
+    const needsOff = await waitForReason('needs-off', 'DependencyNotReady');
+    assert.equal(needsOff.message, "waiting for module 'off', which is disabled, to be Ready");
+    assert.equal((await readyOf('off'))?.reason, 'Disabled');
+    const configMaps = await env.api.request('GET', `/api/v1/namespaces/${NAMESPACE}/configmaps`);
+    const names = (Array.isArray(configMaps.items) ? configMaps.items.filter(isJsonObject) : []).map(
+      (item) => (isJsonObject(item.metadata) ? item.metadata.name : undefined),
+    );
+    assert.ok(!names.includes('dependent-state'), 'not delivered before the module it requires is Ready');
+  });
+
   it('fixing each through the ConfigMap brings it to Ready without a restart', async () => {
     await setOperatorConfig(env.api, NAMESPACE, { broken: 'fixed: true\n', stuck: 'node: kwok-node-1\n' });
     await waitForReason('broken', 'Succeeded');
     await waitForReason('stuck', 'Succeeded');
     assert.equal((await eventsAbout('broken', 'Recovered')).length, 1);
     assert.equal((await eventsAbout('stuck', 'Healthy')).length, 1);
+    // `stuck` Ready: the module that requires it runs now.
+    await waitForReason('dependent', 'Succeeded');
   });
 
   it('a module disabled through the ConfigMap is Disabled; removed from the tree, its object goes', async () => {
