@@ -1,6 +1,6 @@
 import { errorMessage } from './errors.ts';
 import jsonpatch from 'fast-json-patch';
-import type { JsonObject } from './json.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan, type JsonObject } from './json.ts';
 import {
   describeOperation,
   pointerSegments,
@@ -49,6 +49,14 @@ export function applyValuesPatch(
       );
     }
   });
+  // Each operation is bounded by the stream's depth, but operations stacked one under another are not.
+  if (nestsDeeperThan(result, MAX_JSON_DEPTH))
+    throw new ValuesPatchError(
+      'values-patch-failed',
+      options.source,
+      `the patched values nest deeper than ${String(MAX_JSON_DEPTH)} levels`,
+      'Keep values shallower: kaddon holds values at most that deep (docs/modules.md "Limits on input").',
+    );
   return result;
 }
 

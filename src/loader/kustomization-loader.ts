@@ -48,6 +48,10 @@ interface LoadContext {
    * api/internal/target/kusttarget.go).
    */
   readonly stack: string[];
+  /** The kustomization files of `stack`, as shown, for the message when it grows too deep. */
+  readonly files: string[];
+  /** How many kustomizations were loaded so far, against exponential fan-out. */
+  loaded: number;
   readonly warnings: string[];
   readonly expansion: YamlExpansion | undefined;
   readonly components: ComponentResolution | undefined;
@@ -59,6 +63,8 @@ export function loadKustomization(dir: string, options: LoadOptions = {}): LoadR
     displayBase: options.displayBase ?? process.cwd(),
     allowedRoots: options.allowedRoots?.map((root) => realpathSync.native(root)),
     stack: [],
+    files: [],
+    loaded: 0,
     warnings: [],
     expansion: options.expansion,
     components: options.components,
@@ -74,6 +80,8 @@ function loadDirectory(
 ): KustomizationNode {
   const display = displayPath(dir, context);
   const real = realDirectory(dir, display, context);
+  if (context.stack.length >= MAX_KUSTOMIZATION_DEPTH) throw tooDeep(display, context);
+  if (++context.loaded > MAX_KUSTOMIZATIONS) throw tooMany(display, context);
   for (const visited of context.stack) {
     if (isWithin(real, visited)) {
       throw new KustomizeError(
@@ -85,11 +93,45 @@ function loadDirectory(
     }
   }
   context.stack.push(real);
+  const files = context.files.length;
   try {
     return loadNode(dir, real, expected, context);
   } finally {
     context.stack.pop();
+    context.files.length = files;
   }
+}
+
+/**
+ * How deep kustomizations may nest through resources, bases and components (docs/modules.md "Limits
+ * on input"): far beyond any real tree, well below what the recursive build could hold.
+ */
+export const MAX_KUSTOMIZATION_DEPTH = 100;
+
+/**
+ * How many kustomizations one build may load, counting each time a directory is named: a chain
+ * naming the next level twice would otherwise load 2^depth of them (docs/modules.md "Limits on input").
+ */
+export const MAX_KUSTOMIZATIONS = 2_000;
+
+function tooMany(display: string, context: LoadContext): KustomizeError {
+  return new KustomizeError(
+    'too-deep',
+    context.files.at(-1) ?? display,
+    `the build loads more than ${String(MAX_KUSTOMIZATIONS)} kustomizations (the chain from '${context.files[0] ?? display}' reaches '${display}' at depth ${String(context.stack.length + 1)})`,
+    'A directory is named again and again through resources, bases or components: name each shared base or component once.',
+  );
+}
+
+function tooDeep(display: string, context: LoadContext): KustomizeError {
+  const first = context.files[0] ?? display;
+  const last = context.files.at(-1) ?? display;
+  return new KustomizeError(
+    'too-deep',
+    last,
+    `kustomizations nest deeper than ${String(MAX_KUSTOMIZATION_DEPTH)} levels: the chain from '${first}' reaches '${display}' at depth ${String(context.stack.length + 1)}`,
+    `Flatten the chain of resources, bases and components; kaddon follows at most ${String(MAX_KUSTOMIZATION_DEPTH)} levels.`,
+  );
 }
 
 function loadNode(
@@ -100,6 +142,7 @@ function loadNode(
 ): KustomizationNode {
   const fileName = findKustomizationFile(dir, context);
   const file = displayPath(path.join(dir, fileName), context);
+  context.files.push(file);
   const { kind, spec, warnings } = parseKustomizationFile(readText(path.join(dir, fileName), file), file, {
     ...(context.expansion ? { expansion: context.expansion } : {}),
     componentEntries: context.components !== undefined,
