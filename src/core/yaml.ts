@@ -1,4 +1,14 @@
-import { Document, isCollection, isPair, LineCounter, parseAllDocuments, visit, type Node } from 'yaml';
+import {
+  Document,
+  isCollection,
+  isMap,
+  isPair,
+  isScalar,
+  LineCounter,
+  parseAllDocuments,
+  visit,
+  type Node,
+} from 'yaml';
 import { ParseError } from './errors.ts';
 import { loadPlainYaml } from './yaml-fast-load.ts';
 import { printBlockDocument, type ScalarStyler } from './yaml-block-printer.ts';
@@ -59,23 +69,25 @@ export function parseWithLibrary(
 ): YamlDocument[] {
   const lineCounter = new LineCounter();
   const uniqueKeys = options.duplicateKeys !== 'last-wins';
-  const documents = parseAllDocuments(text, { uniqueKeys, lineCounter, prettyErrors: false });
+  // The library's own uniqueKeys check compares each key with every earlier one of its map, which
+  // takes time quadratic in a map's size; checkNodes does it with a Set instead.
+  const documents = parseAllDocuments(text, { uniqueKeys: false, lineCounter, prettyErrors: false });
   const out: YamlDocument[] = [];
   for (const doc of documents) {
     const error = doc.errors[0];
     if (error) {
       const line = lineCounter.linePos(error.pos[0]).line;
-      if (error.code === 'DUPLICATE_KEY')
-        throw new ParseError(file, line, 'a mapping key is defined twice', {
-          cause: error,
-          hint: 'Remove one of them: kustomize and the API server refuse duplicate keys.',
-        });
       if (error.message.includes('Maximum call stack')) throw tooDeep(file, line, error);
       throw new ParseError(file, line, firstLine(error.message), { cause: error });
     }
     if (doc.contents === null) continue;
     const line = lineCounter.linePos(nodeStart(doc.contents)).line;
-    checkDepth(doc.contents, file, line);
+    checkNodes(
+      doc.contents,
+      file,
+      line,
+      uniqueKeys ? (node) => lineCounter.linePos(nodeStart(node)).line : undefined,
+    );
     if (expansion && text.includes('$'))
       expandDocument(doc, expansion, (node) => lineCounter.linePos(nodeStart(node)).line, file);
     const value = toJson(doc, file, line);
@@ -112,18 +124,36 @@ function tooDeep(file: string, line: number, cause?: unknown): ParseError {
   });
 }
 
-/** Refuses nesting past MAX_YAML_DEPTH, walking with a stack of its own so depth cannot overflow it. */
-function checkDepth(root: unknown, file: string, line: number): void {
+/**
+ * Refuses nesting past MAX_YAML_DEPTH, walking with a stack of its own so depth cannot overflow it,
+ * and with `lineOf` a mapping key defined twice (scalar keys of equal value, as the library's
+ * uniqueKeys compares them), in time linear in the document.
+ */
+function checkNodes(root: unknown, file: string, line: number, lineOf?: (node: Node) => number): void {
   const pending: [unknown, number][] = [[root, 1]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [node, depth] = next;
     if (depth > MAX_YAML_DEPTH) throw tooDeep(file, line);
     if (!isCollection(node)) continue;
+    const keys = lineOf && isMap(node) ? new Set<unknown>() : undefined;
     for (const item of node.items) {
-      if (isPair(item)) pending.push([item.key, depth + 1], [item.value, depth + 1]);
-      else pending.push([item, depth + 1]);
+      if (!isPair(item)) {
+        pending.push([item, depth + 1]);
+        continue;
+      }
+      if (keys && isScalar(item.key)) {
+        if (keys.has(item.key.value)) throw duplicateKey(file, lineOf?.(item.key) ?? line);
+        keys.add(item.key.value);
+      }
+      pending.push([item.key, depth + 1], [item.value, depth + 1]);
     }
   }
+}
+
+function duplicateKey(file: string, line: number): ParseError {
+  return new ParseError(file, line, 'a mapping key is defined twice', {
+    hint: 'Remove one of them: kustomize and the API server refuse duplicate keys.',
+  });
 }
 
 /** How `$(var)` references in a module's YAML are expanded while it is parsed (docs/architecture.md). */
