@@ -1,3 +1,4 @@
+import { stopOnSignals, throwIfStopped } from './stop-on-signals.ts';
 import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { findSetting } from '../config/setting-names.ts';
@@ -78,8 +79,10 @@ export async function runRbac(args: readonly string[], io: CliIo): Promise<void>
   const namespace = values.namespace ?? findSetting(process.env, 'namespace')?.value ?? 'kaddon';
   const serviceAccount = values['service-account'];
   const globalHooksDir = values['global-hooks-dir'] ?? findSetting(process.env, 'globalHooksDir')?.value;
+  const stopSignal = stopOnSignals();
   const jq = await loadJqEngine({ timeoutMs: jqTimeoutMs(process.env) });
   const runDeps = createHookRunDeps({
+    stopSignal,
     logger: stderrLogger(io),
     baseEnv: hookEnvironment(process.env, process.env.KADDON_HOOK_ENV === 'minimal' ? 'minimal' : 'operator'),
     cwd: process.cwd(),
@@ -97,8 +100,9 @@ export async function runRbac(args: readonly string[], io: CliIo): Promise<void>
     globalHooksDir,
     sharedComponentRoots: componentRoots(values['components-path'], dirs),
     jq,
-    charts: buildChartsOptions(values['helm-path'], namespace, process.env, tmpdir()),
+    charts: buildChartsOptions(values['helm-path'], namespace, process.env, tmpdir(), stopSignal),
   });
+  throwIfStopped(stopSignal, 'rbac');
   for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
   const permissions = await rbacNeeds({
     tree: result.tree,
@@ -113,6 +117,7 @@ export async function runRbac(args: readonly string[], io: CliIo): Promise<void>
     jq,
     ...(values['kube-config'] ? { discover: await clusterDiscovery(values['kube-config']) } : {}),
   });
+  throwIfStopped(stopSignal, 'rbac');
   const objects = rbacObjects(permissions, {
     name: values.name ?? serviceAccount,
     serviceAccount,

@@ -28,6 +28,8 @@ export interface YamlParseOptions {
    * kyaml and the API server refuse them.
    */
   readonly duplicateKeys?: 'refuse' | 'last-wins';
+  /** How many lines precede `text` in its file, for the lines reported (a document of a stream). */
+  readonly lineOffset?: number;
 }
 
 /** How deep YAML may nest: far beyond any manifest, well below what would exhaust the stack. */
@@ -49,11 +51,66 @@ export function parseYamlDocuments(
   expansion?: YamlExpansion,
   options: YamlParseOptions = {},
 ): YamlDocument[] {
-  if (!(expansion && text.includes('$'))) {
-    const loaded = loadPlainYaml(text, options.duplicateKeys === 'last-wins', YAML_LIMITS);
-    if (loaded !== undefined) return loaded;
+  refuseControlCharacters(text, file, options.lineOffset ?? 0);
+  const needsLibrary = (part: string): boolean => expansion !== undefined && part.includes('$');
+  const fast = (part: string): YamlDocument[] | undefined =>
+    needsLibrary(part) ? undefined : loadPlainYaml(part, options.duplicateKeys === 'last-wins', YAML_LIMITS);
+  const loaded = fast(text);
+  if (loaded !== undefined) return loaded;
+  const parts = splitDocuments(text);
+  if (parts.length < 2) return parseWithLibrary(text, file, expansion, options);
+  // Only the documents that need the library go to it: it is several times slower than js-yaml.
+  return parts.flatMap(({ text: part, lineOffset }) => {
+    const documents = fast(part);
+    if (documents === undefined) return parseWithLibrary(part, file, expansion, { ...options, lineOffset });
+    return documents.map((document) => ({ ...document, line: document.line + lineOffset }));
+  });
+}
+
+/**
+ * Characters YAML does not allow in a stream (outside its c-printable set): the C0 controls but tab,
+ * line feed and carriage return, DEL, the C1 controls but NEL, U+FFFE and U+FFFF. kustomize's
+ * go-yaml refuses them too; a string holds one through an escape (`"a\0b"`).
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what this finds
+const FORBIDDEN_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u0084\u0086-\u009F\uFFFE\uFFFF]/;
+
+function refuseControlCharacters(text: string, file: string, lineOffset: number): void {
+  const found = FORBIDDEN_CHARACTER.exec(text);
+  if (found === null) return;
+  const code = found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+  const line = lineOffset + countLines(text.slice(0, found.index)) + 1;
+  throw new ParseError(file, line, `holds the control character U+${code}, which YAML does not allow`, {
+    hint: 'Remove it; a string may hold one as an escape in double quotes ("\\0", "\\x01").',
+  });
+}
+
+/**
+ * A stream cut before each `---` line, with the lines before each part. A document marker at the
+ * start of a line ends any scalar (YAML 1.2 c-forbidden), so a cut never falls inside a node;
+ * with a directive (`%`) the stream stays whole.
+ */
+function splitDocuments(text: string): { text: string; lineOffset: number }[] {
+  if (/^%/m.test(text)) return [{ text, lineOffset: 0 }];
+  const parts: { text: string; lineOffset: number }[] = [];
+  const marker = /^---(?=[ \t\r\n]|$)/gm;
+  let start = 0;
+  let lineOffset = 0;
+  for (let match = marker.exec(text); match !== null; match = marker.exec(text)) {
+    if (match.index === 0) continue;
+    const part = text.slice(start, match.index);
+    parts.push({ text: part, lineOffset });
+    lineOffset += countLines(part);
+    start = match.index;
   }
-  return parseWithLibrary(text, file, expansion, options);
+  parts.push({ text: text.slice(start), lineOffset });
+  return parts;
+}
+
+function countLines(text: string): number {
+  let lines = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
+  return lines;
 }
 
 /**
@@ -68,6 +125,8 @@ export function parseWithLibrary(
   options: YamlParseOptions = {},
 ): YamlDocument[] {
   const lineCounter = new LineCounter();
+  const offset = options.lineOffset ?? 0;
+  const lineAt = (position: number): number => lineCounter.linePos(position).line + offset;
   const uniqueKeys = options.duplicateKeys !== 'last-wins';
   // The library's own uniqueKeys check compares each key with every earlier one of its map, which
   // takes time quadratic in a map's size; checkNodes does it with a Set instead.
@@ -76,20 +135,15 @@ export function parseWithLibrary(
   for (const doc of documents) {
     const error = doc.errors[0];
     if (error) {
-      const line = lineCounter.linePos(error.pos[0]).line;
+      const line = lineAt(error.pos[0]);
       if (error.message.includes('Maximum call stack')) throw tooDeep(file, line, error);
       throw new ParseError(file, line, firstLine(error.message), { cause: error });
     }
     if (doc.contents === null) continue;
-    const line = lineCounter.linePos(nodeStart(doc.contents)).line;
-    checkNodes(
-      doc.contents,
-      file,
-      line,
-      uniqueKeys ? (node) => lineCounter.linePos(nodeStart(node)).line : undefined,
-    );
+    const line = lineAt(nodeStart(doc.contents));
+    checkNodes(doc.contents, file, line, uniqueKeys ? (node) => lineAt(nodeStart(node)) : undefined);
     if (expansion && text.includes('$'))
-      expandDocument(doc, expansion, (node) => lineCounter.linePos(nodeStart(node)).line, file);
+      expandDocument(doc, expansion, (node) => lineAt(nodeStart(node)), file);
     const value = toJson(doc, file, line);
     if (value === undefined || value === null) continue;
     out.push({ value, line });

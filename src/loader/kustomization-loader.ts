@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { KustomizeError } from '../core/errors.ts';
 import type {
@@ -10,6 +10,7 @@ import type {
   ResourceEntry,
 } from '../core/kustomization.ts';
 import { KUSTOMIZATION_FILE_NAMES, parseKustomizationFile } from './kustomization-file.ts';
+import { decodeUtf8, InputFileError, isSymlinkLoop, readRegularFile, symlinkLoop } from './input-file.ts';
 import { parseResourceFile } from './resource-file.ts';
 import { parseYamlDocuments, stringifyYamlStream, type YamlExpansion } from '../core/yaml.ts';
 
@@ -309,6 +310,7 @@ function loadEntry(
     return { type: 'directory', entry, node: loadDirectory(absolute, 'Kustomization', context) };
   }
   if (!existsSync(absolute)) {
+    if (isSymlinkLoop(absolute)) throw symlinkLoop(displayPath(absolute, context));
     throw new KustomizeError(
       'path-not-found',
       file,
@@ -333,6 +335,7 @@ function loadComponent(dir: string, entry: string, file: string, context: LoadCo
   }
   const absolute = path.resolve(dir, entry);
   if (!existsSync(absolute)) {
+    if (isSymlinkLoop(absolute)) throw symlinkLoop(displayPath(absolute, context));
     throw new KustomizeError(
       'path-not-found',
       file,
@@ -395,6 +398,8 @@ function resolveInside(
     // The native realpath is one call; node's own lstats every component of the path.
     real = realpathSync.native(absolute);
   } catch (error: unknown) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP')
+      throw symlinkLoop(displayPath(absolute, context), error);
     throw new KustomizeError(
       'path-not-found',
       file,
@@ -419,6 +424,7 @@ function realDirectory(dir: string, display: string, context: LoadContext): stri
   try {
     real = realpathSync.native(dir);
   } catch (error: unknown) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw symlinkLoop(display, error);
     throw new KustomizeError(
       'path-not-found',
       display,
@@ -449,30 +455,29 @@ function realDirectory(dir: string, display: string, context: LoadContext): stri
 /** Larger files a kustomization names are refused rather than read into memory. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
-/** A file a kustomization names (resource, patch, generator source): a regular file of sane size. */
+/**
+ * A file a kustomization names (resource, patch, generator source): a regular file of sane size,
+ * never a pipe, socket or device (src/loader/input-file.ts).
+ */
 function readEntryBytes(absolute: string, display: string): Uint8Array {
-  const stats = statSync(absolute);
-  if (!stats.isFile())
+  const bytes = readRegularFile(absolute, display, MAX_FILE_BYTES);
+  if (bytes === undefined)
     throw new KustomizeError(
       'path-not-found',
       display,
       `'${display}' is a directory, not a file`,
       'Name a file here; a directory of resources belongs in resources as a kustomization.',
     );
-  if (stats.size > MAX_FILE_BYTES)
-    throw new KustomizeError(
-      'resource-invalid',
-      display,
-      `'${display}' is ${String(stats.size)} bytes, more than kaddon reads (${String(MAX_FILE_BYTES)})`,
-      'Split the file or make it smaller.',
-    );
-  return readFileSync(absolute);
+  return bytes;
 }
 
+/** A kustomization or resource file's text: UTF-8, from a regular file. */
 function readText(absolute: string, display: string): string {
+  let bytes: Uint8Array | undefined;
   try {
-    return readFileSync(absolute, 'utf8');
+    bytes = readRegularFile(absolute, display, MAX_FILE_BYTES);
   } catch (error: unknown) {
+    if (error instanceof InputFileError) throw error;
     throw new KustomizeError(
       'path-not-found',
       display,
@@ -483,6 +488,14 @@ function readText(absolute: string, display: string): string {
       },
     );
   }
+  if (bytes === undefined)
+    throw new KustomizeError(
+      'path-not-found',
+      display,
+      `'${display}' is a directory, not a file`,
+      'Name a file here, or a directory holding a kustomization.',
+    );
+  return decodeUtf8(bytes, display);
 }
 
 /** URLs and go-getter style addresses, which kustomize would fetch. */
