@@ -115,7 +115,8 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
       'name a modules directory or set MODULES_DIR (or ADDON_OPERATOR_MODULES_DIR)',
       buildUsage,
     );
-  const stopSignal = stopOnSignals();
+  const stop = stopOnSignals();
+  const stopSignal = stop.signal;
   const jq = await loadJqEngine({ timeoutMs: jqTimeoutMs(process.env) });
   const result = await buildTree({
     dirs,
@@ -132,7 +133,7 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
       ? { hooks: hookOptions(values.snapshots, values['hook-timeout'], io, stopSignal) }
       : {}),
     charts: buildChartsOptions(values['helm-path'], values.namespace, process.env, tmpdir(), stopSignal),
-  });
+  }).finally(stop.release);
   throwIfStopped(stopSignal, 'build');
   const tree = result.tree;
   for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);

@@ -79,7 +79,8 @@ export async function runRbac(args: readonly string[], io: CliIo): Promise<void>
   const namespace = values.namespace ?? findSetting(process.env, 'namespace')?.value ?? 'kaddon';
   const serviceAccount = values['service-account'];
   const globalHooksDir = values['global-hooks-dir'] ?? findSetting(process.env, 'globalHooksDir')?.value;
-  const stopSignal = stopOnSignals();
+  const stop = stopOnSignals();
+  const stopSignal = stop.signal;
   const jq = await loadJqEngine({ timeoutMs: jqTimeoutMs(process.env) });
   const runDeps = createHookRunDeps({
     stopSignal,
@@ -101,6 +102,9 @@ export async function runRbac(args: readonly string[], io: CliIo): Promise<void>
     sharedComponentRoots: componentRoots(values['components-path'], dirs),
     jq,
     charts: buildChartsOptions(values['helm-path'], namespace, process.env, tmpdir(), stopSignal),
+  }).catch((error: unknown) => {
+    stop.release();
+    throw error;
   });
   throwIfStopped(stopSignal, 'rbac');
   for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
@@ -116,7 +120,7 @@ export async function runRbac(args: readonly string[], io: CliIo): Promise<void>
     runDeps,
     jq,
     ...(values['kube-config'] ? { discover: await clusterDiscovery(values['kube-config']) } : {}),
-  });
+  }).finally(stop.release);
   throwIfStopped(stopSignal, 'rbac');
   const objects = rbacObjects(permissions, {
     name: values.name ?? serviceAccount,

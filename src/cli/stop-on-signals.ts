@@ -12,16 +12,23 @@ export class StoppedBySignalError extends KaddonError {
  * Aborted on the first SIGTERM or SIGINT: the running hook's or helm's process group is ended and
  * its temp files removed before the command fails with exit 1, so a stopped `kaddon build` or
  * `kaddon rbac` leaves nothing running or behind (helm and hooks run in process groups of their
- * own, which a terminal's Ctrl-C does not reach). A second signal ends kaddon at once.
+ * own, which a terminal's Ctrl-C does not reach). A second signal ends kaddon at once. `release`
+ * removes the listeners when the command is done.
  */
-export function stopOnSignals(): AbortSignal {
+export function stopOnSignals(): { readonly signal: AbortSignal; readonly release: () => void } {
   const controller = new AbortController();
   const stop = (): void => {
     controller.abort();
   };
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);
-  return controller.signal;
+  return {
+    signal: controller.signal,
+    release: () => {
+      process.off('SIGTERM', stop);
+      process.off('SIGINT', stop);
+    },
+  };
 }
 
 /** Fails the command when a signal arrived while it was working. */
