@@ -2,7 +2,8 @@ import path from 'node:path';
 import { KaddonError } from '../core/errors.ts';
 import { findSetting } from '../config/setting-names.ts';
 import { findExecutable } from '../delivery/helm/find-executable.ts';
-import { HelmClient } from '../delivery/helm/helm-client.ts';
+import { DEFAULT_HELM_TEMPLATE_TIMEOUT_MS, HelmClient } from '../delivery/helm/helm-client.ts';
+import { positiveDurationMs } from '../config/operator-config.ts';
 import type { ChartTemplater } from '../delivery/helm/render-chart-module.ts';
 import type { ModuleDefinition } from '../loader/modules-tree.ts';
 import type { BuildChartsOptions } from '../runtime/build-tree.ts';
@@ -39,6 +40,7 @@ export function buildChartsOptions(
   namespaceFlag: string | undefined,
   env: NodeJS.ProcessEnv,
   tmpRoot: string,
+  stopSignal?: AbortSignal,
 ): BuildChartsOptions {
   const named = findSetting(env, 'helmPath');
   const setting: HelmSetting =
@@ -51,7 +53,15 @@ export function buildChartsOptions(
     helm: (modules): ChartTemplater => {
       const helmPath = findExecutable(setting.command, env.PATH);
       if (helmPath === undefined) throw new HelmNotFoundError(modules, setting);
-      return new HelmClient({ helmPath, tmpRoot });
+      return new HelmClient({
+        helmPath,
+        tmpRoot,
+        templateTimeoutMs: positiveDurationMs(
+          findSetting(env, 'helmTemplateTimeout'),
+          DEFAULT_HELM_TEMPLATE_TIMEOUT_MS,
+        ),
+        ...(stopSignal === undefined ? {} : { stopSignal }),
+      });
     },
     namespace: namespaceFlag ?? (env.ADDON_OPERATOR_NAMESPACE || 'default'),
     tmpRoot,

@@ -21,6 +21,7 @@ import { componentRoots, splitPaths } from '../runtime/component-roots.ts';
 import { checkoutGitSource } from './build-git-source.ts';
 import { gitSourceOptions, gitSourceUsage } from './git-source.ts';
 import { globalHooksDirOf } from '../runtime/git-revision-tree.ts';
+import { stopOnSignals, throwIfStopped } from './stop-on-signals.ts';
 import { UsageError } from './usage-error.ts';
 
 export const buildUsage = `Usage: kaddon build [MODULES_DIR...] [options]
@@ -114,6 +115,8 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
       'name a modules directory or set MODULES_DIR (or ADDON_OPERATOR_MODULES_DIR)',
       buildUsage,
     );
+  const stop = stopOnSignals();
+  const stopSignal = stop.signal;
   const jq = await loadJqEngine({ timeoutMs: jqTimeoutMs(process.env) });
   const result = await buildTree({
     dirs,
@@ -126,9 +129,12 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
       (git ? globalHooksDirOf(git) : findSetting(process.env, 'globalHooksDir')?.value),
     sharedComponentRoots: componentRoots(values['components-path'], dirs),
     jq,
-    ...(values['run-hooks'] ? { hooks: hookOptions(values.snapshots, values['hook-timeout'], io) } : {}),
-    charts: buildChartsOptions(values['helm-path'], values.namespace, process.env, tmpdir()),
-  });
+    ...(values['run-hooks']
+      ? { hooks: hookOptions(values.snapshots, values['hook-timeout'], io, stopSignal) }
+      : {}),
+    charts: buildChartsOptions(values['helm-path'], values.namespace, process.env, tmpdir(), stopSignal),
+  }).finally(stop.release);
+  throwIfStopped(stopSignal, 'build');
   const tree = result.tree;
   for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
   if (values.strict && result.unresolved.length > 0) throw new UnresolvedVarsError(result.unresolved);
@@ -147,6 +153,7 @@ function hookOptions(
   snapshotsFile: string | undefined,
   timeout: string | undefined,
   io: CliIo,
+  stopSignal: AbortSignal,
 ): BuildTreeOptions['hooks'] {
   const seconds = timeout === undefined ? DEFAULT_BUILD_HOOK_TIMEOUT_S : Number(timeout);
   if (!(seconds > 0))
@@ -154,7 +161,7 @@ function hookOptions(
   const logger = stderrLogger(io);
   return {
     runDeps: createHookRunDeps({
-      stopSignal: stopOnSignals(),
+      stopSignal,
       logger,
       baseEnv: hookEnvironment(
         process.env,
@@ -170,20 +177,6 @@ function hookOptions(
 
 /** A hook run by `build` that takes longer is stopped (its process group ended): 10 minutes. */
 const DEFAULT_BUILD_HOOK_TIMEOUT_S = 600;
-
-/**
- * Aborted on SIGTERM or SIGINT: the running hook's process group is ended and its temp dir removed
- * before the build fails, so a stopped `kaddon build` leaves nothing running or behind.
- */
-function stopOnSignals(): AbortSignal {
-  const controller = new AbortController();
-  const stop = (): void => {
-    controller.abort();
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  return controller.signal;
-}
 
 function selectSlices(
   slices: ReadonlyMap<string, readonly Resource[]>,

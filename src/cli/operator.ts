@@ -180,6 +180,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   const helm = new HelmClient({
     helmPath: config.helmPath,
     historyMax: config.helmHistoryMax,
+    templateTimeoutMs: config.helmTemplateTimeoutMs,
     ...(helmKubeconfig === undefined ? {} : { kubeconfigPath: helmKubeconfig }),
     env: {
       ...(config.kubeContext ? { HELM_KUBECONTEXT: config.kubeContext } : {}),

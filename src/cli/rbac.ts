@@ -1,3 +1,4 @@
+import { stopOnSignals, throwIfStopped } from './stop-on-signals.ts';
 import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { findSetting } from '../config/setting-names.ts';
@@ -78,8 +79,11 @@ export async function runRbac(args: readonly string[], io: CliIo): Promise<void>
   const namespace = values.namespace ?? findSetting(process.env, 'namespace')?.value ?? 'kaddon';
   const serviceAccount = values['service-account'];
   const globalHooksDir = values['global-hooks-dir'] ?? findSetting(process.env, 'globalHooksDir')?.value;
+  const stop = stopOnSignals();
+  const stopSignal = stop.signal;
   const jq = await loadJqEngine({ timeoutMs: jqTimeoutMs(process.env) });
   const runDeps = createHookRunDeps({
+    stopSignal,
     logger: stderrLogger(io),
     baseEnv: hookEnvironment(process.env, process.env.KADDON_HOOK_ENV === 'minimal' ? 'minimal' : 'operator'),
     cwd: process.cwd(),
@@ -97,8 +101,12 @@ export async function runRbac(args: readonly string[], io: CliIo): Promise<void>
     globalHooksDir,
     sharedComponentRoots: componentRoots(values['components-path'], dirs),
     jq,
-    charts: buildChartsOptions(values['helm-path'], namespace, process.env, tmpdir()),
+    charts: buildChartsOptions(values['helm-path'], namespace, process.env, tmpdir(), stopSignal),
+  }).catch((error: unknown) => {
+    stop.release();
+    throw error;
   });
+  throwIfStopped(stopSignal, 'rbac');
   for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
   const permissions = await rbacNeeds({
     tree: result.tree,
@@ -112,7 +120,8 @@ export async function runRbac(args: readonly string[], io: CliIo): Promise<void>
     runDeps,
     jq,
     ...(values['kube-config'] ? { discover: await clusterDiscovery(values['kube-config']) } : {}),
-  });
+  }).finally(stop.release);
+  throwIfStopped(stopSignal, 'rbac');
   const objects = rbacObjects(permissions, {
     name: values.name ?? serviceAccount,
     serviceAccount,

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { KaddonError } from '../core/errors.ts';
 import { parseGoDuration } from '../core/go-duration.ts';
 import { DEFAULT_JQ_TIMEOUT_MS } from '../loader/jq-engine.ts';
+import { DEFAULT_HELM_TEMPLATE_TIMEOUT_MS } from '../delivery/helm/helm-client.ts';
 import { HELM2_SETTINGS, SETTING_NAMES } from './setting-names.ts';
 import { LOG_LEVELS, LOG_TYPES, type LogLevel, type LogType } from '../observability/logger.ts';
 
@@ -65,6 +66,8 @@ export interface OperatorConfig {
   readonly hookTimeoutMs: number;
   /** KADDON_JQ_TIMEOUT: how long one jq evaluation (jqFilter, `when:`) may run. */
   readonly jqTimeoutMs: number;
+  /** KADDON_HELM_TEMPLATE_TIMEOUT: how long one `helm template` of a chart module may run. */
+  readonly helmTemplateTimeoutMs: number;
   /** KADDON_HOOK_ENV: hooks get the operator's environment (`operator`) or an allow-list (`minimal`). */
   readonly hookEnv: 'operator' | 'minimal';
   /**
@@ -236,6 +239,10 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
     haRetryPeriodMs: positiveDurationMs(get('ha-retry-period', ...names.haRetryPeriod), 10_000),
     hookTimeoutMs: positiveDurationMs(get('hook-timeout', ...names.hookTimeout), 30 * 60_000),
     jqTimeoutMs: positiveDurationMs(get('jq-timeout', ...names.jqTimeout), DEFAULT_JQ_TIMEOUT_MS),
+    helmTemplateTimeoutMs: positiveDurationMs(
+      get('helm-template-timeout', ...names.helmTemplateTimeout),
+      DEFAULT_HELM_TEMPLATE_TIMEOUT_MS,
+    ),
     hookEnv: choice(['operator', 'minimal'] as const, 'hook-env', 'operator', ...names.hookEnv),
     concurrentDeliveries: Math.max(1, int('concurrent-deliveries', 4, ...names.concurrentDeliveries)),
     inClusterRoot: env.KADDON_IN_CLUSTER_ROOT || undefined,

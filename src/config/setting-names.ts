@@ -31,6 +31,7 @@ export const SETTING_NAMES = {
   objectPatcherTimeout: ['OBJECT_PATCHER_KUBE_CLIENT_TIMEOUT'],
   hookEnv: ['KADDON_HOOK_ENV'],
   jqTimeout: ['KADDON_JQ_TIMEOUT'],
+  helmTemplateTimeout: ['KADDON_HELM_TEMPLATE_TIMEOUT'],
   hookTimeout: ['KADDON_HOOK_TIMEOUT'],
   ha: ['ADDON_OPERATOR_HA'],
   haIdentity: ['ADDON_OPERATOR_POD'],

@@ -24,6 +24,7 @@ export type KustomizeErrorCode =
   | 'path-not-allowed'
   | 'path-not-found'
   | 'cycle'
+  | 'too-deep'
   | 'resource-invalid'
   | 'duplicate-id'
   | 'wrong-kind'

@@ -1,4 +1,4 @@
-import type { JsonValue } from './json.ts';
+import { MAX_JSON_DEPTH, type JsonValue } from './json.ts';
 
 /** Where a JSON stream stopped parsing: which document, on which line, and why. */
 export class JsonStreamSyntaxError extends Error {
@@ -22,6 +22,10 @@ export function* parseJsonStream(text: string): Generator<JsonValue> {
     if (i >= text.length) return;
     const start = i;
     i = endOfJsonValue(text, i);
+    if (i < 0) {
+      const line = text.slice(0, start).split('\n').length;
+      throw new JsonStreamSyntaxError(n, line, `: it nests deeper than ${String(MAX_JSON_DEPTH)} levels`);
+    }
     try {
       yield JSON.parse(text.slice(start, i)) as JsonValue;
     } catch (error: unknown) {
@@ -32,7 +36,10 @@ export function* parseJsonStream(text: string): Generator<JsonValue> {
   }
 }
 
-/** The end of the JSON value starting at `i`: a balanced {…} or […], a string, or a bare word. */
+/**
+ * The end of the JSON value starting at `i`: a balanced {…} or […], a string, or a bare word; -1
+ * when it nests deeper than MAX_JSON_DEPTH.
+ */
 function endOfJsonValue(text: string, i: number): number {
   const first = text.charAt(i);
   if (first !== '{' && first !== '[' && first !== '"') {
@@ -51,8 +58,9 @@ function endOfJsonValue(text: string, i: number): number {
         if (depth === 0) return j + 1;
       }
     } else if (c === '"') inString = true;
-    else if (c === '{' || c === '[') depth++;
-    else if (c === '}' || c === ']') {
+    else if (c === '{' || c === '[') {
+      if (++depth > MAX_JSON_DEPTH) return -1;
+    } else if (c === '}' || c === ']') {
       depth--;
       if (depth === 0) return j + 1;
     }

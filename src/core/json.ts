@@ -84,3 +84,22 @@ export function ensureMap(obj: JsonObject, path: readonly string[]): JsonObject 
   }
   return node;
 }
+
+/**
+ * How deep JSON from input (hook patches, values) may nest: the depth YAML is held to
+ * (MAX_YAML_DEPTH), so that the recursive merges, copies and schema checks of values never run out
+ * of stack (docs/modules.md "Limits on input").
+ */
+export const MAX_JSON_DEPTH = 500;
+
+/** True when `value` nests deeper than `max` levels; walks with a stack of its own. */
+export function nestsDeeperThan(value: JsonValue, max: number): boolean {
+  const pending: [JsonValue, number][] = [[value, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [node, depth] = next;
+    if (node === null || typeof node !== 'object') continue;
+    if (depth > max) return true;
+    for (const item of Array.isArray(node) ? node : Object.values(node)) pending.push([item, depth + 1]);
+  }
+  return false;
+}

@@ -1,6 +1,6 @@
 import { errorMessage } from './errors.ts';
 import jsonpatch from 'fast-json-patch';
-import type { JsonObject } from './json.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan, type JsonObject } from './json.ts';
 import {
   describeOperation,
   pointerSegments,
@@ -49,6 +49,14 @@ export function applyValuesPatch(
       );
     }
   });
+  // Each operation is bounded by the stream's depth, but operations stacked one under another are not.
+  if (nestsDeeperThan(result, MAX_JSON_DEPTH))
+    throw new ValuesPatchError(
+      'values-patch-failed',
+      options.source,
+      `the patched values nest deeper than ${String(MAX_JSON_DEPTH)} levels`,
+      'Keep values shallower: kaddon holds values at most that deep (docs/modules.md "Limits on input").',
+    );
   return result;
 }
 
@@ -75,22 +83,69 @@ function failure(code: string | undefined, error: unknown): string {
  * operations check the hook's own run and are not kept.
  */
 export function compactValuesPatch(stored: ValuesPatch, added: ValuesPatch): ValuesPatch {
-  let out: ValuesPatchOperation[] = [...stored];
+  const out: (ValuesPatchOperation | undefined)[] = [];
+  // The operations after the last move or copy, by path: dropping those at or under a path visits
+  // only what is dropped, so compaction takes time linear in the operations, not quadratic.
+  let paths = pathNode();
+  const keep = (operation: ValuesPatchOperation): void => {
+    if (operation.op === 'move' || operation.op === 'copy') paths = pathNode();
+    else nodeAt(paths, pointerSegments(operation.path), true)?.operations.push(out.length);
+    out.push(operation);
+  };
+  for (const operation of stored) keep(operation);
   for (const operation of added) {
     if (operation.op === 'test') continue;
-    if ((operation.op === 'add' || operation.op === 'remove') && isMapKeysPath(operation.path)) {
-      const barrier = out.findLastIndex((earlier) => earlier.op === 'move' || earlier.op === 'copy');
-      out = out.filter((earlier, i) => i <= barrier || !isAtOrUnder(earlier.path, operation.path));
-    }
-    out.push(operation);
+    if ((operation.op === 'add' || operation.op === 'remove') && isMapKeysPath(operation.path))
+      for (const index of detach(paths, pointerSegments(operation.path))) out[index] = undefined;
+    keep(operation);
   }
-  return out;
+  return out.filter((operation) => operation !== undefined);
+}
+
+/** Operations (their indices) by the segments of their path. */
+interface PathNode {
+  readonly operations: number[];
+  readonly children: Map<string, PathNode>;
+}
+
+function pathNode(): PathNode {
+  return { operations: [], children: new Map() };
+}
+
+function nodeAt(root: PathNode, segments: readonly string[], create: boolean): PathNode | undefined {
+  let node: PathNode | undefined = root;
+  for (const segment of segments) {
+    let child: PathNode | undefined = node.children.get(segment);
+    if (child === undefined) {
+      if (!create) return undefined;
+      child = pathNode();
+      node.children.set(segment, child);
+    }
+    node = child;
+  }
+  return node;
+}
+
+/** Removes the node at `segments` with everything under it; returns their operations. */
+function detach(root: PathNode, segments: readonly string[]): number[] {
+  const last = segments.at(-1);
+  const parent = last === undefined ? undefined : nodeAt(root, segments.slice(0, -1), false);
+  const node = last === undefined ? root : parent?.children.get(last);
+  if (node === undefined) return [];
+  if (parent !== undefined && last !== undefined) parent.children.delete(last);
+  const found: number[] = [];
+  const pending = [node];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    found.push(...next.operations);
+    pending.push(...next.children.values());
+  }
+  if (last === undefined) {
+    root.operations.length = 0;
+    root.children.clear();
+  }
+  return found;
 }
 
 function isMapKeysPath(path: string): boolean {
   return pointerSegments(path).every((segment) => segment !== '-' && !/^\d+$/.test(segment));
-}
-
-function isAtOrUnder(path: string, parent: string): boolean {
-  return path === parent || path.startsWith(`${parent}/`);
 }

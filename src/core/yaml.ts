@@ -1,7 +1,9 @@
 import {
   Document,
   isCollection,
+  isMap,
   isPair,
+  isScalar,
   LineCounter,
   parseAllDocuments,
   visit,
@@ -31,6 +33,8 @@ export interface YamlParseOptions {
    * kyaml and the API server refuse them.
    */
   readonly duplicateKeys?: 'refuse' | 'last-wins';
+  /** How many lines precede `text` in its file, for the lines reported (a document of a stream). */
+  readonly lineOffset?: number;
 }
 
 /** How deep YAML may nest: far beyond any manifest, well below what would exhaust the stack. */
@@ -52,11 +56,66 @@ export function parseYamlDocuments(
   expansion?: YamlExpansion,
   options: YamlParseOptions = {},
 ): YamlDocument[] {
-  if (!(expansion && text.includes('$'))) {
-    const loaded = loadPlainYaml(text, options.duplicateKeys === 'last-wins', YAML_LIMITS);
-    if (loaded !== undefined) return loaded;
+  refuseControlCharacters(text, file, options.lineOffset ?? 0);
+  const needsLibrary = (part: string): boolean => expansion !== undefined && part.includes('$');
+  const fast = (part: string): YamlDocument[] | undefined =>
+    needsLibrary(part) ? undefined : loadPlainYaml(part, options.duplicateKeys === 'last-wins', YAML_LIMITS);
+  const loaded = fast(text);
+  if (loaded !== undefined) return loaded;
+  const parts = splitDocuments(text);
+  if (parts.length < 2) return parseWithLibrary(text, file, expansion, options);
+  // Only the documents that need the library go to it: it is several times slower than js-yaml.
+  return parts.flatMap(({ text: part, lineOffset }) => {
+    const documents = fast(part);
+    if (documents === undefined) return parseWithLibrary(part, file, expansion, { ...options, lineOffset });
+    return documents.map((document) => ({ ...document, line: document.line + lineOffset }));
+  });
+}
+
+/**
+ * Characters YAML does not allow in a stream (outside its c-printable set): the C0 controls but tab,
+ * line feed and carriage return, DEL, the C1 controls but NEL, U+FFFE and U+FFFF. kustomize's
+ * go-yaml refuses them too; a string holds one through an escape (`"a\0b"`).
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what this finds
+const FORBIDDEN_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u0084\u0086-\u009F\uFFFE\uFFFF]/;
+
+function refuseControlCharacters(text: string, file: string, lineOffset: number): void {
+  const found = FORBIDDEN_CHARACTER.exec(text);
+  if (found === null) return;
+  const code = found[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0');
+  const line = lineOffset + countLines(text.slice(0, found.index)) + 1;
+  throw new ParseError(file, line, `holds the control character U+${code}, which YAML does not allow`, {
+    hint: 'Remove it; a string may hold one as an escape in double quotes ("\\0", "\\x01").',
+  });
+}
+
+/**
+ * A stream cut before each `---` line, with the lines before each part. A document marker at the
+ * start of a line ends any scalar (YAML 1.2 c-forbidden), so a cut never falls inside a node;
+ * with a directive (`%`) the stream stays whole.
+ */
+function splitDocuments(text: string): { text: string; lineOffset: number }[] {
+  if (/^%/m.test(text)) return [{ text, lineOffset: 0 }];
+  const parts: { text: string; lineOffset: number }[] = [];
+  const marker = /^---(?=[ \t\r\n]|$)/gm;
+  let start = 0;
+  let lineOffset = 0;
+  for (let match = marker.exec(text); match !== null; match = marker.exec(text)) {
+    if (match.index === 0) continue;
+    const part = text.slice(start, match.index);
+    parts.push({ text: part, lineOffset });
+    lineOffset += countLines(part);
+    start = match.index;
   }
-  return parseWithLibrary(text, file, expansion, options);
+  parts.push({ text: text.slice(start), lineOffset });
+  return parts;
+}
+
+function countLines(text: string): number {
+  let lines = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
+  return lines;
 }
 
 /**
@@ -71,9 +130,13 @@ export function parseWithLibrary(
   options: YamlParseOptions = {},
 ): YamlDocument[] {
   const lineCounter = new LineCounter();
+  const offset = options.lineOffset ?? 0;
+  const lineAt = (position: number): number => lineCounter.linePos(position).line + offset;
   const uniqueKeys = options.duplicateKeys !== 'last-wins';
+  // The library's own uniqueKeys check compares each key with every earlier one of its map, which
+  // takes time quadratic in a map's size; checkNodes does it with a Set instead.
   const documents = parseAllDocuments(text, {
-    uniqueKeys,
+    uniqueKeys: false,
     lineCounter,
     prettyErrors: false,
     customTags: withGoYamlTyping,
@@ -82,21 +145,16 @@ export function parseWithLibrary(
   for (const doc of documents) {
     const error = doc.errors[0];
     if (error) {
-      const line = lineCounter.linePos(error.pos[0]).line;
-      if (error.code === 'DUPLICATE_KEY')
-        throw new ParseError(file, line, 'a mapping key is defined twice', {
-          cause: error,
-          hint: 'Remove one of them: kustomize and the API server refuse duplicate keys.',
-        });
+      const line = lineAt(error.pos[0]);
       if (error.message.includes('Maximum call stack')) throw tooDeep(file, line, error);
       throw new ParseError(file, line, firstLine(error.message), { cause: error });
     }
     if (doc.contents === null) continue;
-    const line = lineCounter.linePos(nodeStart(doc.contents)).line;
-    checkDepth(doc.contents, file, line);
+    const line = lineAt(nodeStart(doc.contents));
+    checkNodes(doc.contents, file, line, uniqueKeys ? (node) => lineAt(nodeStart(node)) : undefined);
     if (mayEndInBlockScalar(text)) clipLastBlockScalar(doc, text.length);
     if (expansion && text.includes('$'))
-      expandDocument(doc, expansion, (node) => lineCounter.linePos(nodeStart(node)).line, file);
+      expandDocument(doc, expansion, (node) => lineAt(nodeStart(node)), file);
     const value = toJson(doc, file, line);
     if (value === undefined || value === null) continue;
     out.push({ value, line });
@@ -174,18 +232,36 @@ function tooDeep(file: string, line: number, cause?: unknown): ParseError {
   });
 }
 
-/** Refuses nesting past MAX_YAML_DEPTH, walking with a stack of its own so depth cannot overflow it. */
-function checkDepth(root: unknown, file: string, line: number): void {
+/**
+ * Refuses nesting past MAX_YAML_DEPTH, walking with a stack of its own so depth cannot overflow it,
+ * and with `lineOf` a mapping key defined twice (scalar keys of equal value, as the library's
+ * uniqueKeys compares them), in time linear in the document.
+ */
+function checkNodes(root: unknown, file: string, line: number, lineOf?: (node: Node) => number): void {
   const pending: [unknown, number][] = [[root, 1]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [node, depth] = next;
     if (depth > MAX_YAML_DEPTH) throw tooDeep(file, line);
     if (!isCollection(node)) continue;
+    const keys = lineOf && isMap(node) ? new Set<unknown>() : undefined;
     for (const item of node.items) {
-      if (isPair(item)) pending.push([item.key, depth + 1], [item.value, depth + 1]);
-      else pending.push([item, depth + 1]);
+      if (!isPair(item)) {
+        pending.push([item, depth + 1]);
+        continue;
+      }
+      if (keys && isScalar(item.key)) {
+        if (keys.has(item.key.value)) throw duplicateKey(file, lineOf?.(item.key) ?? line);
+        keys.add(item.key.value);
+      }
+      pending.push([item.key, depth + 1], [item.value, depth + 1]);
     }
   }
+}
+
+function duplicateKey(file: string, line: number): ParseError {
+  return new ParseError(file, line, 'a mapping key is defined twice', {
+    hint: 'Remove one of them: kustomize and the API server refuse duplicate keys.',
+  });
 }
 
 /** How `$(var)` references in a module's YAML are expanded while it is parsed (docs/architecture.md). */

@@ -1,9 +1,13 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { KustomizeError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import { KUSTOMIZATION_FIELDS, type Kustomization, type KustomizationKind } from '../core/kustomization.ts';
 import { parseYamlDocument, type YamlExpansion } from '../core/yaml.ts';
+import { decodeUtf8, readRegularFile } from './input-file.ts';
+
+/** A kustomization file is a page of fields: larger ones are not read for their kind. */
+const MAX_KUSTOMIZATION_FILE_BYTES = 8 * 1024 * 1024;
 
 export const KUSTOMIZATION_FILE_NAMES = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'] as const;
 
@@ -290,7 +294,10 @@ export function declaredKustomizationKind(dir: string): KustomizationKind | unde
     const file = path.join(dir, name);
     if (!existsSync(file)) continue;
     try {
-      const document = parseYamlDocument(readFileSync(file, 'utf8'), file, undefined, {
+      // Never blocks on a named pipe: the loader refuses it with its own message later.
+      const bytes = readRegularFile(file, file, MAX_KUSTOMIZATION_FILE_BYTES);
+      if (bytes === undefined) return undefined;
+      const document = parseYamlDocument(decodeUtf8(bytes, file), file, undefined, {
         duplicateKeys: 'last-wins',
       });
       const kind = isJsonObject(document) ? document.kind : undefined;

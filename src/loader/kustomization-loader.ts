@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { KustomizeError } from '../core/errors.ts';
 import type {
@@ -10,6 +10,7 @@ import type {
   ResourceEntry,
 } from '../core/kustomization.ts';
 import { KUSTOMIZATION_FILE_NAMES, parseKustomizationFile } from './kustomization-file.ts';
+import { decodeUtf8, InputFileError, isSymlinkLoop, readRegularFile, symlinkLoop } from './input-file.ts';
 import { parseResourceFile } from './resource-file.ts';
 import { parseYamlDocuments, stringifyYamlStream, type YamlExpansion } from '../core/yaml.ts';
 
@@ -48,6 +49,10 @@ interface LoadContext {
    * api/internal/target/kusttarget.go).
    */
   readonly stack: string[];
+  /** The kustomization files of `stack`, as shown, for the message when it grows too deep. */
+  readonly files: string[];
+  /** How many kustomizations were loaded so far, against exponential fan-out. */
+  loaded: number;
   readonly warnings: string[];
   readonly expansion: YamlExpansion | undefined;
   readonly components: ComponentResolution | undefined;
@@ -59,6 +64,8 @@ export function loadKustomization(dir: string, options: LoadOptions = {}): LoadR
     displayBase: options.displayBase ?? process.cwd(),
     allowedRoots: options.allowedRoots?.map((root) => realpathSync.native(root)),
     stack: [],
+    files: [],
+    loaded: 0,
     warnings: [],
     expansion: options.expansion,
     components: options.components,
@@ -74,6 +81,8 @@ function loadDirectory(
 ): KustomizationNode {
   const display = displayPath(dir, context);
   const real = realDirectory(dir, display, context);
+  if (context.stack.length >= MAX_KUSTOMIZATION_DEPTH) throw tooDeep(display, context);
+  if (++context.loaded > MAX_KUSTOMIZATIONS) throw tooMany(display, context);
   for (const visited of context.stack) {
     if (isWithin(real, visited)) {
       throw new KustomizeError(
@@ -85,11 +94,45 @@ function loadDirectory(
     }
   }
   context.stack.push(real);
+  const files = context.files.length;
   try {
     return loadNode(dir, real, expected, context);
   } finally {
     context.stack.pop();
+    context.files.length = files;
   }
+}
+
+/**
+ * How deep kustomizations may nest through resources, bases and components (docs/modules.md "Limits
+ * on input"): far beyond any real tree, well below what the recursive build could hold.
+ */
+export const MAX_KUSTOMIZATION_DEPTH = 100;
+
+/**
+ * How many kustomizations one build may load, counting each time a directory is named: a chain
+ * naming the next level twice would otherwise load 2^depth of them (docs/modules.md "Limits on input").
+ */
+export const MAX_KUSTOMIZATIONS = 2_000;
+
+function tooMany(display: string, context: LoadContext): KustomizeError {
+  return new KustomizeError(
+    'too-deep',
+    context.files.at(-1) ?? display,
+    `the build loads more than ${String(MAX_KUSTOMIZATIONS)} kustomizations (the chain from '${context.files[0] ?? display}' reaches '${display}' at depth ${String(context.stack.length + 1)})`,
+    'A directory is named again and again through resources, bases or components: name each shared base or component once.',
+  );
+}
+
+function tooDeep(display: string, context: LoadContext): KustomizeError {
+  const first = context.files[0] ?? display;
+  const last = context.files.at(-1) ?? display;
+  return new KustomizeError(
+    'too-deep',
+    last,
+    `kustomizations nest deeper than ${String(MAX_KUSTOMIZATION_DEPTH)} levels: the chain from '${first}' reaches '${display}' at depth ${String(context.stack.length + 1)}`,
+    `Flatten the chain of resources, bases and components; kaddon follows at most ${String(MAX_KUSTOMIZATION_DEPTH)} levels.`,
+  );
 }
 
 function loadNode(
@@ -100,6 +143,7 @@ function loadNode(
 ): KustomizationNode {
   const fileName = findKustomizationFile(dir, context);
   const file = displayPath(path.join(dir, fileName), context);
+  context.files.push(file);
   const { kind, spec, warnings } = parseKustomizationFile(readText(path.join(dir, fileName), file), file, {
     ...(context.expansion ? { expansion: context.expansion } : {}),
     componentEntries: context.components !== undefined,
@@ -266,6 +310,7 @@ function loadEntry(
     return { type: 'directory', entry, node: loadDirectory(absolute, 'Kustomization', context) };
   }
   if (!existsSync(absolute)) {
+    if (isSymlinkLoop(absolute)) throw symlinkLoop(displayPath(absolute, context));
     throw new KustomizeError(
       'path-not-found',
       file,
@@ -290,6 +335,7 @@ function loadComponent(dir: string, entry: string, file: string, context: LoadCo
   }
   const absolute = path.resolve(dir, entry);
   if (!existsSync(absolute)) {
+    if (isSymlinkLoop(absolute)) throw symlinkLoop(displayPath(absolute, context));
     throw new KustomizeError(
       'path-not-found',
       file,
@@ -352,6 +398,8 @@ function resolveInside(
     // The native realpath is one call; node's own lstats every component of the path.
     real = realpathSync.native(absolute);
   } catch (error: unknown) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP')
+      throw symlinkLoop(displayPath(absolute, context), error);
     throw new KustomizeError(
       'path-not-found',
       file,
@@ -376,6 +424,7 @@ function realDirectory(dir: string, display: string, context: LoadContext): stri
   try {
     real = realpathSync.native(dir);
   } catch (error: unknown) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw symlinkLoop(display, error);
     throw new KustomizeError(
       'path-not-found',
       display,
@@ -406,30 +455,29 @@ function realDirectory(dir: string, display: string, context: LoadContext): stri
 /** Larger files a kustomization names are refused rather than read into memory. */
 const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
-/** A file a kustomization names (resource, patch, generator source): a regular file of sane size. */
+/**
+ * A file a kustomization names (resource, patch, generator source): a regular file of sane size,
+ * never a pipe, socket or device (src/loader/input-file.ts).
+ */
 function readEntryBytes(absolute: string, display: string): Uint8Array {
-  const stats = statSync(absolute);
-  if (!stats.isFile())
+  const bytes = readRegularFile(absolute, display, MAX_FILE_BYTES);
+  if (bytes === undefined)
     throw new KustomizeError(
       'path-not-found',
       display,
       `'${display}' is a directory, not a file`,
       'Name a file here; a directory of resources belongs in resources as a kustomization.',
     );
-  if (stats.size > MAX_FILE_BYTES)
-    throw new KustomizeError(
-      'resource-invalid',
-      display,
-      `'${display}' is ${String(stats.size)} bytes, more than kaddon reads (${String(MAX_FILE_BYTES)})`,
-      'Split the file or make it smaller.',
-    );
-  return readFileSync(absolute);
+  return bytes;
 }
 
+/** A kustomization or resource file's text: UTF-8, from a regular file. */
 function readText(absolute: string, display: string): string {
+  let bytes: Uint8Array | undefined;
   try {
-    return readFileSync(absolute, 'utf8');
+    bytes = readRegularFile(absolute, display, MAX_FILE_BYTES);
   } catch (error: unknown) {
+    if (error instanceof InputFileError) throw error;
     throw new KustomizeError(
       'path-not-found',
       display,
@@ -440,6 +488,14 @@ function readText(absolute: string, display: string): string {
       },
     );
   }
+  if (bytes === undefined)
+    throw new KustomizeError(
+      'path-not-found',
+      display,
+      `'${display}' is a directory, not a file`,
+      'Name a file here, or a directory holding a kustomization.',
+    );
+  return decodeUtf8(bytes, display);
 }
 
 /** URLs and go-getter style addresses, which kustomize would fetch. */

@@ -1,6 +1,7 @@
-import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { KaddonError } from '../core/errors.ts';
+import { decodeUtf8, readRegularFile, symlinkLoop } from './input-file.ts';
 
 /** A file of a modules tree that kaddon refuses to read, with what to fix. */
 export class TreeFileError extends KaddonError {
@@ -36,26 +37,17 @@ export function readTreeFile(file: string, root: string): string | undefined {
       `resolves to '${real}', outside '${root}'`,
       'Keep the file inside the modules tree: symlinks may not lead outside it.',
     );
-  const target = statSync(real);
-  if (!target.isFile())
-    throw new TreeFileError(
-      file,
-      'is a directory or a special file, not a file',
-      'Make it a regular YAML file.',
-    );
-  if (target.size > MAX_TREE_FILE_BYTES)
-    throw new TreeFileError(
-      file,
-      `is ${String(target.size)} bytes, more than kaddon reads (${String(MAX_TREE_FILE_BYTES)})`,
-      'Make the file smaller.',
-    );
-  return readFileSync(real, 'utf8');
+  const bytes = readRegularFile(real, file, MAX_TREE_FILE_BYTES);
+  if (bytes === undefined)
+    throw new TreeFileError(file, 'is a directory, not a file', 'Make it a regular YAML file.');
+  return decodeUtf8(bytes, file);
 }
 
 function resolveLink(file: string): string {
   try {
     return realpathSync.native(file);
   } catch (error: unknown) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw symlinkLoop(file, error);
     throw new TreeFileError(
       file,
       'is a symlink to nothing',

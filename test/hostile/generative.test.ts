@@ -8,6 +8,7 @@ import {
   modulesTree,
 } from './kustomization-arbitrary.ts';
 import { hasKubectl } from '../kubectl.ts';
+import { buildHostileTree, describeHostileTree, hostileTree } from './hostile-arbitrary.ts';
 
 /**
  * Random kustomizations, broken ones included (test/hostile/kustomization-arbitrary.ts): kaddon exits
@@ -32,6 +33,15 @@ describe('generated kustomizations and modules trees', () => {
         checkOutcome(files, await buildModulesTree(files));
       }),
       { numRuns: 30, seed: 20261124 },
+    );
+  });
+
+  it('hostile trees (depth, size, named pipes, bytes) fail cleanly naming a file, or build', async () => {
+    await fc.assert(
+      fc.asyncProperty(hostileTree, async (files) => {
+        checkOutcome(describeHostileTree(files), await buildHostileTree(files));
+      }),
+      { numRuns: 40, seed: 20261125 },
     );
   });
 });

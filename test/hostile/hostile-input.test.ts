@@ -126,7 +126,7 @@ describe('hostile and broken input: exit 1 with the file and what to fix, never 
     mkdirSync(path.join(values, 'modules/010-app/values.yaml'));
     assertRefused(
       await kaddon('build', path.join(values, 'modules')),
-      /values.yaml': is a directory or a special file/,
+      /values.yaml': is a directory, not a file/,
     );
     const dir = tmp.write('entry-dirs', {
       'patch/kustomization.yaml': 'resources: [cm.yaml]\npatches:\n- path: p.yaml\n',

@@ -5,6 +5,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { parseAllDocuments } from 'yaml';
 import { runCli } from '../run-cli.ts';
+import { buildHostileTree, describeHostileTree, hostileTree } from './hostile-arbitrary.ts';
 
 /**
  * Random kustomization directories from a small grammar of what kustomizations hold (resources,
@@ -137,15 +138,22 @@ export function objectsOf(text: string): unknown[] {
     .filter((value) => value !== null && value !== undefined);
 }
 
-/** The property both the test and `npm run fuzz` check: every generated tree, of either grammar. */
+/**
+ * The property both the test and `npm run fuzz` check: every generated tree, of each grammar,
+ * hostile ones (hostile-arbitrary.ts) included.
+ */
 export function generatedInputsBehave(withKubectl: boolean) {
   return fc.asyncProperty(
     fc.oneof(
-      kustomizationTree.map((files) => ({ files, tree: false })),
-      modulesTree.map((files) => ({ files, tree: true })),
+      kustomizationTree.map((files) => ({ kind: 'kustomization' as const, files })),
+      modulesTree.map((files) => ({ kind: 'modules' as const, files })),
+      hostileTree.map((files) => ({ kind: 'hostile' as const, files })),
     ),
-    async ({ files, tree }) => {
-      checkOutcome(files, tree ? await buildModulesTree(files) : await buildBoth(files, withKubectl));
+    async (input) => {
+      if (input.kind === 'hostile')
+        checkOutcome(describeHostileTree(input.files), await buildHostileTree(input.files));
+      else if (input.kind === 'modules') checkOutcome(input.files, await buildModulesTree(input.files));
+      else checkOutcome(input.files, await buildBoth(input.files, withKubectl));
     },
   );
 }

@@ -52,7 +52,20 @@ export interface HelmClientOptions {
   readonly tmpRoot?: string;
   /** More environment for helm, e.g. HELM_DRIVER. */
   readonly env?: Readonly<Record<string, string>>;
+  /** How long one `helm template` may run (KADDON_HELM_TEMPLATE_TIMEOUT); default 30 s. */
+  readonly templateTimeoutMs?: number;
+  /** Aborted when kaddon stops (SIGTERM, SIGINT): the running helm's process group is ended. */
+  readonly stopSignal?: AbortSignal;
 }
+
+/**
+ * How long `helm template` may run by default: a chart renders in well under a second, and a
+ * template that recurses without end must not hold a build or the operator's queue for minutes
+ * (docs/modules.md "Limits on input").
+ */
+export const DEFAULT_HELM_TEMPLATE_TIMEOUT_MS = 30_000;
+/** Between SIGTERM and SIGKILL of helm's process group. */
+const KILL_GRACE_MS = 2_000;
 
 /** Every state, so `helm list` (which shows deployed and failed only by default) hides none. */
 const ALL_STATES = ['--deployed', '--failed', '--pending', '--superseded', '--uninstalling', '--uninstalled'];
@@ -183,8 +196,10 @@ export class HelmClient {
 
   /** `helm template`: the chart rendered offline with the values, hooks included, CRDs not. */
   async template(release: string, namespace: string, chartDir: string, values: JsonObject): Promise<string> {
+    const args = ['template', release, chartDir, '--namespace', namespace];
+    const timeoutMs = this.#options.templateTimeoutMs ?? DEFAULT_HELM_TEMPLATE_TIMEOUT_MS;
     return this.#withValuesFile(release, values, (valuesFile) =>
-      this.#run(release, ['template', release, chartDir, '--namespace', namespace, '--values', valuesFile]),
+      this.#run(release, [...args, '--values', valuesFile], timeoutMs, 'KADDON_HELM_TEMPLATE_TIMEOUT'),
     );
   }
 
@@ -233,24 +248,81 @@ export class HelmClient {
     }
   }
 
-  async #run(release: string, args: readonly string[], timeoutMs = QUERY_TIMEOUT_MS): Promise<string> {
+  /**
+   * Runs helm in a process group of its own, so that a timeout or kaddon stopping ends helm and
+   * anything it started (SIGTERM, then SIGKILL), and no helm outlives kaddon. `setting` names what
+   * sets the time limit, for the message.
+   */
+  async #run(
+    release: string,
+    args: readonly string[],
+    timeoutMs = QUERY_TIMEOUT_MS,
+    setting?: string,
+  ): Promise<string> {
     const env: Record<string, string> = { ...this.#options.env, HELM_NO_PLUGINS: '1' };
     if (this.#options.kubeconfigPath !== undefined) env.KUBECONFIG = this.#options.kubeconfigPath;
-    const result = await execa(this.#options.helmPath, args, {
+    const stop = this.#options.stopSignal;
+    if (stop?.aborted === true)
+      throw new HelmError(release, args.join(' '), 'not run: kaddon is stopping', '', { ended: 'stop' });
+    const subprocess = execa(this.#options.helmPath, args, {
       env,
       stdin: 'ignore',
       reject: false,
-      timeout: timeoutMs,
+      detached: true,
       stripFinalNewline: false,
+      maxBuffer: MAX_OUTPUT_BYTES,
     });
-    if (result.failed) {
-      const problem = result.timedOut
-        ? `did not finish within ${timeoutMs} ms`
-        : result.exitCode === undefined
-          ? `could not run (${result.shortMessage})`
-          : `exited with code ${result.exitCode}`;
-      throw new HelmError(release, args.join(' '), problem, result.stderr, { cause: result });
+    let ended: 'timeout' | 'stop' | undefined;
+    // On a stop kaddon is about to exit, so helm gets SIGKILL at once: a grace timer might not
+    // outlive kaddon. Only read-only helm commands are given the stop signal (`build`).
+    const endGroup = (reason: 'timeout' | 'stop'): void => {
+      ended ??= reason;
+      signalGroup(subprocess.pid, reason === 'stop' ? 'SIGKILL' : 'SIGTERM');
+      // The await below keeps kaddon alive until helm has exited, so this timer still fires.
+      setTimeout(() => {
+        signalGroup(subprocess.pid, 'SIGKILL');
+      }, KILL_GRACE_MS).unref();
+    };
+    const timer = setTimeout(() => {
+      endGroup('timeout');
+    }, timeoutMs);
+    const onStop = (): void => {
+      endGroup('stop');
+    };
+    stop?.addEventListener('abort', onStop, { once: true });
+    const result = await subprocess.finally(() => {
+      clearTimeout(timer);
+      stop?.removeEventListener('abort', onStop);
+    });
+    if (result.failed || ended !== undefined) {
+      const limit = `${formatSeconds(timeoutMs)}${setting === undefined ? '' : ` (${setting})`}`;
+      const problem =
+        ended === 'timeout'
+          ? `did not finish within ${limit}`
+          : ended === 'stop'
+            ? 'was ended: kaddon is stopping'
+            : result.exitCode === undefined
+              ? `could not run (${result.shortMessage})`
+              : `exited with code ${result.exitCode}`;
+      throw new HelmError(release, args.join(' '), problem, result.stderr, { cause: result, ended, limit });
     }
     return result.stdout;
   }
+}
+
+/** The most helm may print on stdout or stderr; a chart's manifest is far smaller. */
+const MAX_OUTPUT_BYTES = 256 * 1024 * 1024;
+
+/** A negative pid addresses the process group (kill(2)); a group already gone is fine. */
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group has exited.
+  }
+}
+
+function formatSeconds(ms: number): string {
+  return `${String(Math.round(ms / 100) / 10)} s`;
 }

@@ -1,8 +1,9 @@
-import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
 import { parseYamlDocument, parseYamlDocuments } from '../../core/yaml.ts';
+import { decodeUtf8, readRegularFile } from '../../loader/input-file.ts';
 import { ChartRenderError } from './chart-render-error.ts';
 import type { HelmClient } from './helm-client.ts';
 import { HelmError } from './helm-error.ts';
@@ -40,6 +41,8 @@ export interface RenderChartOptions {
  * chart modules").
  */
 const NOT_CHART_DIRS = new Set(['crds', 'docs', 'hooks', 'images', 'lib']);
+/** A Chart.yaml is a few lines: a larger one is not read for its name. */
+const MAX_CHART_YAML_BYTES = 1024 * 1024;
 /** addon-operator's synthesized chart version. */
 const SYNTHESIZED_VERSION = '0.2.0';
 /** helm template separates documents with `---` lines (helm's releaseutil.SplitManifests). */
@@ -65,16 +68,16 @@ export async function renderChartModule(
 ): Promise<RenderedChart> {
   const chartYaml = path.join(chartDir, 'Chart.yaml');
   const hasChartYaml = await exists(chartYaml);
+  await refuseSpecialFiles(chartDir, options.displayDir ?? chartDir);
   const tmpRoot = options.tmpRoot ?? os.tmpdir();
   const dir = hasChartYaml ? chartDir : await synthesizeChart(chartDir, releaseName, tmpRoot);
   try {
-    const manifest = await helm
-      .template(releaseName, namespace, dir, values)
-      .catch(async (error: unknown) => {
-        if (!(error instanceof HelmError)) throw error;
-        const chartName = hasChartYaml ? await readChartName(chartYaml) : releaseName;
-        throw new ChartRenderError(releaseName, options.displayDir ?? chartDir, chartName, error);
-      });
+    const manifest = await helm.template(releaseName, namespace, dir, values).catch((error: unknown) => {
+      // Ended because kaddon stops: helm's own words say nothing about the chart.
+      if (!(error instanceof HelmError) || error.ended === 'stop') throw error;
+      const chartName = hasChartYaml ? readChartName(chartYaml) : releaseName;
+      throw new ChartRenderError(releaseName, options.displayDir ?? chartDir, chartName, error);
+    });
     const documents = parseManifest(manifest, `helm template ${releaseName}`);
     return { manifest, objects: documents.map((document) => document.obj), documents };
   } finally {
@@ -108,10 +111,27 @@ async function synthesizeChart(moduleDir: string, name: string, tmpRoot: string)
   return chartDir;
 }
 
+/**
+ * helm reads every file of a chart: a named pipe among them would stall it until its time limit, a
+ * device feed it without end. Both are refused first, naming the file (docs/modules.md "Limits on input").
+ */
+async function refuseSpecialFiles(chartDir: string, displayDir: string): Promise<void> {
+  const entries = await readdir(chartDir, { withFileTypes: true, recursive: true });
+  const special = entries.find(
+    (entry) => entry.isFIFO() || entry.isSocket() || entry.isCharacterDevice() || entry.isBlockDevice(),
+  );
+  if (special === undefined) return;
+  const file = path.join(displayDir, path.relative(chartDir, path.join(special.parentPath, special.name)));
+  // readRegularFile words what the file is.
+  readRegularFile(path.join(special.parentPath, special.name), file, 0);
+}
+
 /** The `name:` of a Chart.yaml, which prefixes the template paths in helm's messages. */
-async function readChartName(chartYaml: string): Promise<string | undefined> {
+function readChartName(chartYaml: string): string | undefined {
   try {
-    const chart = parseYamlDocument(await readFile(chartYaml, 'utf8'), chartYaml);
+    const bytes = readRegularFile(chartYaml, chartYaml, MAX_CHART_YAML_BYTES);
+    if (bytes === undefined) return undefined;
+    const chart = parseYamlDocument(decodeUtf8(bytes, chartYaml), chartYaml);
     return isJsonObject(chart) && typeof chart.name === 'string' ? chart.name : undefined;
   } catch {
     // helm's own message already says what is wrong with an unreadable Chart.yaml.

@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { chmodSync } from 'node:fs';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { runCli } from '../run-cli.ts';
+import { makeTempTree } from '../temp-tree.ts';
+
+/**
+ * Parsing and expansion take time linear in the input on every path a file takes (docs/modules.md
+ * "Limits on input"): for each kind of file, doubling the input at most about doubles the time.
+ * These are complexity checks, not timings: each measures a build at sizes 1, n and 2n (the fastest
+ * of five runs each) and bounds (T(2n) − T(1)) / (T(n) − T(1)) generously, below 3; a quadratic
+ * path gives about 4. The figures are printed for the record.
+ */
+const tmp = makeTempTree('linear');
+after(() => {
+  tmp.remove();
+});
+
+/** One path: the files of a tree with `n` entries, and the command line that reads them. */
+interface SizedInput {
+  readonly files: (n: number) => Record<string, string>;
+  readonly args: (dir: string) => string[];
+  /** The exit code every size must give (1 where the input is refused at its end). */
+  readonly code?: number;
+  /** Entries at size n when not SIZE (ajv compiles a schema at about 0.3 ms a property). */
+  readonly size?: number;
+}
+
+const keys = (n: number, indent: string, prefix = 'k'): string =>
+  Array.from({ length: n }, (_, i) => `${indent}${prefix}${String(i)}: v${String(i)}\n`).join('');
+const configMap = (data: string, extra = ''): string =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n${data}${extra}`;
+const modulesTree = (extra: Record<string, string>): Record<string, string> => ({
+  'modules/values.yaml': 'appEnabled: true\napp:\n  name: x\n',
+  'modules/010-app/kustomization.yaml': 'resources: [cm.yaml]\n',
+  'modules/010-app/cm.yaml': configMap('  a: b\n'),
+  ...extra,
+});
+const kustomize = (dir: string): string[] => ['kustomize', dir];
+const build = (dir: string): string[] => ['build', path.join(dir, 'modules')];
+
+const HOOK =
+  '#!/bin/bash\nif [ "$1" = "--config" ]; then echo \'{"configVersion":"v1","beforeHelm":1}\'; exit 0; fi\n' +
+  'cat "$(dirname "$0")/patch.json" > "$VALUES_JSON_PATCH_PATH"\n';
+
+const paths: Record<string, SizedInput> = {
+  'a resource with a tab (the yaml library)': {
+    files: (n) => ({
+      'kustomization.yaml': 'resources: [cm.yaml]\n',
+      'cm.yaml': configMap(keys(n, '  '), '#\tend\n'),
+    }),
+    args: kustomize,
+  },
+  'a resource with a tag': {
+    files: (n) => ({
+      'kustomization.yaml': 'resources: [cm.yaml]\n',
+      'cm.yaml': configMap(keys(n, '  '), 'extra: !!str 1\n'),
+    }),
+    args: kustomize,
+  },
+  'a resource with a duplicate key at its end (refused)': {
+    files: (n) => ({
+      'kustomization.yaml': 'resources: [cm.yaml]\n',
+      'cm.yaml': configMap(`${keys(n, '  ')}  k0: again\n`),
+    }),
+    args: kustomize,
+    code: 1,
+  },
+  'a module resource with a $(var) to expand': {
+    files: (n) =>
+      modulesTree({ 'modules/010-app/cm.yaml': configMap(`${keys(n, '  ')}  name: $(app.name)\n`) }),
+    args: build,
+  },
+  'a kustomization with a tab': {
+    files: (n) => ({
+      'kustomization.yaml': `resources: [cm.yaml]\ncommonAnnotations:\n${keys(n, '  ')}#\tend\n`,
+      'cm.yaml': configMap('  a: b\n'),
+    }),
+    args: kustomize,
+  },
+  'a values.yaml with a tab': {
+    files: (n) => modulesTree({ 'modules/values.yaml': `appEnabled: true\napp:\n${keys(n, '  ')}#\tend\n` }),
+    args: build,
+  },
+  'an OpenAPI schema with a tab': {
+    files: (n) =>
+      modulesTree({
+        'modules/010-app/openapi/config-values.yaml': `type: object\nproperties:\n  name: {type: string}\n${Array.from(
+          { length: n },
+          (_, i) => `  p${String(i)}: {type: string}\n`,
+        ).join('')}#\tend\n`,
+      }),
+    args: build,
+    size: 2_000,
+  },
+  'generator sources (an env file and a file)': {
+    files: (n) => ({
+      'kustomization.yaml':
+        'configMapGenerator:\n- name: g\n  envs: [a.env]\n- name: h\n  files: [big.txt]\n',
+      'a.env': Array.from({ length: n }, (_, i) => `K${String(i)}=v${String(i)}\n`).join(''),
+      'big.txt': 'x'.repeat(n * 20),
+    }),
+    args: kustomize,
+  },
+  "a hook's values patch": {
+    files: (n) =>
+      modulesTree({
+        'modules/010-app/hooks/patch.sh': HOOK,
+        'modules/010-app/hooks/patch.json': JSON.stringify(
+          Array.from({ length: n }, (_, i) => ({ op: 'add', path: `/app/k${String(i)}`, value: i })),
+        ),
+      }),
+    args: (dir) => ['build', '--run-hooks', path.join(dir, 'modules')],
+    // Starting the hook costs as much as reading thousands of operations: more of them.
+    size: 40_000,
+  },
+};
+
+// A full collection before each run, so that garbage from earlier runs is not collected (and
+// timed) during the next: the test process keeps every size's heap otherwise.
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc') as () => void;
+
+/**
+ * The fastest of five runs of the command on a tree of size `n`, in milliseconds: on a shared
+ * machine other work only ever adds time, so the minimum is the steadiest estimate of the cost.
+ */
+async function fastestMs(name: string, input: SizedInput, n: number): Promise<number> {
+  const files = input.files(n);
+  const dir = tmp.write(`${name}-${String(n)}`, files);
+  if ('modules/010-app/hooks/patch.sh' in files)
+    chmodSync(path.join(dir, 'modules/010-app/hooks/patch.sh'), 0o755);
+  const times: number[] = [];
+  for (let run = 0; run < 5; run++) {
+    collectGarbage();
+    const started = performance.now();
+    const outcome = await runCli(input.args(dir));
+    times.push(performance.now() - started);
+    assert.equal(outcome.code, input.code ?? 0, outcome.stderr.slice(0, 2000));
+  }
+  return Math.min(...times);
+}
+
+/** Keys per input: enough that parsing, not start-up, dominates T(n). */
+const SIZE = 12_000;
+
+describe('parsing is linear in the input on every path', () => {
+  let index = 0;
+  for (const [label, input] of Object.entries(paths)) {
+    const name = `p${String(index++)}`;
+    it(`${label}: twice the input takes at most about twice the time`, async () => {
+      const size = input.size ?? SIZE;
+      await fastestMs(name, input, size); // warm-up
+      const base = await fastestMs(name, input, 1);
+      const single = (await fastestMs(name, input, size)) - base;
+      const double = (await fastestMs(name, input, 2 * size)) - base;
+      const ratio = double / Math.max(single, 1);
+      console.log(
+        `# ${label}: T(1) ${base.toFixed(0)} ms, T(n) − T(1) ${single.toFixed(0)} ms, T(2n) − T(1) ${double.toFixed(0)} ms, growth ${ratio.toFixed(2)}`,
+      );
+      assert.ok(
+        ratio < 3,
+        `growth ${ratio.toFixed(2)} when the input doubles: time is not linear in the input`,
+      );
+    });
+  }
+});
