@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { isJsonObject, type JsonObject } from '../../src/core/json.ts';
+import { KubeClient } from '../../src/delivery/kube-client.ts';
+import { connectionFromKubeconfig } from '../../src/delivery/kube-connection.ts';
+import { MODULES_PATH } from '../../src/delivery/module-crd.ts';
+import { ModuleObjects } from '../../src/delivery/module-objects.ts';
+import { createCapturingLogger } from '../../src/observability/logger.ts';
+import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
+
+const NAMESPACE = 'module-objects';
+let cluster: TestCluster;
+let admin: KubeClient;
+let dir: string;
+
+before(async () => {
+  cluster = await startTestCluster();
+  admin = new KubeClient(connectionFromKubeconfig(cluster.kubeconfigPath));
+  dir = mkdtempSync(path.join(tmpdir(), 'kaddon-module-objects-'));
+  await admin.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
+  });
+});
+after(async () => {
+  await cluster.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** A client of a service account that no RBAC rule grants anything. */
+async function unprivilegedClient(): Promise<KubeClient> {
+  await admin.request('POST', `/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, {
+    body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'nobody' } },
+  });
+  const minted = await admin.request('POST', `/api/v1/namespaces/${NAMESPACE}/serviceaccounts/nobody/token`, {
+    body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
+  });
+  const token =
+    isJsonObject(minted.status) && typeof minted.status.token === 'string' ? minted.status.token : '';
+  const caFile = path.join(dir, 'ca.crt');
+  writeFileSync(caFile, cluster.caPem);
+  const kubeconfig = path.join(dir, 'nobody.kubeconfig');
+  writeFileSync(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'test', cluster: { server: cluster.server, 'certificate-authority': caFile } }],
+      users: [{ name: 'nobody', user: { token } }],
+      contexts: [{ name: 'nobody', context: { cluster: 'test', user: 'nobody' } }],
+      'current-context': 'nobody',
+    }),
+  );
+  return new KubeClient(connectionFromKubeconfig(kubeconfig));
+}
+
+describe('Module objects against a real kube-apiserver', () => {
+  it('where RBAC forbids them, says once that module status is off and writes nothing', async () => {
+    const logger = createCapturingLogger();
+    const objects = new ModuleObjects(await unprivilegedClient(), logger);
+    await objects.start({ manageCrd: true });
+    objects.publish('echo', { enabled: true });
+    objects.publish('redis', { enabled: true });
+    objects.remove('echo');
+    await objects.flush();
+    assert.equal(objects.enabled, false);
+    const off = logger.entries.filter((entry) => entry.msg.startsWith('module status is off'));
+    assert.equal(off.length, 1, JSON.stringify(logger.entries));
+    assert.match(String(off[0]?.fields.error), /403/);
+    // The CRD was not there and could not be made: nothing of it exists now.
+    await assert.rejects(
+      admin.request('GET', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/modules.kaddon.dev'),
+    );
+  });
+
+  it('creates the CRD, a Module with its status on first report, and deletes it', async () => {
+    const objects = new ModuleObjects(admin, createCapturingLogger());
+    await objects.start({ manageCrd: true });
+    assert.equal(objects.enabled, true);
+    const status: JsonObject = {
+      enabled: true,
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'Succeeded',
+          message: 'delivered; 2 objects healthy',
+          lastTransitionTime: '2026-11-25T00:00:00Z',
+        },
+      ],
+    };
+    objects.publish('echo', status);
+    await objects.flush();
+    const created = await admin.request('GET', `${MODULES_PATH}/echo`);
+    assert.deepEqual(created.status, status);
+    assert.ok(objects.uidOf('echo'));
+    objects.remove('echo');
+    await objects.flush();
+    await assert.rejects(admin.request('GET', `${MODULES_PATH}/echo`), /404/);
+  });
+});
