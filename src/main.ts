@@ -17,6 +17,7 @@ Commands:
                            dump modules, a module's state, or its manifests as delivered now
   hook snapshots [NAME]    dump the snapshots of each hook, per binding
   git status               the Git source of the modules: revision in use, last error
+  version                  the version of kaddon (also --version)
 
 Run \`kaddon <command> --help\` for a command's options.`;
 
@@ -34,11 +35,13 @@ const commands = {
   module: async () => (await import('./cli/debug.ts')).runModule,
   hook: async () => (await import('./cli/debug.ts')).runHook,
   git: async () => (await import('./cli/debug.ts')).runGit,
+  version: async () => (await import('./cli/version.ts')).runVersion,
 } satisfies Record<string, () => Promise<Command>>;
 
 /** Runs one command line; returns the exit code. The only place that decides it. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
-  const [name, ...args] = argv;
+  const [given, ...args] = argv;
+  const name = given === '--version' ? 'version' : given;
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(`${usage}\n`);
     return name === undefined ? 2 : 0;

@@ -1,0 +1,44 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CliIo } from './cli-io.ts';
+
+/**
+ * `kaddon version` and `kaddon --version`: the package version and, in a Git checkout, the commit,
+ * as a bug report needs them.
+ */
+export function runVersion(_args: readonly string[], io: CliIo): void {
+  const root = packageRoot(path.dirname(fileURLToPath(import.meta.url)));
+  const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version?: string };
+  const commit = gitCommit(root);
+  io.stdout(
+    `kaddon ${manifest.version ?? 'unknown'}${commit ? ` (commit ${commit})` : ''} node ${process.version}\n`,
+  );
+}
+
+/** The nearest folder upwards with kaddon's package.json: src/cli/ in a checkout, dist/ when built. */
+function packageRoot(start: string): string {
+  for (let dir = start; ; dir = path.dirname(dir)) {
+    const file = path.join(dir, 'package.json');
+    if (existsSync(file) && (JSON.parse(readFileSync(file, 'utf8')) as { name?: string }).name === 'kaddon')
+      return dir;
+    if (path.dirname(dir) === dir) return start;
+  }
+}
+
+/** HEAD's commit read from .git without running git; undefined outside a checkout. */
+function gitCommit(root: string): string | undefined {
+  const gitDir = path.join(root, '.git');
+  try {
+    const head = readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim();
+    if (!head.startsWith('ref: ')) return head.slice(0, 12);
+    const ref = head.slice(5);
+    const loose = path.join(gitDir, ref);
+    if (existsSync(loose)) return readFileSync(loose, 'utf8').trim().slice(0, 12);
+    const packed = readFileSync(path.join(gitDir, 'packed-refs'), 'utf8');
+    const line = packed.split('\n').find((entry) => entry.endsWith(` ${ref}`));
+    return line?.slice(0, 12);
+  } catch {
+    return undefined;
+  }
+}
