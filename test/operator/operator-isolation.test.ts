@@ -37,7 +37,7 @@ before(async () => {
   files['modules/12-m03/values.yaml'] = 'm03:\n  fixed: false\n';
   files['modules/12-m03/hooks/check.sh'] = `#!/usr/bin/env bash
 if [ "$1" = "--config" ]; then echo '{"configVersion":"v1","beforeHelm":10}'; exit 0; fi
-if grep -q '"fixed":true' "$VALUES_PATH"; then exit 0; fi
+if grep -Eq '"fixed"[[:space:]]*:[[:space:]]*true' "$VALUES_PATH"; then exit 0; fi
 echo "m03: not fixed yet" >&2
 exit 1
 `;
