@@ -87,6 +87,7 @@ describe('deploy/: the install manifests', () => {
       'ClusterRole',
       'ClusterRoleBinding',
       'ConfigMap',
+      'CustomResourceDefinition',
       'Deployment',
       'Namespace',
       'PodDisruptionBudget',
