@@ -30,6 +30,8 @@ function isBuildCurrent() {
 
 let entry;
 if (isBuildCurrent()) {
+  // A bug report's stack trace (exit 70) names src/ files and lines, not chunks of the bundle.
+  process.setSourceMapsEnabled(true);
   entry = await import(compiled);
 } else if (checkout) {
   const { register } = await import('tsx/esm/api');

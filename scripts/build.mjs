@@ -36,6 +36,9 @@ await build({
   platform: 'node',
   target: 'node20',
   plugins: [externalPackages],
+  // Stack traces of a bundled kaddon point at src/ (bin/kaddon.js turns Node's source maps on).
+  sourcemap: true,
+  sourcesContent: false,
   logLevel: 'warning',
 });
 writeFileSync(path.join(outdir, '.build-stamp'), `${new Date().toISOString()}\n`);
