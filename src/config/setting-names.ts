@@ -60,9 +60,6 @@ export function findSetting(
   return undefined;
 }
 
-/** addon-operator settings kaddon reads and needs nothing from: helm 3 is the only helm it speaks. */
-export const ACCEPTED_WITHOUT_EFFECT = ['HELM3', 'HELM3LIB'] as const;
-
 /**
  * addon-operator and shell-operator settings kaddon does not support. The operator logs a warning
  * naming each one that is set, so a Deployment moved to kaddon shows what it relied on.

@@ -179,19 +179,6 @@ export function moduleValues(name: string, statics: StaticValues, config: Config
 }
 
 /**
- * What a module sees (docs/values.md "Values in hooks, enabled scripts and charts"): `{global, <moduleKey>}`,
- * with `global.enabledModules` listing the enabled modules in order.
- */
-export function moduleValuesView(
-  name: string,
-  global: JsonObject,
-  values: JsonValue,
-  enabledModules: readonly string[],
-): JsonObject {
-  return { global: { ...global, enabledModules: [...enabledModules] }, [moduleValuesKey(name)]: values };
-}
-
-/**
  * Reads a dotted path (`global.discovery.clusterDomain`) in a values view. Only the values' own keys
  * count: `__proto__`, `constructor` or `toString` name nothing unless the values have such a key.
  */

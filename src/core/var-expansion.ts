@@ -90,8 +90,3 @@ function formatScalar(name: string, value: JsonValue): string {
   if (typeof value === 'object') throw new VarTypeError(name);
   return String(value);
 }
-
-/** True when the string holds anything expansion could change (a fast path for large trees). */
-export function hasVarSyntax(input: string): boolean {
-  return input.includes('$');
-}

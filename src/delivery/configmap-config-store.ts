@@ -9,9 +9,6 @@ import { sleep, systemClock, type Clock } from '../core/clock.ts';
 import type { WatchApi } from './list-watch.ts';
 import { ConfigMapWatch, type ConfigMapWatchOptions, type OnConfigChange } from './configmap-watch.ts';
 
-/** ADDON_OPERATOR_CONFIG_MAP's default (docs/values.md "The ConfigMap"). */
-export const DEFAULT_CONFIG_MAP_NAME = 'addon-operator';
-
 /** The part of KubeClient the store uses; tests wrap it to inject a concurrent writer. */
 export type ConfigMapApi = WatchApi;
 

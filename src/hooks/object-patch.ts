@@ -11,7 +11,6 @@ export type ObjectPatchOperation = CreateOperation | DeleteOperation | PatchOper
 
 export const CREATE_OPERATIONS = ['Create', 'CreateOrUpdate', 'CreateIfNotExists'] as const;
 export const DELETE_OPERATIONS = ['Delete', 'DeleteInBackground', 'DeleteNonCascading'] as const;
-export const PATCH_OPERATIONS = ['JQPatch', 'MergePatch', 'JSONPatch'] as const;
 
 export interface CreateOperation {
   readonly operation: (typeof CREATE_OPERATIONS)[number];
