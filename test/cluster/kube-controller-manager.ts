@@ -1,5 +1,5 @@
 import type { Certificates } from './certificates.ts';
-import { isComponentHealthy } from './component-health.ts';
+import { componentServerArgs, isComponentHealthy } from './component-health.ts';
 import { startReadyServer } from './readiness.ts';
 import type { ServerProcess } from './server-process.ts';
 
@@ -37,13 +37,7 @@ export function startKubeControllerManager(start: ControllerManagerStart): Promi
 function controllerManagerArgs(start: ControllerManagerStart): string[] {
   const { certificates: certs } = start;
   return [
-    `--kubeconfig=${start.kubeconfig}`,
-    // Its own secure port authenticates and authorizes callers through the apiserver.
-    `--authentication-kubeconfig=${start.kubeconfig}`,
-    `--authorization-kubeconfig=${start.kubeconfig}`,
-    '--bind-address=127.0.0.1',
-    `--secure-port=${start.port}`,
-    '--leader-elect=false',
+    ...componentServerArgs(start.kubeconfig, start.port),
     `--controllers=${controllerSelection}`,
     // The token and root-CA publisher controllers: ServiceAccount tokens and kube-root-ca.crt.
     `--service-account-private-key-file=${certs.serviceAccountKey}`,

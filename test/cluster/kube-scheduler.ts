@@ -1,4 +1,4 @@
-import { isComponentHealthy } from './component-health.ts';
+import { componentServerArgs, isComponentHealthy } from './component-health.ts';
 import { startReadyServer } from './readiness.ts';
 import type { ServerProcess } from './server-process.ts';
 
@@ -16,14 +16,7 @@ export function startKubeScheduler(start: SchedulerStart): Promise<ServerProcess
     {
       name: 'kube-scheduler',
       binary: start.binary,
-      args: [
-        `--kubeconfig=${start.kubeconfig}`,
-        `--authentication-kubeconfig=${start.kubeconfig}`,
-        `--authorization-kubeconfig=${start.kubeconfig}`,
-        '--bind-address=127.0.0.1',
-        `--secure-port=${start.port}`,
-        '--leader-elect=false',
-      ],
+      args: componentServerArgs(start.kubeconfig, start.port),
       logFile: start.logFile,
       detached: start.detached,
     },
