@@ -6,6 +6,7 @@ const usage = `Usage: kaddon <command> [options]
 
 Commands:
   build [MODULES_DIR...]   render the enabled modules of a modules tree, offline
+  diff [MODULES_DIR...]    show what delivering a modules tree would change in the cluster
   kustomize [DIR]          build a kustomization directory, like \`kubectl kustomize DIR\`
   operator                 run the operator: converge the modules into the cluster, follow changes
   rbac [MODULES_DIR...]    print the least-privilege RBAC the operator needs for a modules tree
@@ -13,19 +14,28 @@ Commands:
   queue list|main          dump the task queues of the kaddon running here (debug socket)
   global list|values|patches|config|snapshots
                            dump global hooks, values, patches, config or snapshots
-  module list|values|patches|config|resource-monitor|render|snapshots [NAME]
-                           dump modules, a module's state, or its manifests as delivered now
+  module list|values|patches|config|resource-monitor|render|snapshots|diff [NAME]
+                           dump modules, a module's state, its manifests as delivered now,
+                           or what delivering it now would change
   hook snapshots [NAME]    dump the snapshots of each hook, per binding
   git status               the Git source of the modules: revision in use, last error
   version                  the version of kaddon (also --version)
 
 Run \`kaddon <command> --help\` for a command's options.`;
 
-type Command = (args: readonly string[], io: CliIo) => void | Promise<void>;
+/** A command may return its exit code: `diff` exits 2 when something would change. */
+type Command = (args: readonly string[], io: CliIo) => unknown;
+
+/**
+ * Commands whose exit code 2 means "changes" (helm-diff's --detailed-exitcode): a usage error
+ * exits 1 there, like any other error.
+ */
+const DETAILED_EXIT = new Set(['diff']);
 
 /** Each command is imported when it runs, so a command pays only for what it uses. */
 const commands = {
   build: async () => (await import('./cli/build.ts')).runBuild,
+  diff: async () => (await import('./cli/diff.ts')).runDiff,
   kustomize: async () => (await import('./cli/kustomize.ts')).runKustomize,
   sync: async () => (await import('./cli/sync.ts')).runSync,
   rbac: async () => (await import('./cli/rbac.ts')).runRbac,
@@ -52,12 +62,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   try {
     if (!load) throw new UsageError(`unknown command '${name}'`, usage);
     const command = await load();
-    await command(args, io);
-    return 0;
+    const code = await command(args, io);
+    return typeof code === 'number' ? code : 0;
   } catch (error: unknown) {
     if (error instanceof KaddonError) {
       io.stderr(`Error: ${error.describe()}\n`);
-      return error instanceof UsageError ? 2 : 1;
+      return error instanceof UsageError && !DETAILED_EXIT.has(name) ? 2 : 1;
     }
     if (
       error instanceof Error &&
@@ -66,7 +76,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       error.code.startsWith('ERR_PARSE_ARGS')
     ) {
       io.stderr(`Error: ${error.message}\n${usage}\n`);
-      return 2;
+      return DETAILED_EXIT.has(name) ? 1 : 2;
     }
     io.stderr(
       `kaddon: internal error (a bug; please report it):\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { KaddonError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import type { Resource } from '../core/resource.ts';
-import { EMPTY_CONFIG_VALUES, parseConfigValues, ValuesError } from '../core/values.ts';
+import { EMPTY_CONFIG_VALUES, parseConfigValues, ValuesError, type ConfigValues } from '../core/values.ts';
 import { parseYamlDocument, stringifyYaml } from '../core/yaml.ts';
 import { loadJqEngine } from '../loader/jq-engine.ts';
 import { jqTimeoutMs } from './jq-timeout.ts';
@@ -73,27 +73,31 @@ function describeRef(ref: UnresolvedReference): string {
   return `module '${ref.module}' ${ref.file}:${ref.line} $(${ref.name})`;
 }
 
+/** The flags `kaddon build` reads; `kaddon diff` takes the same inputs. */
+export const buildFlags = {
+  module: { type: 'string' },
+  values: { type: 'string' },
+  'config-values': { type: 'string' },
+  'components-path': { type: 'string' },
+  strict: { type: 'boolean', default: false },
+  'run-hooks': { type: 'boolean', default: false },
+  'global-hooks-dir': { type: 'string' },
+  snapshots: { type: 'string' },
+  'hook-timeout': { type: 'string' },
+  'helm-path': { type: 'string' },
+  namespace: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+  ...gitSourceOptions,
+} as const;
+
+type BuildFlagValues = ReturnType<typeof parseArgs<{ options: typeof buildFlags }>>['values'];
+
 /** `kaddon build`: wiring only; the work is renderTree. */
 export async function runBuild(args: readonly string[], io: CliIo): Promise<void> {
   const { values, positionals } = parseArgs({
     args: [...args],
     allowPositionals: true,
-    options: {
-      module: { type: 'string' },
-      values: { type: 'string' },
-      'config-values': { type: 'string' },
-      'components-path': { type: 'string' },
-      strict: { type: 'boolean', default: false },
-      'run-hooks': { type: 'boolean', default: false },
-      'global-hooks-dir': { type: 'string' },
-      snapshots: { type: 'string' },
-      'hook-timeout': { type: 'string' },
-      'helm-path': { type: 'string' },
-      namespace: { type: 'string' },
-      output: { type: 'string', short: 'o', default: 'yaml' },
-      help: { type: 'boolean', short: 'h' },
-      ...gitSourceOptions,
-    },
+    options: { ...buildFlags, output: { type: 'string', short: 'o', default: 'yaml' } },
   });
   if (values.help) {
     io.stdout(`${buildUsage}\n`);
@@ -102,7 +106,29 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
   if (values.output !== 'yaml' && values.output !== 'json') {
     throw new UsageError(`--output must be yaml or json, not '${values.output}'`, buildUsage);
   }
-  const git = values['git-url'] === undefined ? undefined : await checkoutGitSource(values, positionals, io);
+  const { slices } = await renderForCli(values, positionals, io, buildUsage);
+  io.stdout(values.output === 'json' ? printJson(slices) : printYaml(slices));
+}
+
+/** A modules tree rendered as `kaddon build` renders it, from its flags. */
+export interface CliRender {
+  /** Every module of the tree, enabled or not. */
+  readonly known: readonly string[];
+  readonly enabled: readonly string[];
+  /** The slices printed: every enabled module's, or the one --module names. */
+  readonly slices: [string, readonly Resource[]][];
+}
+
+/** Renders the tree the flags name (directories, or a Git revision), with warnings on stderr. */
+export async function renderForCli(
+  values: BuildFlagValues,
+  positionals: readonly string[],
+  io: CliIo,
+  usage: string,
+  overrides: { readonly config?: ConfigValues } = {},
+): Promise<CliRender> {
+  const git =
+    values['git-url'] === undefined ? undefined : await checkoutGitSource(values, [...positionals], io);
   const dirs = git
     ? [git.modulesDir]
     : splitPaths(
@@ -113,7 +139,7 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
   if (dirs.length === 0)
     throw new UsageError(
       'name a modules directory or set MODULES_DIR (or ADDON_OPERATOR_MODULES_DIR)',
-      buildUsage,
+      usage,
     );
   const stop = stopOnSignals();
   const stopSignal = stop.signal;
@@ -121,9 +147,11 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
   const result = await buildTree({
     dirs,
     ...(values.values ? { extraValues: readValues(values.values) } : {}),
-    config: values['config-values']
-      ? parseConfigValues(readYaml(values['config-values']), values['config-values'])
-      : EMPTY_CONFIG_VALUES,
+    config:
+      overrides.config ??
+      (values['config-values']
+        ? parseConfigValues(readYaml(values['config-values']), values['config-values'])
+        : EMPTY_CONFIG_VALUES),
     globalHooksDir:
       values['global-hooks-dir'] ??
       (git ? globalHooksDirOf(git) : findSetting(process.env, 'globalHooksDir')?.value),
@@ -135,18 +163,13 @@ export async function runBuild(args: readonly string[], io: CliIo): Promise<void
     charts: buildChartsOptions(values['helm-path'], values.namespace, process.env, tmpdir(), stopSignal),
   }).finally(stop.release);
   throwIfStopped(stopSignal, 'build');
-  const tree = result.tree;
   for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
   if (values.strict && result.unresolved.length > 0) throw new UnresolvedVarsError(result.unresolved);
   for (const ref of result.unresolved)
     io.stderr(`warning: ${describeRef(ref)} is unresolved and left as written\n`);
-  const slices = selectSlices(
-    result.rendered.slices,
-    values.module,
-    result.enabledModules,
-    tree.modules.map((m) => m.name),
-  );
-  io.stdout(values.output === 'json' ? printJson(slices) : printYaml(slices));
+  const known = result.tree.modules.map((m) => m.name);
+  const slices = selectSlices(result.rendered.slices, values.module, result.enabledModules, known, usage);
+  return { known, enabled: result.enabledModules, slices };
 }
 
 function hookOptions(
@@ -183,11 +206,12 @@ function selectSlices(
   only: string | undefined,
   enabled: readonly string[],
   known: readonly string[],
+  usage: string,
 ): [string, readonly Resource[]][] {
   if (only === undefined) return [...slices];
   if (!known.includes(only))
-    throw new UsageError(`--module: no module named '${only}' (modules: ${known.join(', ')})`, buildUsage);
-  if (!enabled.includes(only)) throw new UsageError(`--module: module '${only}' is disabled`, buildUsage);
+    throw new UsageError(`--module: no module named '${only}' (modules: ${known.join(', ')})`, usage);
+  if (!enabled.includes(only)) throw new UsageError(`--module: module '${only}' is disabled`, usage);
   return [[only, slices.get(only) ?? []]];
 }
 

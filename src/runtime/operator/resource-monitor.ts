@@ -1,4 +1,5 @@
 import { errorMessage } from '../../core/errors.ts';
+import { forEachLimited } from '../../core/for-each-limited.ts';
 import { apiVersionOf, type ResId } from '../../core/res-id.ts';
 import { KubeApiError, resourcePath, type KubeClient } from '../../delivery/kube-client.ts';
 import type { Logger } from '../../observability/logger.ts';
@@ -289,16 +290,4 @@ export class ResourceMonitor {
 /** `ns/Kind/name`, with an empty ns for cluster-scoped objects (docs/lifecycle.md "Helm delivery"). */
 function objectId(namespace: string, object: ResId): string {
   return `${namespace}/${object.kind}/${object.name}`;
-}
-
-async function forEachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  run: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    for (let index = next++; index < items.length; index = next++) await run(items[index] as T);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

@@ -1,0 +1,86 @@
+import { createTwoFilesPatch } from 'diff';
+import { stringifyYaml } from '../../core/yaml.ts';
+import type { ModuleDiff, ObjectChange } from './release-diff.ts';
+
+/** Whether anything would change: `kaddon diff` exits 2 then, 0 otherwise (docs/drift.md "kaddon diff"). */
+export function hasChanges(diffs: readonly ModuleDiff[]): boolean {
+  return diffs.some((diff) => diff.action !== 'unchanged');
+}
+
+/** A unified diff of the compared fields' YAML; the object's whole YAML for a creation or deletion. */
+export function unifiedDiff(change: ObjectChange): string {
+  const before = change.before ? stringifyYaml(change.before) : '';
+  const after = change.after ? stringifyYaml(change.after) : '';
+  const name = objectLabel(change);
+  const patch = createTwoFilesPatch(`live ${name}`, `rendered ${name}`, before, after, undefined, undefined, {
+    context: 3,
+  });
+  // The first line is the `===` separator of the library's format; the `---`/`+++` pair names both sides.
+  return patch
+    .split('\n')
+    .filter((line) => !line.startsWith('====') && !line.startsWith('\\ No newline'))
+    .join('\n')
+    .trimEnd();
+}
+
+export function objectLabel(change: Pick<ObjectChange, 'kind' | 'namespace' | 'name'>): string {
+  return `${change.kind} ${change.namespace ? `${change.namespace}/` : ''}${change.name}`;
+}
+
+const SIGN: Readonly<Record<ObjectChange['action'], string>> = { create: '+', update: '~', delete: '-' };
+const VERB: Readonly<Record<ObjectChange['action'], string>> = {
+  create: 'created',
+  update: 'changed',
+  delete: 'deleted',
+};
+
+/** For a person: one block per module that would change, each object with its diff; colour on a terminal. */
+export function formatDiffText(diffs: readonly ModuleDiff[], options: { colour: boolean }): string {
+  const paint = (code: number, text: string): string =>
+    options.colour ? `\x1b[${code}m${text}\x1b[0m` : text;
+  const out: string[] = [];
+  for (const diff of diffs) {
+    if (diff.action === 'unchanged') continue;
+    out.push(
+      paint(
+        1,
+        `module ${diff.module}: would be ${diff.action === 'upgrade' ? 'upgraded' : `${diff.action}ed`}`,
+      ),
+    );
+    for (const change of diff.changes) {
+      out.push(`${SIGN[change.action]} ${objectLabel(change)} would be ${VERB[change.action]}`);
+      for (const line of unifiedDiff(change).split('\n')) {
+        const colour =
+          line.startsWith('+') && !line.startsWith('+++')
+            ? 32
+            : line.startsWith('-') && !line.startsWith('---')
+              ? 31
+              : line.startsWith('@@')
+                ? 36
+                : 0;
+        out.push(`    ${colour === 0 ? line : paint(colour, line)}`);
+      }
+    }
+    out.push('');
+  }
+  return out.join('\n');
+}
+
+/** For CI bots: every module with its action, each change with its diff and the compared objects. */
+export function formatDiffJson(diffs: readonly ModuleDiff[]): string {
+  const modules = diffs.map((diff) => ({
+    module: diff.module,
+    action: diff.action,
+    changes: diff.changes.map((change) => ({
+      action: change.action,
+      apiVersion: change.apiVersion,
+      kind: change.kind,
+      namespace: change.namespace,
+      name: change.name,
+      diff: unifiedDiff(change),
+      ...(change.before ? { before: change.before } : {}),
+      ...(change.after ? { after: change.after } : {}),
+    })),
+  }));
+  return `${JSON.stringify({ changed: hasChanges(diffs), modules }, null, 2)}\n`;
+}

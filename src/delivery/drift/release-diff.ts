@@ -1,0 +1,127 @@
+import { forEachLimited } from '../../core/for-each-limited.ts';
+import type { JsonObject } from '../../core/json.ts';
+import { compareApplied } from '../../core/object-drift.ts';
+import { idKey, idOf } from '../../core/res-id.ts';
+import {
+  getLive,
+  objectTarget,
+  releaseObject,
+  serverApply,
+  type ApplyApi,
+  type ObjectTarget,
+} from './release-objects.ts';
+
+export type ObjectAction = 'create' | 'update' | 'delete';
+
+/** One object a delivery would change. */
+export interface ObjectChange {
+  readonly action: ObjectAction;
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** The compared fields before and after (docs/drift.md "Which fields count"); Secret values masked. */
+  readonly before?: JsonObject;
+  readonly after?: JsonObject;
+}
+
+export type ModuleAction = 'install' | 'upgrade' | 'uninstall' | 'unchanged';
+
+export interface ModuleDiff {
+  readonly module: string;
+  readonly action: ModuleAction;
+  readonly changes: readonly ObjectChange[];
+}
+
+export interface ReleaseDiffInput {
+  readonly module: string;
+  /** ADDON_OPERATOR_NAMESPACE: the release's namespace and the default of its objects. */
+  readonly namespace: string;
+  /** What the module renders now; empty when it is disabled or gone. */
+  readonly objects: readonly JsonObject[];
+  /** The objects of its current release; undefined when there is none. */
+  readonly released: readonly JsonObject[] | undefined;
+}
+
+/** How many objects are compared at once. */
+const CONCURRENCY = 8;
+
+/**
+ * What `helm upgrade --install` (or `helm uninstall`) of the module's release would change now
+ * (docs/drift.md "kaddon diff"): every rendered object through a server-side apply dry run, every
+ * released object no longer rendered as deleted. Nothing is written.
+ */
+export async function diffRelease(api: ApplyApi, input: ReleaseDiffInput): Promise<ModuleDiff> {
+  const changes: ObjectChange[] = [];
+  const rendered = new Set<string>();
+  await forEachLimited(input.objects, CONCURRENCY, async (object) => {
+    const desired = releaseObject(object, input.module, input.namespace);
+    const target = await objectTarget(api, desired, input.namespace);
+    rendered.add(target ? keyOf(target) : idKey(idOf(desired)));
+    const change = await diffObject(api, target, desired);
+    if (change) changes.push(change);
+  });
+  await forEachLimited(input.released ?? [], CONCURRENCY, async (object) => {
+    const target = await objectTarget(api, object, input.namespace);
+    if (target === undefined || rendered.has(keyOf(target))) return;
+    const live = await getLive(api, target);
+    if (live === undefined) return;
+    changes.push({ ...identity(target, live), action: 'delete', before: compareApplied(live, live).after });
+  });
+  changes.sort(byId);
+  return { module: input.module, action: moduleAction(input, changes), changes };
+}
+
+async function diffObject(
+  api: ApplyApi,
+  target: ObjectTarget | undefined,
+  desired: JsonObject,
+): Promise<ObjectChange | undefined> {
+  if (target === undefined) {
+    // The kind is not served yet (its CRD comes with this delivery): it can only be created.
+    const id = idOf(desired);
+    return {
+      action: 'create',
+      apiVersion: typeof desired.apiVersion === 'string' ? desired.apiVersion : '',
+      kind: id.kind,
+      namespace: id.namespace,
+      name: id.name,
+      after: desired,
+    };
+  }
+  const live = await getLive(api, target);
+  const applied = await serverApply(api, target, desired, { dryRun: true });
+  const comparison = compareApplied(live, applied);
+  if (!comparison.changed) return undefined;
+  return {
+    ...identity(target, applied),
+    action: live === undefined ? 'create' : 'update',
+    ...(comparison.before ? { before: comparison.before } : {}),
+    after: comparison.after,
+  };
+}
+
+function moduleAction(input: ReleaseDiffInput, changes: readonly ObjectChange[]): ModuleAction {
+  if (input.released === undefined) return input.objects.length > 0 ? 'install' : 'unchanged';
+  if (input.objects.length === 0) return 'uninstall';
+  return changes.length > 0 ? 'upgrade' : 'unchanged';
+}
+
+function identity(target: ObjectTarget, object: JsonObject): Omit<ObjectChange, 'action'> {
+  return {
+    apiVersion: typeof object.apiVersion === 'string' ? object.apiVersion : '',
+    kind: target.id.kind,
+    namespace: target.namespace,
+    name: target.id.name,
+  };
+}
+
+function keyOf(target: ObjectTarget): string {
+  return `${target.resource.group}/${target.resource.name}/${target.namespace}/${target.id.name}`;
+}
+
+function byId(a: ObjectChange, b: ObjectChange): number {
+  const left = `${a.namespace}/${a.kind}/${a.name}`;
+  const right = `${b.namespace}/${b.kind}/${b.name}`;
+  return left < right ? -1 : left > right ? 1 : 0;
+}

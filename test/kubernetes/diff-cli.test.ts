@@ -1,0 +1,214 @@
+import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { JsonObject } from '../../src/core/json.ts';
+import { stringifyYamlStream } from '../../src/core/yaml.ts';
+import { deliverModule } from '../../src/delivery/helm/deliver-module.ts';
+import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
+import { KubeClient } from '../../src/delivery/kube-client.ts';
+import { connectionFromKubeconfig } from '../../src/delivery/kube-connection.ts';
+import { ensureHelm } from '../cluster/ensure-helm.ts';
+import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
+import { runCli } from '../run-cli.ts';
+import { makeTempTree, type TempTree } from '../temp-tree.ts';
+
+const NAMESPACE = 'diff-cli';
+let cluster: TestCluster;
+let api: KubeClient;
+let helm: HelmClient;
+let tree: TempTree;
+let modulesDir: string;
+
+/** `app` (a ConfigMap from values, a Secret, a second ConfigMap) and `other` (one ConfigMap). */
+function writeTree(): void {
+  modulesDir = tree.write('modules', {
+    'values.yaml': 'appEnabled: true\notherEnabled: true\nfreshEnabled: true\n',
+    '010-app/kustomization.yaml': 'resources: [config.yaml, secret.yaml, extra.yaml]\n',
+    '010-app/values.yaml': 'app:\n  color: blue\n',
+    '010-app/config.yaml': configMap('app-config', { color: '$(app.color)', size: 'small' }),
+    '010-app/secret.yaml': [
+      'apiVersion: v1',
+      'kind: Secret',
+      'metadata: {name: app-secret}',
+      'data:',
+      `  password: ${Buffer.from('hunter2').toString('base64')}`,
+      `  user: ${Buffer.from('admin').toString('base64')}`,
+      '',
+    ].join('\n'),
+    '010-app/extra.yaml': configMap('app-extra', { kept: 'yes' }),
+    '020-other/kustomization.yaml': 'resources: [config.yaml]\n',
+    '020-other/config.yaml': configMap('other-config', { a: 'b' }),
+  });
+}
+
+function configMap(name: string, data: Record<string, string>): string {
+  const lines = Object.entries(data).map(([key, value]) => `  ${key}: "${value}"`);
+  return ['apiVersion: v1', 'kind: ConfigMap', `metadata: {name: ${name}}`, 'data:', ...lines, ''].join('\n');
+}
+
+/** Delivers the module's slice as the operator does (deliverModule, helm upgrade --install). */
+async function deliver(module: string): Promise<void> {
+  const built = await runCli(['build', modulesDir, '--module', module, '-o', 'json']);
+  assert.equal(built.code, 0, built.stderr);
+  const items = (JSON.parse(built.stdout) as { items: JsonObject[] }).items;
+  await deliverModule(
+    { module, namespace: NAMESPACE, manifest: stringifyYamlStream(items) },
+    { helm, timeoutSeconds: 60 },
+  );
+}
+
+function diff(...extra: string[]): ReturnType<typeof runCli> {
+  return runCli([
+    'diff',
+    modulesDir,
+    '--kube-config',
+    cluster.kubeconfigPath,
+    '--namespace',
+    NAMESPACE,
+    ...extra,
+  ]);
+}
+
+/** Every object's resourceVersion in the namespace: nothing a diff does may change one. */
+async function versions(): Promise<string> {
+  const out: string[] = [];
+  for (const kind of ['configmaps', 'secrets']) {
+    const list = await api.request('GET', `/api/v1/namespaces/${NAMESPACE}/${kind}`);
+    for (const item of (list.items as JsonObject[] | undefined) ?? []) {
+      const metadata = item.metadata as JsonObject;
+      out.push(`${kind}/${String(metadata.name)}@${String(metadata.resourceVersion)}`);
+    }
+  }
+  return out.sort().join(' ');
+}
+
+before(async () => {
+  const helmPath = (await ensureHelm()).helm;
+  cluster = await startTestCluster();
+  api = new KubeClient(connectionFromKubeconfig(cluster.kubeconfigPath));
+  helm = new HelmClient({ helmPath, kubeconfigPath: cluster.kubeconfigPath });
+  await api.request('POST', '/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NAMESPACE } },
+  });
+  tree = makeTempTree('diff-cli');
+  writeTree();
+  await deliver('app');
+  await deliver('other');
+});
+after(async () => {
+  await cluster.stop();
+  tree.remove();
+});
+
+describe('kaddon diff against the cluster', () => {
+  it('prints nothing and exits 0 when the tree is what runs', async () => {
+    const result = await diff();
+    assert.equal(result.stderr, '');
+    assert.equal(result.stdout, '');
+    assert.equal(result.code, 0);
+  });
+
+  it('shows exactly a changed value, exits 2, and changes nothing in the cluster', async () => {
+    const before = await versions();
+    const valuesFile = path.join(tree.root, 'green.yaml');
+    writeFileSync(valuesFile, 'app:\n  color: green\n');
+    const result = await diff('--values', valuesFile);
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stdout, /module app: would be upgraded/);
+    assert.match(result.stdout, /~ ConfigMap diff-cli\/app-config would be changed/);
+    const changed = result.stdout.split('\n').filter((line) => /^ {4}[-+](?![-+])/.test(line));
+    assert.deepEqual(changed, ['    -  color: blue', '    +  color: green']);
+    assert.doesNotMatch(result.stdout, /other/);
+    assert.equal(await versions(), before);
+  });
+
+  it('lists an object no longer rendered as deleted and a module without a release as installed', async () => {
+    tree.write('modules', {
+      '010-app/kustomization.yaml': 'resources: [config.yaml, secret.yaml]\n',
+      '030-fresh/kustomization.yaml': 'resources: [config.yaml]\n',
+      '030-fresh/config.yaml': configMap('fresh-config', { x: 'y' }),
+    });
+    try {
+      const result = await diff('-o', 'json');
+      assert.equal(result.code, 2, result.stderr);
+      const report = JSON.parse(result.stdout) as {
+        changed: boolean;
+        modules: { module: string; action: string; changes: { action: string; name: string }[] }[];
+      };
+      assert.equal(report.changed, true);
+      const byModule = new Map(report.modules.map((entry) => [entry.module, entry]));
+      assert.equal(byModule.get('app')?.action, 'upgrade');
+      assert.deepEqual(
+        byModule.get('app')?.changes.map((change) => `${change.action} ${change.name}`),
+        ['delete app-extra'],
+      );
+      assert.equal(byModule.get('fresh')?.action, 'install');
+      assert.deepEqual(
+        byModule.get('fresh')?.changes.map((change) => `${change.action} ${change.name}`),
+        ['create fresh-config'],
+      );
+      assert.equal(byModule.get('other')?.action, 'unchanged');
+    } finally {
+      rmSync(path.join(modulesDir, '030-fresh'), { recursive: true });
+      writeTree();
+    }
+  });
+
+  it('names the changed key of a Secret and shows no value', async () => {
+    tree.write('modules', {
+      '010-app/secret.yaml': [
+        'apiVersion: v1',
+        'kind: Secret',
+        'metadata: {name: app-secret}',
+        'data:',
+        `  password: ${Buffer.from('correct horse').toString('base64')}`,
+        `  user: ${Buffer.from('admin').toString('base64')}`,
+        '',
+      ].join('\n'),
+    });
+    const result = await diff();
+    writeTree();
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stdout, /~ Secret diff-cli\/app-secret would be changed/);
+    assert.match(result.stdout, /- {2}password: '\*\*\* \(before\)'/);
+    assert.match(result.stdout, /\+ {2}password: '\*\*\* \(after\)'/);
+    for (const secret of ['hunter2', 'correct horse', 'admin'])
+      assert.ok(!result.stdout.includes(Buffer.from(secret).toString('base64')), secret);
+  });
+
+  it('reads the config values from the operator ConfigMap unless told not to', async () => {
+    await api.request('POST', `/api/v1/namespaces/${NAMESPACE}/configmaps`, {
+      body: {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'addon-operator' },
+        data: { otherEnabled: 'false' },
+      },
+    });
+    try {
+      const result = await diff('-o', 'json');
+      assert.equal(result.code, 2, result.stderr);
+      const report = JSON.parse(result.stdout) as { modules: { module: string; action: string }[] };
+      assert.deepEqual(
+        report.modules.map((entry) => `${entry.module} ${entry.action}`),
+        ['app unchanged', 'other uninstall'],
+      );
+      const without = await diff('--no-cluster-config');
+      assert.equal(without.code, 0, without.stdout + without.stderr);
+    } finally {
+      await api.request('DELETE', `/api/v1/namespaces/${NAMESPACE}/configmaps/addon-operator`);
+    }
+  });
+
+  it('exits 1 with the usual message for a broken tree, and for a bad flag', async () => {
+    tree.write('modules', { '020-other/kustomization.yaml': 'resources: [missing.yaml]\n' });
+    const result = await diff();
+    writeTree();
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /missing\.yaml/);
+    const usage = await diff('--output', 'xml');
+    assert.equal(usage.code, 1);
+    assert.match(usage.stderr, /--output must be text or json/);
+  });
+});
