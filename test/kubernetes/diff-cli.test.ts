@@ -76,8 +76,8 @@ async function versions(): Promise<string> {
   for (const kind of ['configmaps', 'secrets']) {
     const list = await api.request('GET', `/api/v1/namespaces/${NAMESPACE}/${kind}`);
     for (const item of (list.items as JsonObject[] | undefined) ?? []) {
-      const metadata = item.metadata as JsonObject;
-      out.push(`${kind}/${String(metadata.name)}@${String(metadata.resourceVersion)}`);
+      const metadata = item.metadata as { name: string; resourceVersion: string };
+      out.push(`${kind}/${metadata.name}@${metadata.resourceVersion}`);
     }
   }
   return out.sort().join(' ');
