@@ -4,7 +4,7 @@ import type { JsonObject } from '../core/json.ts';
 import { valueAtPath } from '../core/values.ts';
 import type { YamlExpansion } from '../core/yaml.ts';
 import type { ChartObject } from '../delivery/helm/render-chart-module.ts';
-import { isConditionTrue, type JqEngine } from '../loader/jq-engine.ts';
+import { isConditionTrue, type JqEngine } from '../jq/jq-engine.ts';
 import { declaredKustomizationKind } from '../loader/kustomization-file.ts';
 import { loadKustomization } from '../loader/kustomization-loader.ts';
 import type { ModuleDefinition, ModulesTree } from '../loader/modules-tree.ts';

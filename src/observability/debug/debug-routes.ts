@@ -1,5 +1,5 @@
-import { moduleValuesKey } from '../core/module-name.ts';
-import { stringifyYamlStream } from '../core/yaml.ts';
+import { moduleValuesKey } from '../../core/module-name.ts';
+import { stringifyYamlStream } from '../../core/yaml.ts';
 import { DebugRouteError } from './debug-errors.ts';
 import type { DebugOutput } from './debug-format.ts';
 import type { DebugState, HookSnapshots } from './debug-state.ts';
