@@ -10,7 +10,7 @@ import { loadKustomization } from '../loader/kustomization-loader.ts';
 import type { ModuleDefinition, ModulesTree } from '../loader/modules-tree.ts';
 import { renderModules, type ModuleInput, type RenderedModules } from '../pipeline/render-modules.ts';
 import { chartModuleNode } from './chart-module-node.ts';
-import { displayPath } from './display-path.ts';
+import { displayPath } from '../core/display-path.ts';
 
 /** A `$(name)` left verbatim because no value and no kustomize var has that name. */
 export interface UnresolvedReference {
