@@ -1,33 +1,72 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import path from 'node:path';
 
-/** Layers import inward only (docs/architecture.md "Layers"): each entry lists what a layer must not import. */
+/**
+ * Layers import inward only (docs/architecture.md "Layers"): each entry lists what a layer must not
+ * import. The check resolves every relative import against src/, so it holds in sub-folders too.
+ */
 const forbiddenByLayer = {
-  core: ['loader', 'pipeline', 'hooks', 'runtime', 'delivery', 'sources', 'observability', 'cli', 'config'],
-  pipeline: ['loader', 'hooks', 'runtime', 'delivery', 'sources', 'observability', 'cli'],
-  loader: ['pipeline', 'hooks', 'runtime', 'delivery', 'sources', 'cli'],
-  hooks: ['runtime', 'cli'],
-  delivery: ['runtime', 'cli'],
-  sources: ['runtime', 'cli'],
-  observability: ['runtime', 'cli'],
-  runtime: ['cli'],
+  core: [
+    'jq',
+    'loader',
+    'pipeline',
+    'hooks',
+    'runtime',
+    'delivery',
+    'sources',
+    'observability',
+    'config',
+    'cli',
+  ],
+  jq: ['loader', 'pipeline', 'hooks', 'runtime', 'delivery', 'sources', 'observability', 'config', 'cli'],
+  pipeline: ['jq', 'loader', 'hooks', 'runtime', 'delivery', 'sources', 'observability', 'config', 'cli'],
+  loader: ['pipeline', 'hooks', 'runtime', 'delivery', 'sources', 'config', 'cli'],
+  hooks: ['runtime', 'delivery', 'sources', 'config', 'cli'],
+  delivery: ['hooks', 'runtime', 'sources', 'config', 'cli'],
+  sources: ['hooks', 'runtime', 'delivery', 'config', 'cli'],
+  observability: ['runtime', 'delivery', 'config', 'cli'],
+  config: ['loader', 'pipeline', 'hooks', 'runtime', 'sources', 'cli'],
+  runtime: ['config', 'cli'],
 };
 
-const layerRules = Object.entries(forbiddenByLayer).map(([layer, forbidden]) => ({
-  files: [`src/${layer}/**/*.ts`],
-  rules: {
-    'no-restricted-imports': [
-      'error',
-      {
-        patterns: forbidden.map((target) => ({
-          group: [`../${target}/*`, `../../${target}/*`],
-          message: `src/${layer} may not import src/${target} (docs/architecture.md "Layers": arrows point inward only).`,
-        })),
-      },
-    ],
+const srcDir = path.join(import.meta.dirname, 'src');
+
+/** @type {import('eslint').Rule.RuleModule} */
+const inwardOnly = {
+  meta: { type: 'problem', schema: [] },
+  create(context) {
+    const relative = path.relative(srcDir, context.filename);
+    const layer = relative.split(path.sep)[0] ?? '';
+    const forbidden = relative.startsWith('..') ? undefined : forbiddenByLayer[layer];
+    if (!forbidden) return {};
+    /** @param {any} node */
+    const check = (node) => {
+      const specifier = node.source?.value;
+      if (typeof specifier !== 'string' || !specifier.startsWith('.')) return;
+      const target = path.relative(srcDir, path.resolve(path.dirname(context.filename), specifier));
+      const targetLayer = target.split(path.sep)[0] ?? '';
+      if (!target.startsWith('..') && forbidden.includes(targetLayer))
+        context.report({
+          node: node.source,
+          message: `src/${layer} may not import src/${targetLayer} (docs/architecture.md "Layers": arrows point inward only).`,
+        });
+    };
+    return {
+      ImportDeclaration: check,
+      ExportNamedDeclaration: check,
+      ExportAllDeclaration: check,
+      ImportExpression: check,
+    };
   },
-}));
+};
+
+const layerRules = {
+  files: ['src/**/*.ts'],
+  plugins: { layers: { rules: { 'inward-only': inwardOnly } } },
+  rules: { 'layers/inward-only': 'error' },
+};
 
 const pureLayers = ['core', 'pipeline'].map((layer) => ({
   files: [`src/${layer}/**/*.ts`],
@@ -39,10 +78,6 @@ const pureLayers = ['core', 'pipeline'].map((layer) => ({
         paths: ['node:fs', 'node:fs/promises', 'node:child_process', 'node:net', 'node:http'].map((name) => ({
           name,
           message: `src/${layer} does no I/O (docs/architecture.md "Layers"): take the data as an argument.`,
-        })),
-        patterns: (forbiddenByLayer[layer] ?? []).map((target) => ({
-          group: [`../${target}/*`, `../../${target}/*`],
-          message: `src/${layer} may not import src/${target}.`,
         })),
       },
     ],
@@ -85,7 +120,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unnecessary-condition': ['error', { allowConstantLoopConditions: true }],
     },
   },
-  ...layerRules,
+  layerRules,
   ...pureLayers,
   {
     files: ['test/**/*.ts', 'src/**/*.test.ts', 'bench/**/*.ts'],

@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type { JsonValue } from '../src/core/json.ts';
-import { compileFilter } from '../src/loader/jq-subset/compile-filter.ts';
-import { JqWorker } from '../src/loader/jq-worker.ts';
+import { compileFilter } from '../src/jq/subset/compile-filter.ts';
+import { JqWorker } from '../src/jq/jq-worker.ts';
 
 /**
  * `npm run bench:jq -- [--seconds 1]`: evaluations a second of common hook filters and `when:`

@@ -1,4 +1,4 @@
-import path from 'node:path';
+import { displayPath } from '../core/display-path.ts';
 import { KaddonError } from '../core/errors.ts';
 import { findSetting } from '../config/setting-names.ts';
 import { findExecutable } from '../delivery/helm/find-executable.ts';
@@ -25,7 +25,7 @@ export class HelmNotFoundError extends KaddonError {
       : `'${setting.command}'${setting.from === 'PATH' ? '' : ` (${setting.from})`} is not on PATH`;
     const also = others.length > 0 ? ` (so do ${others.map((module) => `'${module.name}'`).join(', ')})` : '';
     super(
-      `module '${first?.name ?? ''}': ${displayDir(first?.dir ?? '.')} is a Helm chart module and rendering it needs helm${also}, but ${where}.`,
+      `module '${first?.name ?? ''}': ${displayPath(first?.dir ?? '.', process.cwd())} is a Helm chart module and rendering it needs helm${also}, but ${where}.`,
       'Install helm 3 or 4 (https://helm.sh/docs/intro/install/), or point --helm-path or HELM_BIN_PATH at the helm binary.',
     );
   }
@@ -66,9 +66,4 @@ export function buildChartsOptions(
     namespace: namespaceFlag ?? (env.ADDON_OPERATOR_NAMESPACE || 'default'),
     tmpRoot,
   };
-}
-
-function displayDir(dir: string): string {
-  const relative = path.relative(process.cwd(), dir);
-  return relative === '' || relative.startsWith('..') ? dir : relative;
 }

@@ -6,10 +6,10 @@ import { isJsonObject, type JsonObject } from '../core/json.ts';
 import type { Resource } from '../core/resource.ts';
 import { EMPTY_CONFIG_VALUES, parseConfigValues, ValuesError, type ConfigValues } from '../core/values.ts';
 import { parseYamlDocument, stringifyYaml } from '../core/yaml.ts';
-import { loadJqEngine } from '../loader/jq-engine.ts';
+import { loadJqEngine } from '../jq/jq-engine.ts';
 import { jqTimeoutMs } from './jq-timeout.ts';
-import { createHookRunDeps } from '../hooks/run-hook-deps.ts';
-import { hookEnvironment } from '../hooks/run-hook-env.ts';
+import { createHookRunDeps } from '../hooks/run/run-hook-deps.ts';
+import { hookEnvironment } from '../hooks/run/run-hook-env.ts';
 import { findSetting } from '../config/setting-names.ts';
 
 import { buildTree, type BuildTreeOptions } from '../runtime/build-tree.ts';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { DEBUG_FORMATS, isDebugFormat } from '../observability/debug-format.ts';
+import { DEBUG_FORMATS, isDebugFormat } from '../observability/debug/debug-format.ts';
 import type { CliIo } from './cli-io.ts';
 import { requestDebug } from './debug-client.ts';
 import { UsageError } from './usage-error.ts';

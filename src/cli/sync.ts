@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { KaddonError } from '../core/errors.ts';
-import { loadJqEngine } from '../loader/jq-engine.ts';
+import { loadJqEngine } from '../jq/jq-engine.ts';
 import { jqTimeoutMs } from './jq-timeout.ts';
 import { stderrLogger, type CliIo } from './cli-io.ts';
 import { gitSourceConfig, gitSourceOptions, gitSourceUsage, openGitSource } from './git-source.ts';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { KaddonError } from '../core/errors.ts';
 import { parseGoDuration } from '../core/go-duration.ts';
-import { DEFAULT_JQ_TIMEOUT_MS } from '../loader/jq-engine.ts';
+import { DEFAULT_JQ_TIMEOUT_MS } from '../jq/jq-engine.ts';
 import { DEFAULT_HELM_TEMPLATE_TIMEOUT_MS } from '../delivery/helm/helm-client.ts';
 import { HELM2_SETTINGS, SETTING_NAMES } from './setting-names.ts';
 import { LOG_LEVELS, LOG_TYPES, type LogLevel, type LogType } from '../observability/logger.ts';

@@ -16,7 +16,7 @@ import {
 } from './binding-context.ts';
 import { formatBindingContexts } from './binding-context-json.ts';
 import type { HookConfig, HookIdentity } from './hook-config.ts';
-import { parseHookConfig } from './parse-hook-config.ts';
+import { parseHookConfig } from './config/parse-hook-config.ts';
 
 const GLOBAL: HookIdentity = { name: 'hook.sh', owner: { kind: 'global' } };
 const MODULE: HookIdentity = { name: 'hooks/hook.sh', owner: { kind: 'module', module: 'echo-server' } };

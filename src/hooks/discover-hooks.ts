@@ -2,6 +2,7 @@ import type { Dirent } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { KaddonError } from '../core/errors.ts';
+import { isWithin } from '../core/path-containment.ts';
 import type { HookIdentity, HookOwner } from './hook-config.ts';
 
 /**
@@ -151,8 +152,7 @@ async function findExecutables(
 async function outsideOf(file: string, root: string): Promise<string | undefined> {
   const real = await realpath(file).catch(() => undefined);
   if (real === undefined) return undefined;
-  const relative = path.relative(root, real);
-  return relative.startsWith('..') || path.isAbsolute(relative) ? real : undefined;
+  return isWithin(root, real) ? undefined : real;
 }
 
 type FileKind = 'executable' | 'not-executable' | 'dangling' | 'directory-link' | 'special';

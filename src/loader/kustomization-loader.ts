@@ -1,6 +1,8 @@
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { displayPath } from '../core/display-path.ts';
 import { KustomizeError } from '../core/errors.ts';
+import { isWithin } from '../core/path-containment.ts';
 import type {
   ComponentEntry,
   Kustomization,
@@ -79,7 +81,7 @@ function loadDirectory(
   expected: KustomizationKind | undefined,
   context: LoadContext,
 ): KustomizationNode {
-  const display = displayPath(dir, context);
+  const display = displayPath(dir, context.displayBase);
   const real = realDirectory(dir, display, context);
   if (context.stack.length >= MAX_KUSTOMIZATION_DEPTH) throw tooDeep(display, context);
   if (++context.loaded > MAX_KUSTOMIZATIONS) throw tooMany(display, context);
@@ -88,7 +90,7 @@ function loadDirectory(
       throw new KustomizeError(
         'cycle',
         display,
-        `cycle detected: candidate root '${display}' contains visited root '${displayPath(visited, context)}'`,
+        `cycle detected: candidate root '${display}' contains visited root '${displayPath(visited, context.displayBase)}'`,
         'Remove the reference that leads back to a kustomization being built.',
       );
     }
@@ -142,20 +144,20 @@ function loadNode(
   context: LoadContext,
 ): KustomizationNode {
   const fileName = findKustomizationFile(dir, context);
-  const file = displayPath(path.join(dir, fileName), context);
+  const file = displayPath(path.join(dir, fileName), context.displayBase);
   context.files.push(file);
   const { kind, spec, warnings } = parseKustomizationFile(readText(path.join(dir, fileName), file), file, {
     ...(context.expansion ? { expansion: context.expansion } : {}),
     componentEntries: context.components !== undefined,
   });
   context.warnings.push(...warnings);
-  checkExpectedKind(kind, expected, displayPath(dir, context));
+  checkExpectedKind(kind, expected, displayPath(dir, context.displayBase));
   const files = new Map<string, Uint8Array>();
   const filePaths = new Map<string, string>();
   const readFile = (entry: string, isYaml: boolean): void => {
     if (files.has(entry)) return;
     const absolute = resolveInside(dir, real, entry, file, context);
-    const shown = displayPath(absolute, context);
+    const shown = displayPath(absolute, context.displayBase);
     const bytes = readEntryBytes(absolute, shown);
     files.set(entry, isYaml && context.expansion ? expandYamlFile(bytes, shown, context.expansion) : bytes);
     filePaths.set(entry, shown);
@@ -164,7 +166,7 @@ function loadNode(
   for (const entry of yaml) readFile(entry, true);
   for (const entry of data) readFile(entry, false);
   return {
-    dir: displayPath(dir, context),
+    dir: displayPath(dir, context.displayBase),
     file,
     kind,
     spec,
@@ -269,7 +271,7 @@ function loadSharedComponent(
     throw new KustomizeError(
       'path-not-found',
       file,
-      `shared component '${name}' not found in ${roots.map((r) => displayPath(r, context)).join(', ') || 'any components folder'}`,
+      `shared component '${name}' not found in ${roots.map((r) => displayPath(r, context.displayBase)).join(', ') || 'any components folder'}`,
       'Check the name, or add the folder holding it to the components search path (KADDON_COMPONENTS_PATH).',
     );
   }
@@ -310,16 +312,16 @@ function loadEntry(
     return { type: 'directory', entry, node: loadDirectory(absolute, 'Kustomization', context) };
   }
   if (!existsSync(absolute)) {
-    if (isSymlinkLoop(absolute)) throw symlinkLoop(displayPath(absolute, context));
+    if (isSymlinkLoop(absolute)) throw symlinkLoop(displayPath(absolute, context.displayBase));
     throw new KustomizeError(
       'path-not-found',
       file,
-      `accumulating resources from '${entry}': ${displayPath(absolute, context)} does not exist`,
+      `accumulating resources from '${entry}': ${displayPath(absolute, context.displayBase)} does not exist`,
       'Correct the path or create the file.',
     );
   }
   const resolved = resolveInside(dir, real, entry, file, context);
-  const shown = displayPath(resolved, context);
+  const shown = displayPath(resolved, context.displayBase);
   const objects: LoadedObject[] = parseResourceFile(readText(resolved, shown), shown, context.expansion);
   return { type: 'file', entry, path: shown, objects };
 }
@@ -335,11 +337,11 @@ function loadComponent(dir: string, entry: string, file: string, context: LoadCo
   }
   const absolute = path.resolve(dir, entry);
   if (!existsSync(absolute)) {
-    if (isSymlinkLoop(absolute)) throw symlinkLoop(displayPath(absolute, context));
+    if (isSymlinkLoop(absolute)) throw symlinkLoop(displayPath(absolute, context.displayBase));
     throw new KustomizeError(
       'path-not-found',
       file,
-      `component '${entry}' must build at directory: ${displayPath(absolute, context)} is not a valid directory`,
+      `component '${entry}' must build at directory: ${displayPath(absolute, context.displayBase)} is not a valid directory`,
       'Correct the path or create the component.',
     );
   }
@@ -347,7 +349,7 @@ function loadComponent(dir: string, entry: string, file: string, context: LoadCo
     throw new KustomizeError(
       'wrong-kind',
       file,
-      `component '${entry}' must build at directory: '${displayPath(absolute, context)}': file is not directory`,
+      `component '${entry}' must build at directory: '${displayPath(absolute, context.displayBase)}': file is not directory`,
       'A components entry names a directory holding a kind: Component kustomization.',
     );
   }
@@ -363,7 +365,7 @@ function findKustomizationFile(dir: string, context: LoadContext): string {
   const present = readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isFile() && (KUSTOMIZATION_FILE_NAMES as readonly string[]).includes(entry.name))
     .map((entry) => entry.name);
-  const shown = displayPath(dir, context);
+  const shown = displayPath(dir, context.displayBase);
   if (present.length > 1) {
     throw new KustomizeError(
       'kustomization-invalid',
@@ -399,11 +401,11 @@ function resolveInside(
     real = realpathSync.native(absolute);
   } catch (error: unknown) {
     if ((error as NodeJS.ErrnoException).code === 'ELOOP')
-      throw symlinkLoop(displayPath(absolute, context), error);
+      throw symlinkLoop(displayPath(absolute, context.displayBase), error);
     throw new KustomizeError(
       'path-not-found',
       file,
-      `'${entry}': ${displayPath(absolute, context)} does not exist`,
+      `'${entry}': ${displayPath(absolute, context.displayBase)} does not exist`,
       'Correct the path or create the file.',
       { cause: error },
     );
@@ -412,7 +414,7 @@ function resolveInside(
     throw new KustomizeError(
       'path-not-allowed',
       file,
-      `security; file '${displayPath(real, context)}' is not in or below '${displayPath(realDir, context)}'`,
+      `security; file '${displayPath(real, context.displayBase)}' is not in or below '${displayPath(realDir, context.displayBase)}'`,
       `Move '${entry}' inside the kustomization's directory; files may not come from outside it (symlinks included).`,
     );
   }
@@ -512,14 +514,4 @@ function isDirectory(absolute: string): boolean {
   } catch {
     return false;
   }
-}
-
-function isWithin(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
-}
-
-function displayPath(absolute: string, context: LoadContext): string {
-  const relative = path.relative(context.displayBase, absolute);
-  return relative === '' ? '.' : relative.startsWith('..') ? absolute : relative;
 }

@@ -1,6 +1,6 @@
 import { lstatSync, realpathSync } from 'node:fs';
-import path from 'node:path';
 import { KaddonError } from '../core/errors.ts';
+import { isWithin } from '../core/path-containment.ts';
 import { decodeUtf8, readRegularFile, symlinkLoop } from './input-file.ts';
 
 /** A file of a modules tree that kaddon refuses to read, with what to fix. */
@@ -30,8 +30,7 @@ export function readTreeFile(file: string, root: string): string | undefined {
   }
   const real = stats.isSymbolicLink() ? resolveLink(file) : file;
   const realRoot = realpathSync.native(root);
-  const inside = path.relative(realRoot, realpathSync.native(real));
-  if (inside.startsWith('..') || path.isAbsolute(inside))
+  if (!isWithin(realRoot, realpathSync.native(real)))
     throw new TreeFileError(
       file,
       `resolves to '${real}', outside '${root}'`,

@@ -1,8 +1,8 @@
 import type { JsonObject } from '../core/json.ts';
 import type { ConfigValues } from '../core/values.ts';
 import type { ChartTemplater } from '../delivery/helm/render-chart-module.ts';
-import type { HookRunDeps } from '../hooks/run-hook-deps.ts';
-import type { JqEngine } from '../loader/jq-engine.ts';
+import type { HookRunDeps } from '../hooks/run/run-hook-deps.ts';
+import type { JqEngine } from '../jq/jq-engine.ts';
 import { loadModulesTree, type ModuleDefinition, type ModulesTree } from '../loader/modules-tree.ts';
 import { loadTreeSchemas } from '../loader/values-schemas.ts';
 import { MemoryConfigStore } from './memory-config-store.ts';

@@ -2,8 +2,8 @@ import path from 'node:path';
 import { KaddonError } from '../core/errors.ts';
 import { moduleOwner } from '../core/values.ts';
 import { formatGoJson } from '../hooks/binding-context-json.ts';
-import type { HookRunDeps } from '../hooks/run-hook-deps.ts';
-import { runEnabledScript } from '../hooks/run-enabled-script.ts';
+import type { HookRunDeps } from '../hooks/run/run-hook-deps.ts';
+import { runEnabledScript } from '../hooks/run/run-enabled-script.ts';
 import type { ModulesTree } from '../loader/modules-tree.ts';
 import type { ValuesStore } from './values-store.ts';
 

@@ -11,12 +11,12 @@ import {
 import { formatBindingContexts, formatGoJson } from '../hooks/binding-context-json.ts';
 import type { HookDescriptor } from '../hooks/discover-hooks.ts';
 import type { HookConfig, OrderedBindingType } from '../hooks/hook-config.ts';
-import { parseHookConfig } from '../hooks/parse-hook-config.ts';
-import { runHookConfig } from '../hooks/run-hook-config.ts';
-import type { HookRunDeps } from '../hooks/run-hook-deps.ts';
-import type { HookError } from '../hooks/run-hook-error.ts';
-import { runHook, type HookRunResult } from '../hooks/run-hook.ts';
-import type { JqEngine } from '../loader/jq-engine.ts';
+import { parseHookConfig } from '../hooks/config/parse-hook-config.ts';
+import { runHookConfig } from '../hooks/run/run-hook-config.ts';
+import type { HookRunDeps } from '../hooks/run/run-hook-deps.ts';
+import type { HookError } from '../hooks/run/run-hook-error.ts';
+import { runHook, type HookRunResult } from '../hooks/run/run-hook.ts';
+import type { JqEngine } from '../jq/jq-engine.ts';
 import type { ValuesChanges, ValuesStore } from './values-store.ts';
 
 /** A discovered hook with the binding configuration it printed for `--config`. */

@@ -5,9 +5,9 @@ import path from 'node:path';
 import type { ObjectAndFilterResult, Snapshots } from '../hooks/binding-context.ts';
 import { discoverGlobalHooks, discoverModuleHooks } from '../hooks/discover-hooks.ts';
 import type { OrderedBindingType } from '../hooks/hook-config.ts';
-import type { HookRunDeps } from '../hooks/run-hook-deps.ts';
+import type { HookRunDeps } from '../hooks/run/run-hook-deps.ts';
 import { snapshotItem } from '../hooks/binding-context.ts';
-import type { JqEngine } from '../loader/jq-engine.ts';
+import type { JqEngine } from '../jq/jq-engine.ts';
 import type { ModulesTree } from '../loader/modules-tree.ts';
 import {
   hooksWithBinding,

@@ -7,8 +7,8 @@ import type { Resource } from '../core/resource.ts';
 import { moduleCrds } from '../delivery/helm/apply-crds.ts';
 import { discoverGlobalHooks, discoverModuleHooks } from '../hooks/discover-hooks.ts';
 import type { KubernetesBinding } from '../hooks/hook-config.ts';
-import type { HookRunDeps } from '../hooks/run-hook-deps.ts';
-import type { JqEngine } from '../loader/jq-engine.ts';
+import type { HookRunDeps } from '../hooks/run/run-hook-deps.ts';
+import type { JqEngine } from '../jq/jq-engine.ts';
 import type { ModulesTree } from '../loader/modules-tree.ts';
 import { loadHooks } from './lifecycle-hooks.ts';
 

@@ -7,7 +7,7 @@ import {
   type ChartTemplater,
 } from '../delivery/helm/render-chart-module.ts';
 import type { ModuleDefinition, ModulesTree } from '../loader/modules-tree.ts';
-import { displayPath } from './display-path.ts';
+import { displayPath } from '../core/display-path.ts';
 import { renderTree, type RenderTreeInput, type RenderTreeResult } from './render-tree.ts';
 
 /** What rendering the chart modules needs beside the tree. */

@@ -5,7 +5,7 @@ import { after, describe, it } from 'node:test';
 import { makeTempTree } from '../../test/temp-tree.ts';
 import type { JsonObject } from '../core/json.ts';
 import { stringifyYamlStream } from '../core/yaml.ts';
-import { loadJqEngine } from '../loader/jq-engine.ts';
+import { loadJqEngine } from '../jq/jq-engine.ts';
 import { loadModulesTree, type ModulesTree } from '../loader/modules-tree.ts';
 import { ModuleLoadCache, renderTree, type RenderTreeResult } from './render-tree.ts';
 

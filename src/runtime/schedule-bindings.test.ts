@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { scheduleContext } from '../hooks/binding-context.ts';
 import type { HookConfig } from '../hooks/hook-config.ts';
-import { parseHookConfig } from '../hooks/parse-hook-config.ts';
+import { parseHookConfig } from '../hooks/config/parse-hook-config.ts';
 import { createCapturingLogger } from '../observability/logger.ts';
 import { ScheduleBindings, type ScheduleRun, type ScheduleTick } from './schedule-bindings.ts';
 import type { Clock } from '../core/clock.ts';

@@ -1,4 +1,4 @@
-import { deepClone, isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import {
   configSection,
   EMPTY_CONFIG_VALUES,
@@ -57,11 +57,6 @@ export function mergedSection(layers: OwnerLayers, config: ConfigValues, patches
     ignoreMissingRemoves: true,
   });
   return patched[key] ?? {};
-}
-
-/** A section wrapped under its owner's key, as hooks and Helm see it. */
-export function wrapSection(owner: ValuesOwner, section: JsonValue): JsonObject {
-  return { [ownerValuesKey(owner)]: deepClone(section) };
 }
 
 export function asMap(value: JsonValue | undefined): JsonObject {

@@ -15,7 +15,8 @@ import { applyValuesPatch, compactValuesPatch } from '../core/values-patch-apply
 import { scopeValuesPatch, type EnabledFlagPatch, type ValuesPatch } from '../core/values-patch.ts';
 import { ValuesSchemas } from '../core/values-schema.ts';
 import type { ConfigStore } from './config-store.ts';
-import { asMap, configLayer, mergedSection, wrapSection, type OwnerLayers } from './values-store-layers.ts';
+import { valuesView } from '../core/values-view.ts';
+import { asMap, configLayer, mergedSection, type OwnerLayers } from './values-store-layers.ts';
 
 export interface ValuesStoreInit {
   readonly statics: StaticValues;
@@ -104,17 +105,13 @@ export class ValuesStore {
    * for its enabled script).
    */
   valuesView(owner: ValuesOwner, enabledModules?: readonly string[]): JsonObject {
-    const global = this.globalValues();
-    if (owner.kind === 'global') return { global };
-    if (enabledModules) global.enabledModules = [...enabledModules];
-    return { global, ...wrapSection(owner, this.#section(owner)) };
+    return valuesView(owner, this.globalValues(), deepClone(this.#section(owner)), enabledModules);
   }
 
   /** `$CONFIG_VALUES_PATH`: config values only, `{global}` or `{global, <moduleKey>}`. */
   configView(owner: ValuesOwner): JsonObject {
     const global = deepClone(configSection(this.#state.config, GLOBAL_OWNER));
-    if (owner.kind === 'global') return { global };
-    return { global, ...wrapSection(owner, configSection(this.#state.config, owner)) };
+    return valuesView(owner, global, deepClone(configSection(this.#state.config, owner)));
   }
 
   /**

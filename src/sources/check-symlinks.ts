@@ -1,5 +1,6 @@
 import { readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import path from 'node:path';
+import { isWithin } from '../core/path-containment.ts';
 import { GitSourceError } from './git-source-error.ts';
 
 /**
@@ -12,7 +13,7 @@ export function checkSymlinks(root: string, subject: string): void {
   for (const link of findSymlinks(root)) {
     const target = readlinkSync(link);
     const resolved = resolveLink(link, target);
-    if (path.isAbsolute(target) || !isInside(realRoot, resolved)) {
+    if (path.isAbsolute(target) || !isWithin(realRoot, resolved)) {
       const file = path.relative(root, link);
       throw new GitSourceError(
         'symlink-escapes',
@@ -40,9 +41,4 @@ function resolveLink(link: string, target: string): string {
   } catch {
     return path.resolve(realpathSync(path.dirname(link)), target);
   }
-}
-
-function isInside(root: string, candidate: string): boolean {
-  const relative = path.relative(root, candidate);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import type { JsonObject } from '../../src/core/json.ts';
 import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
-import { loadJqEngine } from '../../src/loader/jq-engine.ts';
+import { loadJqEngine } from '../../src/jq/jq-engine.ts';
 import { loadModulesTree } from '../../src/loader/modules-tree.ts';
 import { renderTreeWithCharts } from '../../src/runtime/render-charts.ts';
 import { renderTree } from '../../src/runtime/render-tree.ts';

@@ -1,6 +1,6 @@
 import type { JsonObject } from '../../src/core/json.ts';
 import { KaddonError } from '../../src/core/errors.ts';
-import type { DebugState, HookSnapshots } from '../../src/observability/debug-state.ts';
+import type { DebugState, HookSnapshots } from '../../src/observability/debug/debug-state.ts';
 import { formatQueueDump, type QueueDump } from '../../src/runtime/queue/queue-dump.ts';
 
 export const NOW = Date.UTC(2026, 0, 1);

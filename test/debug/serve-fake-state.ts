@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { after, before } from 'node:test';
-import { createDebugServer, type DebugServer } from '../../src/observability/debug-server.ts';
+import { createDebugServer, type DebugServer } from '../../src/observability/debug/debug-server.ts';
 import { makeTempTree, type TempTree } from '../temp-tree.ts';
 import { fakeDebugState } from './fake-debug-state.ts';
 

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import fc from 'fast-check';
 import type { JsonValue } from '../../src/core/json.ts';
-import { compileFilter } from '../../src/loader/jq-subset/compile-filter.ts';
-import { JqWorker } from '../../src/loader/jq-worker.ts';
+import { compileFilter } from '../../src/jq/subset/compile-filter.ts';
+import { JqWorker } from '../../src/jq/jq-worker.ts';
 
 /**
  * The compiled jq subset (docs/hooks.md "jq") against jq 1.8 itself (jq-wasm): wherever the subset

@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { isJsonObject, type JsonObject } from '../../src/core/json.ts';
 import { KubeApiError, KubeClient } from '../../src/delivery/kube-client.ts';
 import { connectionFromKubeconfig } from '../../src/delivery/kube-connection.ts';
-import { loadJqEngine } from '../../src/loader/jq-engine.ts';
+import { loadJqEngine } from '../../src/jq/jq-engine.ts';
 import { ObjectPatcher, ObjectPatchFailedError } from '../../src/runtime/operator/object-patcher.ts';
 import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
 

@@ -3,7 +3,7 @@ import { createHmac } from 'node:crypto';
 import path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
-import type { GitStatus } from '../../src/observability/debug-state.ts';
+import type { GitStatus } from '../../src/observability/debug/debug-state.ts';
 import { runCli } from '../run-cli.ts';
 import { makeGitFixture, type GitFixture } from '../sources/git-fixture.ts';
 import {

@@ -3,7 +3,7 @@ import { chmodSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { GitStatus } from '../../src/observability/debug-state.ts';
+import type { GitStatus } from '../../src/observability/debug/debug-state.ts';
 import { runCli } from '../run-cli.ts';
 import { sample, scrapeMetrics } from './metrics-scrape.ts';
 import { makeGitFixture, type GitFixture } from '../sources/git-fixture.ts';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { validateByBuild } from '../../src/runtime/git-revision-tree.ts';
 import { EMPTY_CONFIG_VALUES } from '../../src/core/values.ts';
-import { loadJqEngine } from '../../src/loader/jq-engine.ts';
+import { loadJqEngine } from '../../src/jq/jq-engine.ts';
 import { createCapturingLogger, type CapturingLogger } from '../../src/observability/logger.ts';
 import { createOperatorMetrics, type OperatorMetrics } from '../../src/observability/metrics.ts';
 import { buildTree } from '../../src/runtime/build-tree.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubernetesBinding } from '../../hooks/hook-config.ts';
-import { loadJqEngine } from '../../loader/jq-engine.ts';
+import { loadJqEngine } from '../../jq/jq-engine.ts';
 import { filterObject, filterObjects } from './binding-filter.ts';
 
 const base: KubernetesBinding = {

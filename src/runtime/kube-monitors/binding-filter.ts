@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import { snapshotItem, type ObjectAndFilterResult } from '../../hooks/binding-context.ts';
 import type { KubernetesBinding } from '../../hooks/hook-config.ts';
-import type { JqEngine } from '../../loader/jq-engine.ts';
+import type { JqEngine } from '../../jq/jq-engine.ts';
 
 /** An object as one binding keeps it: its snapshot item and the checksum that detects changes. */
 export interface FilteredObject {

@@ -3,7 +3,7 @@ import type { JsonObject } from '../../core/json.ts';
 import type { ApiResource } from '../../delivery/kube-client.ts';
 import type { ObjectAndFilterResult } from '../../hooks/binding-context.ts';
 import type { KubernetesBinding, WatchEvent } from '../../hooks/hook-config.ts';
-import type { JqEngine } from '../../loader/jq-engine.ts';
+import type { JqEngine } from '../../jq/jq-engine.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { filterObject, filterObjects, type FilteredObject } from './binding-filter.ts';
 import type { BindingMetrics } from './binding-metrics.ts';

@@ -6,7 +6,7 @@ import {
   type Snapshots,
 } from '../../hooks/binding-context.ts';
 import type { HookConfig, KubernetesBinding, WatchEvent } from '../../hooks/hook-config.ts';
-import type { JqEngine } from '../../loader/jq-engine.ts';
+import type { JqEngine } from '../../jq/jq-engine.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { BindingMetrics, type HookMetricLabels, type KubeBindingMetrics } from './binding-metrics.ts';
 import { BindingMonitor } from './binding-monitor.ts';

@@ -1,4 +1,4 @@
-import type { JqEngine } from '../../loader/jq-engine.ts';
+import type { JqEngine } from '../../jq/jq-engine.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { KubeBindingMetrics } from './binding-metrics.ts';
 import { HookMonitor, type MonitoredHook } from './hook-monitor.ts';

@@ -1,5 +1,5 @@
 import { errorMessage, KaddonError } from '../../core/errors.ts';
-import { HookError } from '../../hooks/run-hook-error.ts';
+import { HookError } from '../../hooks/run/run-hook-error.ts';
 
 /** The Ready reasons a failed ModuleRun can have (docs/module-status.md "Conditions"). */
 export type FailureReason = 'HookFailed' | 'ValuesInvalid' | 'RenderFailed' | 'HelmFailed';

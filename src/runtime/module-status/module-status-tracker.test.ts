@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ManualClock } from '../../../test/queue-test-kit.ts';
-import { HookError } from '../../hooks/run-hook-error.ts';
+import { HookError } from '../../hooks/run/run-hook-error.ts';
 import type { ModuleEvent } from './module-status-tracker.ts';
 import { ModuleStatusTracker } from './module-status-tracker.ts';
 import type { ReadyState } from './module-status.ts';

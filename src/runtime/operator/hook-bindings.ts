@@ -1,5 +1,5 @@
 import type { Snapshots } from '../../hooks/binding-context.ts';
-import type { JqEngine } from '../../loader/jq-engine.ts';
+import type { JqEngine } from '../../jq/jq-engine.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { KubeBindingMetrics } from '../kube-monitors/binding-metrics.ts';
 import type { KubeBindingTask } from '../kube-monitors/kube-binding-task.ts';

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { discoverGlobalHooks, discoverModuleHooks } from '../../hooks/discover-hooks.ts';
 import type { OrderedBindingType } from '../../hooks/hook-config.ts';
-import type { HookRunDeps } from '../../hooks/run-hook-deps.ts';
-import type { JqEngine } from '../../loader/jq-engine.ts';
+import type { HookRunDeps } from '../../hooks/run/run-hook-deps.ts';
+import type { JqEngine } from '../../jq/jq-engine.ts';
 import type { ModulesTree } from '../../loader/modules-tree.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { hooksWithBinding, loadHooks, type LoadedHook } from '../lifecycle-hooks.ts';

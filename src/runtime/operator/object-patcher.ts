@@ -9,7 +9,7 @@ import {
   type ObjectReference,
   type PatchOperation,
 } from '../../hooks/object-patch.ts';
-import type { JqEngine } from '../../loader/jq-engine.ts';
+import type { JqEngine } from '../../jq/jq-engine.ts';
 import { ResourceResolver } from '../kube-monitors/resolve-resource.ts';
 
 /** One or more operations of a hook's $KUBERNETES_PATCH_PATH that the API server refused. */

@@ -1,9 +1,9 @@
 import type { ConfigStore } from '../config-store.ts';
 import type { ResId } from '../../core/res-id.ts';
-import type { HookRunDeps } from '../../hooks/run-hook-deps.ts';
+import type { HookRunDeps } from '../../hooks/run/run-hook-deps.ts';
 import type { ReleaseHelm } from '../../delivery/helm/recover-release.ts';
 import type { ChartTemplater } from '../../delivery/helm/render-chart-module.ts';
-import type { JqEngine } from '../../loader/jq-engine.ts';
+import type { JqEngine } from '../../jq/jq-engine.ts';
 import type { ObjectPatcher } from './object-patcher.ts';
 import type { ModulesTree } from '../../loader/modules-tree.ts';
 import type { ConfigValues } from '../../core/values.ts';

@@ -6,7 +6,7 @@ import type {
   DebugModule,
   DebugState,
   HookSnapshots,
-} from '../../observability/debug-state.ts';
+} from '../../observability/debug/debug-state.ts';
 import { dumpQueues, formatQueueDump } from '../queue/queue-dump.ts';
 import { MAIN_QUEUE, type TaskQueueSet } from '../queue/task-queue-set.ts';
 import { renderEnabled } from './deliver-tree.ts';

@@ -1,7 +1,7 @@
 import { errorMessage } from '../../core/errors.ts';
 import type { ConfigValues } from '../../core/values.ts';
-import type { HookRunDeps } from '../../hooks/run-hook-deps.ts';
-import type { JqEngine } from '../../loader/jq-engine.ts';
+import type { HookRunDeps } from '../../hooks/run/run-hook-deps.ts';
+import type { JqEngine } from '../../jq/jq-engine.ts';
 import type { Logger } from '../../observability/logger.ts';
 import { MemoryConfigStore } from '../memory-config-store.ts';
 import type { ModulesSourceStatus, ModulesTreeSource } from './modules-tree-source.ts';

@@ -7,7 +7,7 @@ import { errorMessage } from '../../core/errors.ts';
 import { MAIN_QUEUE, TaskQueueSet } from '../queue/task-queue-set.ts';
 import { createTask, type AnyTask } from '../queue/task.ts';
 import type { OperatorContext } from './operator-context.ts';
-import type { DebugState } from '../../observability/debug-state.ts';
+import type { DebugState } from '../../observability/debug/debug-state.ts';
 import { createOperatorDebugState } from './operator-debug-state.ts';
 import { createOperatorHandlers } from './operator-handlers.ts';
 import { moduleRunTask } from './run-module.ts';

@@ -1,6 +1,6 @@
 import { discoverGlobalHooks, discoverModuleHooks, type HookDiscovery } from '../../hooks/discover-hooks.ts';
-import type { HookRunDeps } from '../../hooks/run-hook-deps.ts';
-import type { JqEngine } from '../../loader/jq-engine.ts';
+import type { HookRunDeps } from '../../hooks/run/run-hook-deps.ts';
+import type { JqEngine } from '../../jq/jq-engine.ts';
 import { loadModulesTree, type ModulesTree } from '../../loader/modules-tree.ts';
 import { loadTreeSchemas, type TreeSchemas } from '../../loader/values-schemas.ts';
 import { loadHooks, type LoadedHook } from '../lifecycle-hooks.ts';

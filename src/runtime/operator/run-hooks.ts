@@ -1,7 +1,7 @@
 import type { OrderedBindingType } from '../../hooks/hook-config.ts';
 import { GLOBAL_OWNER, moduleOwner } from '../../core/values.ts';
 import { parseHookMetrics } from '../../hooks/hook-metrics.ts';
-import type { HookRunResult } from '../../hooks/run-hook.ts';
+import type { HookRunResult } from '../../hooks/run/run-hook.ts';
 import { runLifecycleHook, type LifecycleRun, type LoadedHook } from '../lifecycle-hooks.ts';
 import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
 import { createTask, type HookRunTask } from '../queue/task.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { createCapturingLogger } from '../observability/logger.ts';
+import { createCapturingLogger } from '../../observability/logger.ts';
 import {
   runProcess,
   type ProcessDeps,

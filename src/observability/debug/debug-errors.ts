@@ -1,4 +1,4 @@
-import { KaddonError } from '../core/errors.ts';
+import { KaddonError } from '../../core/errors.ts';
 
 export type DebugRouteErrorCode = 'debug-not-found' | 'debug-bad-request' | 'debug-unavailable';
 

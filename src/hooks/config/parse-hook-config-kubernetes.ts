@@ -1,5 +1,5 @@
-import type { JqEngine } from '../loader/jq-engine.ts';
-import { WATCH_EVENTS, type KubernetesBinding } from './hook-config.ts';
+import type { JqEngine } from '../../jq/jq-engine.ts';
+import { WATCH_EVENTS, type KubernetesBinding } from '../hook-config.ts';
 import type { ConfigObject } from './hook-config-reader.ts';
 import {
   isGroupVersion,

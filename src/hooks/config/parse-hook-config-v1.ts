@@ -1,5 +1,5 @@
-import type { JqEngine } from '../loader/jq-engine.ts';
-import { GO_DURATION_UNITS, parseGoDuration } from '../core/go-duration.ts';
+import type { JqEngine } from '../../jq/jq-engine.ts';
+import { GO_DURATION_UNITS, parseGoDuration } from '../../core/go-duration.ts';
 import type {
   HookConfig,
   HookOwner,
@@ -8,10 +8,10 @@ import type {
   OrderedBindingType,
   ParsedHookConfig,
   ScheduleBinding,
-} from './hook-config.ts';
-import { LIFECYCLE_BINDINGS } from './hook-config.ts';
+} from '../hook-config.ts';
+import { LIFECYCLE_BINDINGS } from '../hook-config.ts';
 import type { ConfigObject } from './hook-config-reader.ts';
-import { parseCrontab } from './parse-crontab.ts';
+import { parseCrontab } from '../parse-crontab.ts';
 import { parseKubernetesBinding } from './parse-hook-config-kubernetes.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { KaddonError } from '../core/errors.ts';
+import { KaddonError } from '../../core/errors.ts';
 import type { ProcessOutcome } from './run-hook-process.ts';
 
 export type HookErrorCode =

@@ -1,13 +1,13 @@
-import type { JqEngine } from '../loader/jq-engine.ts';
+import type { JqEngine } from '../../jq/jq-engine.ts';
 import type {
   HookOwner,
   KubernetesBinding,
   ParsedHookConfig,
   ScheduleBinding,
   WatchEvent,
-} from './hook-config.ts';
+} from '../hook-config.ts';
 import type { ConfigObject } from './hook-config-reader.ts';
-import { parseCrontab } from './parse-crontab.ts';
+import { parseCrontab } from '../parse-crontab.ts';
 import { checkJqFilter } from './parse-hook-config-kubernetes.ts';
 import { parseLabelSelector } from './parse-hook-config-selectors.ts';
 import { checkTopLevelKeys, parseOrders } from './parse-hook-config-v1.ts';

@@ -1,6 +1,6 @@
-import type { JsonObject, JsonValue } from '../core/json.ts';
-import type { ValuesPatch } from '../core/values-patch.ts';
-import type { Snapshots } from '../hooks/binding-context.ts';
+import type { JsonObject, JsonValue } from '../../core/json.ts';
+import type { ValuesPatch } from '../../core/values-patch.ts';
+import type { Snapshots } from '../../hooks/binding-context.ts';
 
 /**
  * What the debug server reads (docs/observability.md "Debug socket"), declared here where it is consumed; the

@@ -3,9 +3,9 @@ import { spawnSync } from 'node:child_process';
 import { lstatSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { fakeDebugState } from '../../test/debug/fake-debug-state.ts';
-import { unixGet } from '../../test/debug/unix-get.ts';
-import { makeTempTree, type TempTree } from '../../test/temp-tree.ts';
+import { fakeDebugState } from '../../../test/debug/fake-debug-state.ts';
+import { unixGet } from '../../../test/debug/unix-get.ts';
+import { makeTempTree, type TempTree } from '../../../test/temp-tree.ts';
 import { createDebugServer } from './debug-server.ts';
 
 /** Leaves a socket file nobody listens on, as an operator killed with SIGKILL does. */

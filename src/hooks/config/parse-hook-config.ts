@@ -1,13 +1,13 @@
 import { LineCounter, parseAllDocuments } from 'yaml';
-import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
-import type { JqEngine } from '../loader/jq-engine.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import type { JqEngine } from '../../jq/jq-engine.ts';
 import {
   describeHook,
   HookConfigError,
   type ConfigVersion,
   type HookIdentity,
   type ParsedHookConfig,
-} from './hook-config.ts';
+} from '../hook-config.ts';
 import { ConfigObject, typeName, type FailAt } from './hook-config-reader.ts';
 import { parseConfigV0 } from './parse-hook-config-v0.ts';
 import { parseConfigV1 } from './parse-hook-config-v1.ts';

@@ -1,5 +1,5 @@
-import { isJsonObject, scalarText, type JsonValue } from '../core/json.ts';
-import type { ObjectAndFilterResult } from '../hooks/binding-context.ts';
+import { isJsonObject, scalarText, type JsonValue } from '../../core/json.ts';
+import type { ObjectAndFilterResult } from '../../hooks/binding-context.ts';
 import type { DebugModule, GitStatus, HookSnapshots } from './debug-state.ts';
 
 /** The text forms of the debug routes that read better as tables or lists than as YAML. */

@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 
 /** Throws the HookConfigError for `field` (a path such as `kubernetes[0].kind`). */
 export type FailAt = (field: string, problem: string, hint?: string) => never;

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import { execa } from 'execa';
-import type { Logger } from '../observability/logger.ts';
+import type { Logger } from '../../observability/logger.ts';
 import { OutputLineSplitter, OutputTail } from './run-hook-lines.ts';
 import type { HookUsage, UsageProbe } from './run-hook-usage.ts';
 

@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { loadJqEngine } from '../loader/jq-engine.ts';
-import type { HookIdentity, KubernetesBinding } from './hook-config.ts';
+import { loadJqEngine } from '../../jq/jq-engine.ts';
+import type { HookIdentity, KubernetesBinding } from '../hook-config.ts';
 import { parseHookConfig } from './parse-hook-config.ts';
 
 const GLOBAL: HookIdentity = { name: '001-foo/bar.sh', owner: { kind: 'global' } };
 const MODULE: HookIdentity = { name: 'hooks/bar.sh', owner: { kind: 'module', module: 'echo-server' } };
 
 function fixture(name: string): string {
-  return readFileSync(path.join(import.meta.dirname, 'hook-config-fixtures', name), 'utf8');
+  return readFileSync(path.join(import.meta.dirname, '..', 'hook-config-fixtures', name), 'utf8');
 }
 
 /** A kubernetes binding with every default addon-operator applies. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadJqEngine } from '../loader/jq-engine.ts';
-import { HookConfigError, type HookIdentity } from './hook-config.ts';
+import { loadJqEngine } from '../../jq/jq-engine.ts';
+import { HookConfigError, type HookIdentity } from '../hook-config.ts';
 import { parseHookConfig, type ParseHookConfigOptions } from './parse-hook-config.ts';
 
 const GLOBAL: HookIdentity = { name: 'hooks/foo.sh', owner: { kind: 'global' } };

@@ -5,7 +5,7 @@ import type {
   LabelSelectorOperator,
   NameSelector,
   NamespaceSelector,
-} from './hook-config.ts';
+} from '../hook-config.ts';
 import type { ConfigObject } from './hook-config-reader.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { Logger } from '../observability/logger.ts';
+import type { Logger } from '../../observability/logger.ts';
 import {
   signalProcessGroup,
   spawnWithExeca,

@@ -1,13 +1,13 @@
 import { rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { KaddonError } from '../core/errors.ts';
+import { KaddonError } from '../../core/errors.ts';
 import { DebugRouteError } from './debug-errors.ts';
 import { formatDebugOutput, type FormattedOutput } from './debug-format.ts';
 import { matchDebugRoute } from './debug-route-match.ts';
 import { DEBUG_ROUTES } from './debug-routes.ts';
 import { listenOwnerOnly, prepareSocketPath } from './debug-socket.ts';
 import type { DebugState } from './debug-state.ts';
-import type { Logger } from './logger.ts';
+import type { Logger } from '../logger.ts';
 
 export type { DebugDocument, DebugModule, DebugState, HookSnapshots } from './debug-state.ts';
 

@@ -1,7 +1,7 @@
 import { KaddonError } from '../core/errors.ts';
 import type { JsonValue } from '../core/json.ts';
 import { JqBudgetExceeded, JqWorker } from './jq-worker.ts';
-import { compileFilter } from './jq-subset/compile-filter.ts';
+import { compileFilter } from './subset/compile-filter.ts';
 
 /** A jq expression that does not compile or fails on its input. */
 export class JqExpressionError extends KaddonError {
@@ -40,7 +40,7 @@ export interface JqEngineOptions {
 
 /**
  * A jq engine: filters of the subset hooks use in practice are compiled once and evaluated here
- * (src/loader/jq-subset/, docs/hooks.md "jq"); anything else, and every evaluation that ends in a
+ * (src/jq/subset/, docs/hooks.md "jq"); anything else, and every evaluation that ends in a
  * jq error (for jq's own message), goes to jq-wasm in a worker thread (see JqWorker), which is
  * replaced when a filter overruns its budget.
  */

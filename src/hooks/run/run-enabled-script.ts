@@ -1,4 +1,4 @@
-import { errorMessage } from '../core/errors.ts';
+import { errorMessage } from '../../core/errors.ts';
 import { stat } from 'node:fs/promises';
 import type { HookRunDeps } from './run-hook-deps.ts';
 import { describeFailure, HookError } from './run-hook-error.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { stringifyYamlStream } from '../core/yaml.ts';
+import { stringifyYamlStream } from '../../core/yaml.ts';
 import {
   deployment,
   emptyQueue,
@@ -10,9 +10,9 @@ import {
   queueListWithEmptyText,
   queueDump,
   snapshots,
-} from '../../test/debug/fake-debug-state.ts';
-import { unixGet } from '../../test/debug/unix-get.ts';
-import { serveFakeDebugState } from '../../test/debug/serve-fake-state.ts';
+} from '../../../test/debug/fake-debug-state.ts';
+import { unixGet } from '../../../test/debug/unix-get.ts';
+import { serveFakeDebugState } from '../../../test/debug/serve-fake-state.ts';
 
 interface RouteCase {
   readonly path: string;

@@ -1,5 +1,6 @@
-import { moduleValuesKey } from '../core/module-name.ts';
-import { stringifyYamlStream } from '../core/yaml.ts';
+import { moduleOwner } from '../../core/values.ts';
+import { valuesView } from '../../core/values-view.ts';
+import { stringifyYamlStream } from '../../core/yaml.ts';
 import { DebugRouteError } from './debug-errors.ts';
 import type { DebugOutput } from './debug-format.ts';
 import type { DebugState, HookSnapshots } from './debug-state.ts';
@@ -107,7 +108,7 @@ function withGlobal({ state, module, query }: RouteRequest, kind: 'values' | 'co
   const section = kind === 'values' ? state.moduleValues(module) : state.moduleConfig(module);
   if (!isTrue(query, 'global')) return { data: section };
   const global = kind === 'values' ? state.globalValues() : state.globalConfig();
-  return { data: { global, [moduleValuesKey(module)]: section } };
+  return { data: valuesView(moduleOwner(module), global, section) };
 }
 
 async function render(state: DebugState, module: string): Promise<DebugOutput> {
