@@ -112,7 +112,7 @@ describe('compareApplied', () => {
 
 describe('managed fields', () => {
   it('keeps list items by key, by value and by index, in the object’s order', () => {
-    const value = {
+    const value: JsonObject = {
       items: [
         { name: 'a', x: 1, y: 2 },
         { name: 'b', x: 3 },
