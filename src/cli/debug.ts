@@ -84,6 +84,12 @@ const groups = {
       route: (n) => `/module/${segment(n)}/render`,
     },
     {
+      name: 'diff',
+      argument: 'NAME',
+      summary: 'Show what delivering the module now would change in the cluster (as kaddon diff).',
+      route: (n) => `/module/${segment(n)}/diff`,
+    },
+    {
       name: 'snapshots',
       argument: 'NAME',
       summary: "Dump snapshots of the module's hooks.",

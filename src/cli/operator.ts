@@ -27,6 +27,8 @@ import { HookRegistry } from '../runtime/operator/hook-registry.ts';
 import { initialOperatorState } from '../runtime/operator/operator-context.ts';
 import { DeliveryPool } from '../runtime/operator/delivery-pool.ts';
 import { Operator } from '../runtime/operator/operator.ts';
+import { DriftCheck } from '../runtime/operator/drift-check.ts';
+import type { DriftIgnoreRule } from '../loader/module-manifest.ts';
 import { ResourceMonitor } from '../runtime/operator/resource-monitor.ts';
 import { startModuleStatus } from '../runtime/module-status/module-status-service.ts';
 import { treeValues, type PreparedTree } from '../runtime/operator/prepare-modules-tree.ts';
@@ -188,9 +190,26 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     },
   });
   // Release auto-healing (docs/lifecycle.md "Helm delivery"): a module whose objects were deleted runs again.
+  const monitorApi = client(config.monitorKubeClientQps, config.monitorKubeClientBurst);
+  const drift: DriftCheck | undefined =
+    config.driftMode === 'off'
+      ? undefined
+      : new DriftCheck({
+          mode: config.driftMode,
+          api: monitorApi,
+          namespace: config.namespace,
+          logger,
+          metrics,
+          ignoreRules: (module): readonly DriftIgnoreRule[] =>
+            operator.moduleDefinition(module)?.driftIgnore ?? [],
+          onDrift: (module, report) => {
+            moduleStatus.tracker.drifted(module, report);
+          },
+        });
   const resources = new ResourceMonitor({
-    api: client(config.monitorKubeClientQps, config.monitorKubeClientBurst),
-    intervalMs: config.resourcesMonitorIntervalMs,
+    api: monitorApi,
+    intervalMs: drift ? config.driftIntervalMs : config.resourcesMonitorIntervalMs,
+    ...(drift ? { drift } : {}),
     defaultNamespace: config.namespace,
     logger,
     metrics,
@@ -231,6 +250,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
         },
       }),
       bindings: new HookBindings({ api: kube, jq, logger, metrics }),
+      liveApi: kube,
       jq,
       runDeps,
       helm,

@@ -92,6 +92,13 @@ export interface OperatorConfig {
   /** KADDON_MODULE_STATUS: Module objects, Events and health following; `off` keeps addon-operator's silence. */
   readonly moduleStatus: boolean;
   /**
+   * KADDON_DRIFT_MODE: `correct` puts objects changed outside kaddon back, `warn` only reports them,
+   * `off` keeps addon-operator's check for deleted objects only (docs/drift.md).
+   */
+  readonly driftMode: 'correct' | 'warn' | 'off';
+  /** KADDON_DRIFT_INTERVAL: how often delivered objects are checked for drift; the resources monitor's by default. */
+  readonly driftIntervalMs: number;
+  /**
    * KADDON_GIT_WEBHOOK_SECRET, or the file KADDON_GIT_WEBHOOK_SECRET_FILE names (read at each
    * request): POST /hooks/git exists only with one (docs/git-webhook.md).
    */
@@ -258,6 +265,14 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
       ...names.moduleFailurePolicy,
     ),
     moduleStatus: choice(['on', 'off'] as const, 'module-status', 'on', ...names.moduleStatus) === 'on',
+    driftMode: choice(['correct', 'warn', 'off'] as const, 'drift-mode', 'correct', ...names.driftMode),
+    driftIntervalMs: positiveDurationMs(
+      get('drift-interval', ...names.driftInterval),
+      positiveDurationMs(
+        get('resources-monitor-interval', 'KADDON_RESOURCES_MONITOR_INTERVAL'),
+        RESOURCES_MONITOR_INTERVAL_MS,
+      ),
+    ),
     gitWebhookSecret: gitWebhookSecret(env, get),
   };
 }

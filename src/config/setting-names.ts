@@ -42,6 +42,8 @@ export const SETTING_NAMES = {
   healthTimeout: ['KADDON_HEALTH_TIMEOUT'],
   moduleFailurePolicy: ['KADDON_MODULE_FAILURE_POLICY'],
   moduleStatus: ['KADDON_MODULE_STATUS'],
+  driftMode: ['KADDON_DRIFT_MODE'],
+  driftInterval: ['KADDON_DRIFT_INTERVAL'],
   gitWebhookSecret: ['KADDON_GIT_WEBHOOK_SECRET'],
   gitWebhookSecretFile: ['KADDON_GIT_WEBHOOK_SECRET_FILE'],
 } as const satisfies Record<string, readonly string[]>;

@@ -111,3 +111,51 @@ function maskSecrets(
   }
   return [maskedBefore, maskedAfter];
 }
+
+/** The leaf fields that differ between two compared objects, as JSON pointers, at most `limit`. */
+export function differingPaths(
+  before: JsonValue | undefined,
+  after: JsonValue | undefined,
+  limit = 5,
+): string[] {
+  const out: string[] = [];
+  const walk = (a: JsonValue | undefined, b: JsonValue | undefined, pointer: string): void => {
+    if (out.length >= limit || deepEqual(a, b)) return;
+    if (isJsonObject(a) && isJsonObject(b)) {
+      for (const key of new Set([...Object.keys(a), ...Object.keys(b)]))
+        walk(a[key], b[key], `${pointer}/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`);
+      return;
+    }
+    out.push(pointer || '/');
+  };
+  walk(before, after, '');
+  return out;
+}
+
+/**
+ * Copies what `source` holds at each JSON pointer into `target` (or removes it from `target` where
+ * `source` has none): a correction applies ignored fields as they are live, so it never changes them.
+ */
+export function keepPointers(target: JsonObject, source: JsonObject, pointers: readonly string[]): void {
+  for (const pointer of pointers) {
+    if (pointer === '') continue;
+    const tokens = pointer
+      .split('/')
+      .slice(1)
+      .map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'));
+    let value: JsonValue | undefined = source;
+    for (const token of tokens) value = child(value, token);
+    if (value === undefined) {
+      removePointer(target, pointer);
+      continue;
+    }
+    let node: JsonValue | undefined = target;
+    for (const token of tokens.slice(0, -1)) {
+      if (!isJsonObject(node)) break;
+      if (!isJsonObject(node[token]) && !Array.isArray(node[token])) node[token] = {};
+      node = node[token];
+    }
+    const last = tokens.at(-1);
+    if (isJsonObject(node) && last !== undefined) node[last] = value;
+  }
+}

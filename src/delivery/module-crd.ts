@@ -92,6 +92,16 @@ export const MODULE_CRD: JsonObject = {
                     type: 'object',
                     properties: { status: { type: 'string' }, message: { type: 'string' } },
                   },
+                  drift: {
+                    type: 'object',
+                    description: 'The last drift check that found objects changed outside kaddon.',
+                    properties: {
+                      time: { type: 'string', format: 'date-time' },
+                      objects: { type: 'integer' },
+                      corrected: { type: 'boolean' },
+                      message: { type: 'string' },
+                    },
+                  },
                 },
               },
             },

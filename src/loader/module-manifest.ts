@@ -4,6 +4,7 @@ import { parseGoDuration } from '../core/go-duration.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import { parseYamlDocument } from '../core/yaml.ts';
 import { readTreeFile } from './tree-file.ts';
+import type { Selector } from '../core/kustomization.ts';
 
 /** What a module's `module.yaml` says (docs/modules.md "module.yaml"). */
 export interface ModuleManifest {
@@ -11,6 +12,14 @@ export interface ModuleManifest {
   readonly requires: readonly string[];
   /** Overrides KADDON_HEALTH_TIMEOUT for this module. */
   readonly healthTimeoutMs?: number;
+  /** `drift.ignore`: fields drift detection leaves alone (docs/drift.md "Ignoring fields"). */
+  readonly driftIgnore?: readonly DriftIgnoreRule[];
+}
+
+/** JSON pointers left out of drift detection on the objects the target selects (all without one). */
+export interface DriftIgnoreRule {
+  readonly paths: readonly string[];
+  readonly target?: Selector;
 }
 
 /** A module.yaml, or the requirements between modules, that cannot be used. */
@@ -37,7 +46,11 @@ export function readModuleManifest(moduleDir: string, root: string): ModuleManif
       'must be a map',
       'Write module.yaml as a YAML map (requirements, healthTimeout, …).',
     );
-  return { requires: requiredModules(manifest, file), ...healthTimeout(manifest, file) };
+  return {
+    requires: requiredModules(manifest, file),
+    ...healthTimeout(manifest, file),
+    ...driftIgnore(manifest, file),
+  };
 }
 
 function requiredModules(manifest: JsonObject, file: string): string[] {
@@ -79,4 +92,54 @@ function healthTimeout(manifest: JsonObject, file: string): { healthTimeoutMs?: 
       'Write a Go duration such as 90s or 10m.',
     );
   return { healthTimeoutMs: ms };
+}
+
+const SELECTOR_FIELDS = [
+  'group',
+  'version',
+  'kind',
+  'name',
+  'namespace',
+  'labelSelector',
+  'annotationSelector',
+];
+const IGNORE_HINT =
+  'Write `drift: {ignore: [{paths: ["/spec/replicas"], target: {kind: Deployment}}]}`: paths are JSON pointers, target selects as a kustomize patch target does.';
+
+function driftIgnore(manifest: JsonObject, file: string): { driftIgnore?: DriftIgnoreRule[] } {
+  const drift = manifest.drift;
+  if (drift === undefined || drift === null) return {};
+  if (!isJsonObject(drift) || !(drift.ignore === undefined || Array.isArray(drift.ignore)))
+    throw new ModuleManifestError(file, '`drift` must be a map with an `ignore` list', IGNORE_HINT);
+  return {
+    driftIgnore: (drift.ignore ?? []).map((rule, index) => ignoreRule(rule, `drift.ignore[${index}]`, file)),
+  };
+}
+
+function ignoreRule(rule: unknown, where: string, file: string): DriftIgnoreRule {
+  if (!isJsonObject(rule) || !Array.isArray(rule.paths) || rule.paths.length === 0)
+    throw new ModuleManifestError(file, `${where} needs a list of \`paths\``, IGNORE_HINT);
+  const paths = rule.paths.map((pointer) => {
+    if (typeof pointer !== 'string' || (pointer !== '' && !pointer.startsWith('/')))
+      throw new ModuleManifestError(
+        file,
+        `${where}: ${JSON.stringify(pointer)} is not a JSON pointer`,
+        'A JSON pointer starts with / (RFC 6901), e.g. /spec/replicas; "" is the whole object.',
+      );
+    return pointer;
+  });
+  if (rule.target === undefined || rule.target === null) return { paths };
+  if (!isJsonObject(rule.target))
+    throw new ModuleManifestError(file, `${where}.target must be a map`, IGNORE_HINT);
+  const target: Record<string, string> = {};
+  for (const [key, value] of Object.entries(rule.target)) {
+    if (!SELECTOR_FIELDS.includes(key) || typeof value !== 'string')
+      throw new ModuleManifestError(
+        file,
+        `${where}.target.${key} is not a selector field with a string value`,
+        `Use ${SELECTOR_FIELDS.join(', ')}.`,
+      );
+    target[key] = value;
+  }
+  return { paths, target };
 }

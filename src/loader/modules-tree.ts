@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { readModuleManifest } from './module-manifest.ts';
+import { readModuleManifest, type DriftIgnoreRule } from './module-manifest.ts';
 import { orderByRequirements } from './module-requirements.ts';
 import { readTreeFile } from './tree-file.ts';
 import { KaddonError } from '../core/errors.ts';
@@ -24,6 +24,8 @@ export interface ModuleDefinition {
   readonly requires: readonly string[];
   /** `healthTimeout` of its module.yaml (docs/module-status.md "Health"). */
   readonly healthTimeoutMs?: number;
+  /** `drift.ignore` of its module.yaml (docs/drift.md "Ignoring fields"). */
+  readonly driftIgnore?: readonly DriftIgnoreRule[];
 }
 
 /** A modules tree as found on disk (docs/modules.md). */

@@ -87,6 +87,10 @@ export const METRIC_CATALOG = {
   moduleReady: spec('module_ready', 'gauge', ['module'], '1 while the module is Ready (delivered and healthy), 0 otherwise.'),
   moduleStatusReason: spec('module_status_reason', 'gauge', ['module', 'reason'], "1 for the reason of the module's Ready condition now."),
 
+  // kaddon's own: drift (docs/drift.md).
+  moduleDriftedObjects: spec('module_drifted_objects', 'gauge', ['module'], "Objects of the module's release found changed or deleted outside kaddon at its last drift check."),
+  moduleDriftCorrections: spec('module_drift_corrections_total', 'counter', ['module'], 'Drifted objects put back as delivered (KADDON_DRIFT_MODE=correct).'),
+
   // kaddon's own: leader election (ADDON_OPERATOR_HA).
   haLeader: spec('ha_leader', 'gauge', [], '1 while this process holds the leader lease, 0 on standby.'),
 

@@ -92,6 +92,9 @@ export interface OperatorMetrics {
   moduleStatus(module: string, status: { ready: boolean; reason: string } | undefined): void;
   gitSyncSucceeded(unixSeconds: number): void;
   gitSyncError(): void;
+  /** Drifted objects found at the module's last check (docs/drift.md); undefined drops the series. */
+  driftedObjects(module: string, count: number | undefined): void;
+  driftCorrected(module: string, count: number): void;
 }
 
 type Catalog = typeof METRIC_CATALOG;
@@ -237,6 +240,13 @@ export function createOperatorMetrics(options: OperatorMetricsOptions): Operator
       m.moduleReady.set({ module }, status.ready ? 1 : 0);
       m.moduleStatusReason.set({ module, reason: status.reason }, 1);
       statusReasons.set(module, status.reason);
+    },
+    driftedObjects(module, count) {
+      if (count === undefined) m.moduleDriftedObjects.remove({ module });
+      else m.moduleDriftedObjects.set({ module }, count);
+    },
+    driftCorrected(module, count) {
+      m.moduleDriftCorrections.inc({ module }, count);
     },
     gitRevision(sha) {
       m.gitRevisionInfo.reset();

@@ -62,6 +62,24 @@ describe('kaddon debug commands against a running debug server', () => {
     assert.equal((await kaddon('module', 'render', 'echo-server')).stdout, stringifyYamlStream([deployment]));
   });
 
+  it('module diff NAME prints the diff as kaddon diff does, text or JSON', async () => {
+    const text = (await kaddon('module', 'diff', 'echo-server')).stdout;
+    assert.match(
+      text,
+      /^module echo-server: would be upgraded\n~ ConfigMap kaddon\/settings would be changed\n/u,
+    );
+    assert.match(text, /^ {4}- {2}color: blue\n {4}\+ {2}color: green$/mu);
+    const json = JSON.parse((await kaddon('module', 'diff', 'echo-server', '-o', 'json')).stdout) as {
+      changed: boolean;
+      modules: { module: string; changes: { action: string; name: string }[] }[];
+    };
+    assert.equal(json.changed, true);
+    assert.deepEqual(
+      json.modules[0]?.changes.map((change) => `${change.action} ${change.name}`),
+      ['update settings'],
+    );
+  });
+
   it('hook snapshots [NAME] prints each hook per binding', async () => {
     const all = await kaddon('hook', 'snapshots');
     assert.match(all.stdout, /^Hook '000-nodes\.sh' \(global\):\n {2}binding 'nodes': 1 object$/mu);

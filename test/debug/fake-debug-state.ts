@@ -86,6 +86,22 @@ export function fakeDebugState(): DebugState {
     resourceMonitors: () => new Map([['echo-server', ['kaddon/Deployment/web', 'kaddon/Service/web']]]),
     renderedManifests: (name) =>
       name === 'broken' ? Promise.reject(new FakeRenderError()) : Promise.resolve([deployment]),
+    moduleDiff: (name) =>
+      Promise.resolve({
+        module: name,
+        action: 'upgrade' as const,
+        changes: [
+          {
+            action: 'update' as const,
+            apiVersion: 'v1',
+            kind: 'ConfigMap',
+            namespace: 'kaddon',
+            name: 'settings',
+            before: { data: { color: 'blue' } },
+            after: { data: { color: 'green' } },
+          },
+        ],
+      }),
     hookSnapshots: () => snapshots,
     gitStatus: () => undefined,
   };

@@ -1,5 +1,6 @@
 import { forEachLimited } from '../../core/for-each-limited.ts';
 import type { JsonObject } from '../../core/json.ts';
+import type { ModuleAction, ModuleDiff, ObjectChange } from '../../core/module-diff.ts';
 import { compareApplied } from '../../core/object-drift.ts';
 import { idKey, idOf } from '../../core/res-id.ts';
 import {
@@ -7,31 +8,10 @@ import {
   objectTarget,
   releaseObject,
   serverApply,
+  targetKey,
   type ApplyApi,
   type ObjectTarget,
 } from './release-objects.ts';
-
-export type ObjectAction = 'create' | 'update' | 'delete';
-
-/** One object a delivery would change. */
-export interface ObjectChange {
-  readonly action: ObjectAction;
-  readonly apiVersion: string;
-  readonly kind: string;
-  readonly namespace: string;
-  readonly name: string;
-  /** The compared fields before and after (docs/drift.md "Which fields count"); Secret values masked. */
-  readonly before?: JsonObject;
-  readonly after?: JsonObject;
-}
-
-export type ModuleAction = 'install' | 'upgrade' | 'uninstall' | 'unchanged';
-
-export interface ModuleDiff {
-  readonly module: string;
-  readonly action: ModuleAction;
-  readonly changes: readonly ObjectChange[];
-}
 
 export interface ReleaseDiffInput {
   readonly module: string;
@@ -57,13 +37,13 @@ export async function diffRelease(api: ApplyApi, input: ReleaseDiffInput): Promi
   await forEachLimited(input.objects, CONCURRENCY, async (object) => {
     const desired = releaseObject(object, input.module, input.namespace);
     const target = await objectTarget(api, desired, input.namespace);
-    rendered.add(target ? keyOf(target) : idKey(idOf(desired)));
+    rendered.add(target ? targetKey(target) : idKey(idOf(desired)));
     const change = await diffObject(api, target, desired);
     if (change) changes.push(change);
   });
   await forEachLimited(input.released ?? [], CONCURRENCY, async (object) => {
     const target = await objectTarget(api, object, input.namespace);
-    if (target === undefined || rendered.has(keyOf(target))) return;
+    if (target === undefined || rendered.has(targetKey(target))) return;
     const live = await getLive(api, target);
     if (live === undefined) return;
     changes.push({ ...identity(target, live), action: 'delete', before: compareApplied(live, live).after });
@@ -114,10 +94,6 @@ function identity(target: ObjectTarget, object: JsonObject): Omit<ObjectChange, 
     namespace: target.namespace,
     name: target.id.name,
   };
-}
-
-function keyOf(target: ObjectTarget): string {
-  return `${target.resource.group}/${target.resource.name}/${target.namespace}/${target.id.name}`;
 }
 
 function byId(a: ObjectChange, b: ObjectChange): number {

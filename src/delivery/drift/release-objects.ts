@@ -87,3 +87,8 @@ export async function serverApply(
     contentType: 'application/apply-patch+yaml',
   });
 }
+
+/** One key per object across kinds and namespaces. */
+export function targetKey(target: ObjectTarget): string {
+  return `${target.resource.group}/${target.resource.name}/${target.namespace}/${target.id.name}`;
+}

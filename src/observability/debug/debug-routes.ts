@@ -1,3 +1,4 @@
+import { formatDiffJson, formatDiffText } from '../../core/module-diff.ts';
 import { moduleOwner } from '../../core/values.ts';
 import { valuesView } from '../../core/values-view.ts';
 import { stringifyYamlStream } from '../../core/yaml.ts';
@@ -52,6 +53,16 @@ export const DEBUG_ROUTES: readonly DebugRoute[] = [
     handle: ({ state, module }) => ({ data: state.modulePatches(module) }),
   },
   { path: '/module/{module}/render', handle: ({ state, module }) => render(state, module) },
+  {
+    path: '/module/{module}/diff',
+    handle: async ({ state, module }) => {
+      const diff = await state.moduleDiff(module);
+      return {
+        data: JSON.parse(formatDiffJson([diff])) as unknown,
+        text: formatDiffText([diff], { colour: false }),
+      };
+    },
+  },
   {
     path: '/module/{module}/resource-monitor',
     handle: ({ state, module }) => resourceMonitors(state, module),

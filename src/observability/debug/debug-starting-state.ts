@@ -27,6 +27,7 @@ export function startingDebugState(reason: string, gitStatus: () => GitStatus | 
     modulePatches: unavailable,
     resourceMonitors: unavailable,
     renderedManifests: unavailable,
+    moduleDiff: unavailable,
     hookSnapshots: unavailable,
     gitStatus,
   };

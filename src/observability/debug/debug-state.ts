@@ -1,3 +1,4 @@
+import type { ModuleDiff } from '../../core/module-diff.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { ValuesPatch } from '../../core/values-patch.ts';
 import type { Snapshots } from '../../hooks/binding-context.ts';
@@ -35,6 +36,8 @@ export interface DebugState {
   resourceMonitors(): ReadonlyMap<string, readonly string[]>;
   /** The module's objects as the operator would deliver them now, with the current values. */
   renderedManifests(name: string): Promise<readonly JsonObject[]>;
+  /** What delivering the module now would change in the cluster (docs/drift.md). */
+  moduleDiff(name: string): Promise<ModuleDiff>;
   /** The snapshot of each kubernetes binding of every hook that has one. */
   hookSnapshots(): readonly HookSnapshots[];
   /** The Git source the modules tree comes from; undefined when it is MODULES_DIR. */

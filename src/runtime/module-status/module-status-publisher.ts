@@ -63,6 +63,15 @@ function statusBody(record: Readonly<ModuleRecord>, conditions: readonly ModuleC
     enabled: record.enabled,
     conditions: conditions.map((condition) => ({ ...condition })),
     health: { status: record.health.status, message: record.health.message },
+    drift:
+      record.drift === undefined
+        ? null
+        : {
+            time: new Date(record.drift.at).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+            objects: record.drift.objects.length,
+            corrected: record.drift.corrected,
+            message: record.drift.objects.slice(0, 10).join('; '),
+          },
     lastDelivered:
       delivered === undefined
         ? null

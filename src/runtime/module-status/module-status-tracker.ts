@@ -127,9 +127,25 @@ export class ModuleStatusTracker {
     this.#update(module, (record) => {
       record.delivered = { ...delivery, at: this.#clock.now(), gitRevision: this.#gitRevision };
       record.healthTimedOut = false;
+      record.drift = undefined;
       if (this.#options.followsHealth === false) record.health = { status: 'Current', message: '' };
     });
     this.#armHealthTimer(module);
+  }
+
+  /** A drift check found objects changed outside kaddon, and put them back unless only warning. */
+  drifted(module: string, drift: { objects: readonly string[]; corrected: boolean }): void {
+    this.#update(module, (record) => {
+      record.drift = { at: this.#clock.now(), ...drift };
+    });
+    const count = drift.objects.length;
+    const shown = drift.objects.slice(0, 5).join('; ') + (count > 5 ? `; and ${count - 5} more` : '');
+    this.#event(module, {
+      type: 'Warning',
+      reason: drift.corrected ? 'DriftCorrected' : 'DriftDetected',
+      action: drift.corrected ? 'Correct' : 'Detect',
+      note: `${count} object(s) changed outside kaddon${drift.corrected ? ', put back as delivered' : ''}: ${shown}`,
+    });
   }
 
   disabled(module: string): void {

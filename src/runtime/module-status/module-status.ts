@@ -36,6 +36,9 @@ export interface ModuleRecord {
   healthTimedOut: boolean;
   /** The module it waits for (DependencyNotReady). */
   waitingFor: string | undefined;
+  /** The last drift check that found drift (docs/drift.md); cleared by a delivery. */
+  drift:
+    { readonly at: number; readonly objects: readonly string[]; readonly corrected: boolean } | undefined;
 }
 
 export function newModuleRecord(): ModuleRecord {
@@ -47,6 +50,7 @@ export function newModuleRecord(): ModuleRecord {
     health: { status: 'Unknown', message: '' },
     healthTimedOut: false,
     waitingFor: undefined,
+    drift: undefined,
   };
 }
 

@@ -123,7 +123,7 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
     ctx.resources?.delivered(
       module,
       resources.map((resource) => resource.id),
-      { unchanged: outcome.outcome === 'unchanged' },
+      { unchanged: outcome.outcome === 'unchanged', desired: resources.map((resource) => resource.obj) },
     );
   } finally {
     running();

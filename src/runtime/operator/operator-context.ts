@@ -1,3 +1,5 @@
+import type { ApplyApi } from '../../delivery/drift/release-objects.ts';
+import type { JsonObject } from '../../core/json.ts';
 import type { ConfigStore } from '../config-store.ts';
 import type { ResId } from '../../core/res-id.ts';
 import type { HookRunDeps } from '../../hooks/run/run-hook-deps.ts';
@@ -69,11 +71,17 @@ export interface OperatorContext {
   readonly status?: ModuleStatusTracker;
   /** Follows the health of what each module delivered (docs/module-status.md "Health"). */
   readonly health?: DeliveredHealth | undefined;
+  /** The cluster, for `kaddon module diff` (docs/drift.md "The running operator's view"). */
+  readonly liveApi?: ApplyApi;
 }
 
 /** What the operator tells the resource monitor (ResourceMonitor). */
 export interface ReleaseResources {
-  delivered(module: string, objects: readonly ResId[], options?: { unchanged?: boolean }): void;
+  delivered(
+    module: string,
+    objects: readonly ResId[],
+    options?: { unchanged?: boolean; desired?: readonly JsonObject[] },
+  ): void;
   forget(module: string): void;
   pause(module: string): void;
   resume(module: string): void;

@@ -1,3 +1,5 @@
+import { diffRelease } from '../../delivery/drift/release-diff.ts';
+import { readStoredReleases } from '../../delivery/drift/release-storage.ts';
 import { deepClone, type JsonObject, type JsonValue } from '../../core/json.ts';
 import { moduleValuesKey } from '../../core/module-name.ts';
 import { GLOBAL_OWNER, moduleOwner } from '../../core/values.ts';
@@ -42,6 +44,19 @@ export function createOperatorDebugState(ctx: OperatorContext, queues: TaskQueue
       const failure = result.failed.get(name);
       if (failure !== undefined) throw failure;
       return (result.rendered.slices.get(name) ?? []).map((resource) => deepClone(resource.obj));
+    },
+    moduleDiff: async (name) => {
+      if (ctx.liveApi === undefined) throw new Error('module diff: the operator has no cluster connection');
+      const result = await renderEnabled(ctx);
+      const failure = result.failed.get(name);
+      if (failure !== undefined) throw failure;
+      const stored = await readStoredReleases(ctx.liveApi, ctx.namespace, name);
+      return diffRelease(ctx.liveApi, {
+        module: name,
+        namespace: ctx.namespace,
+        objects: (result.rendered.slices.get(name) ?? []).map((resource) => resource.obj),
+        released: stored.get(name)?.objects,
+      });
     },
     gitStatus: () => ctx.modulesSource?.status(),
     hookSnapshots: () =>

@@ -1,5 +1,7 @@
 import { errorMessage } from '../../core/errors.ts';
 import { forEachLimited } from '../../core/for-each-limited.ts';
+import type { JsonObject } from '../../core/json.ts';
+import type { DriftCheck } from './drift-check.ts';
 import { apiVersionOf, type ResId } from '../../core/res-id.ts';
 import { KubeApiError, resourcePath, type KubeClient } from '../../delivery/kube-client.ts';
 import type { Logger } from '../../observability/logger.ts';
@@ -34,6 +36,11 @@ export interface ResourceMonitorOptions {
   readonly release?: ReleaseStatusCheck;
   readonly clock?: Pick<Clock, 'setTimer'>;
   readonly random?: () => number;
+  /**
+   * KADDON_DRIFT_MODE correct or warn (docs/drift.md): the check compares each object with what was
+   * delivered, and deleted objects are drift too (put back or reported, no module run).
+   */
+  readonly drift?: DriftCheck;
 }
 
 /**
@@ -47,8 +54,17 @@ const PROBE_CONCURRENCY = 5;
 
 type ObjectState = 'present' | 'missing' | 'unknown';
 
+interface Probe {
+  readonly id: string;
+  readonly state: ObjectState;
+  readonly live?: JsonObject;
+  readonly problem?: string;
+}
+
 interface ModuleWatch {
   objects: readonly ResId[];
+  /** The delivered objects, in the order of `objects`; empty when not known. */
+  desired: readonly JsonObject[];
   pauses: number;
   /** Bumped by whatever makes a check in flight stale: a pause, a hook, a delivery. */
   epoch: number;
@@ -98,11 +114,17 @@ export class ResourceMonitor {
    * release as it was (`unchanged`), what hooks deleted and what was reported is forgotten:
    * helm upgrade has recreated it.
    */
-  delivered(module: string, objects: readonly ResId[], options: { unchanged?: boolean } = {}): void {
+  delivered(
+    module: string,
+    objects: readonly ResId[],
+    options: { unchanged?: boolean; desired?: readonly JsonObject[] } = {},
+  ): void {
     const watch = this.#watch(module);
     watch.objects = objects;
+    watch.desired = options.desired ?? [];
     watch.epoch++;
     if (options.unchanged === true) return;
+    this.#options.drift?.delivered(module);
     watch.delivery++;
     watch.deletedByHooks.clear();
     watch.reported.clear();
@@ -112,6 +134,7 @@ export class ResourceMonitor {
   /** The module is deleted: its release is no longer watched. */
   forget(module: string): void {
     this.#modules.delete(module);
+    this.#options.drift?.forget(module);
   }
 
   /** Counted: a module is checked again once every pause has its resume. */
@@ -134,7 +157,7 @@ export class ResourceMonitor {
     const delivery = watch.delivery;
     const states = await this.#probe(module, watch.objects);
     if (this.#modules.get(module) !== watch || watch.delivery !== delivery) return;
-    for (const [id, state] of states) {
+    for (const [id, state] of states.byId) {
       if (state === 'missing') watch.deletedByHooks.add(id);
       if (state === 'present') watch.deletedByHooks.delete(id);
     }
@@ -181,8 +204,23 @@ export class ResourceMonitor {
     const epoch = watch.epoch;
     const states = await this.#probe(module, watch.objects);
     if (!this.#isCurrent(module, watch, epoch)) return [];
+    const drift = this.#options.drift;
+    if (drift && watch.desired.length === watch.objects.length) {
+      const items = watch.desired.map((desired, index) => {
+        const probe = states.byIndex[index];
+        return {
+          desired,
+          live: probe?.live,
+          healable: probe?.state === 'missing' && !watch.deletedByHooks.has(probe.id),
+        };
+      });
+      // An object not known to be there or gone (its GET failed) is left for the next check.
+      const known = items.filter((item, index) => states.byIndex[index]?.state !== 'unknown');
+      await drift.check(module, known, () => this.#isCurrent(module, watch, epoch));
+      return [];
+    }
     const fresh: string[] = [];
-    for (const [id, state] of states) {
+    for (const [id, state] of states.byId) {
       if (state === 'present') {
         watch.reported.delete(id);
         watch.deletedByHooks.delete(id);
@@ -237,6 +275,7 @@ export class ResourceMonitor {
     if (!watch) {
       watch = {
         objects: [],
+        desired: [],
         pauses: 0,
         epoch: 0,
         delivery: 0,
@@ -249,13 +288,21 @@ export class ResourceMonitor {
     return watch;
   }
 
-  /** Each object's state by `ns/Kind/name`; failures are logged once per module, never fatal. */
-  async #probe(module: string, objects: readonly ResId[]): Promise<Map<string, ObjectState>> {
-    const states = new Map<string, ObjectState>();
+  /**
+   * Each object's state by `ns/Kind/name`, and each probe in the order of `objects`; failures are logged
+   * once per module, never fatal.
+   */
+  async #probe(
+    module: string,
+    objects: readonly ResId[],
+  ): Promise<{ byId: Map<string, ObjectState>; byIndex: Probe[] }> {
+    const byId = new Map<string, ObjectState>();
+    const byIndex: Probe[] = [];
     const failures: string[] = [];
-    await forEachLimited(objects, PROBE_CONCURRENCY, async (object) => {
-      const probe = await this.#probeObject(object);
-      states.set(probe.id, probe.state);
+    await forEachLimited([...objects.keys()], PROBE_CONCURRENCY, async (index) => {
+      const probe = await this.#probeObject(objects[index] as ResId);
+      byId.set(probe.id, probe.state);
+      byIndex[index] = probe;
       if (probe.problem !== undefined) failures.push(`${probe.id}: ${probe.problem}`);
     });
     if (failures.length > 0)
@@ -264,10 +311,10 @@ export class ResourceMonitor {
         count: failures.length,
         first: failures[0],
       });
-    return states;
+    return { byId, byIndex };
   }
 
-  async #probeObject(object: ResId): Promise<{ id: string; state: ObjectState; problem?: string }> {
+  async #probeObject(object: ResId): Promise<Probe> {
     const { api, defaultNamespace } = this.#options;
     let resource;
     try {
@@ -278,8 +325,8 @@ export class ResourceMonitor {
     const namespace = resource.namespaced ? object.namespace || defaultNamespace : '';
     const id = objectId(namespace, object);
     try {
-      await api.request('GET', resourcePath(resource, namespace, object.name));
-      return { id, state: 'present' };
+      const live = await api.request('GET', resourcePath(resource, namespace, object.name));
+      return { id, state: 'present', live };
     } catch (error: unknown) {
       if (error instanceof KubeApiError && error.status === 404) return { id, state: 'missing' };
       return { id, state: 'unknown', problem: errorMessage(error) };

@@ -1,6 +1,28 @@
 import { createTwoFilesPatch } from 'diff';
-import { stringifyYaml } from '../../core/yaml.ts';
-import type { ModuleDiff, ObjectChange } from './release-diff.ts';
+import type { JsonObject } from './json.ts';
+import { stringifyYaml } from './yaml.ts';
+
+export type ObjectAction = 'create' | 'update' | 'delete';
+
+/** One object a delivery would change. */
+export interface ObjectChange {
+  readonly action: ObjectAction;
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** The compared fields before and after (docs/drift.md "Which fields count"); Secret values masked. */
+  readonly before?: JsonObject;
+  readonly after?: JsonObject;
+}
+
+export type ModuleAction = 'install' | 'upgrade' | 'uninstall' | 'unchanged';
+
+export interface ModuleDiff {
+  readonly module: string;
+  readonly action: ModuleAction;
+  readonly changes: readonly ObjectChange[];
+}
 
 /** Whether anything would change: `kaddon diff` exits 2 then, 0 otherwise (docs/drift.md "kaddon diff"). */
 export function hasChanges(diffs: readonly ModuleDiff[]): boolean {
