@@ -104,7 +104,7 @@ async function driftEvents(module: string, reason: string): Promise<string[]> {
   return (Array.isArray(list.items) ? list.items.filter(isJsonObject) : [])
     .filter((event) => event.reason === reason)
     .filter((event) => isJsonObject(event.regarding) && event.regarding.name === module)
-    .map((event) => String(event.note));
+    .map((event) => (typeof event.note === 'string' ? event.note : ''));
 }
 
 /** Two checks' worth of time and a little more: what must be left alone is still as edited then. */
