@@ -160,7 +160,8 @@ function runPlugins(
   for (const entry of entries) {
     const configs =
       entry.type === 'file'
-        ? entry.objects.map((loaded) => ({ config: loaded.obj, file: loaded.source.replace(/:\d+$/, '') }))
+        ? // An inline configuration is configured in the kustomization file itself (entry.path).
+          entry.objects.map((loaded) => ({ config: loaded.obj, file: entry.path }))
         : build(entry.node).map((built) => ({ config: built.obj, file: entry.node.file }));
     for (const { config, file } of configs) {
       const kind = typeof config.kind === 'string' ? config.kind : '';
@@ -183,9 +184,15 @@ function runPlugins(
 
 function pluginOrigin(config: JsonObject, file: string): ResourceOrigin {
   const name = nameOf(config);
+  const namespace = isJsonObject(config.metadata) ? text(config.metadata.namespace) : '';
   return {
     configuredIn: file,
-    configuredBy: { apiVersion: text(config.apiVersion), kind: text(config.kind), ...(name ? { name } : {}) },
+    configuredBy: {
+      apiVersion: text(config.apiVersion),
+      kind: text(config.kind),
+      ...(name ? { name } : {}),
+      ...(namespace ? { namespace } : {}),
+    },
   };
 }
 
