@@ -12,6 +12,9 @@ resulting objects as a YAML stream, as \`kubectl kustomize DIR\` does.
 
 Options:
   -o, --output yaml|json   output format (default yaml)
+  --reorder legacy|none    output order when the kustomization sets no sortOptions:
+                           by kind (legacy, the default) or as accumulated (none),
+                           as \`kustomize build --reorder\`
   -h, --help               show this help`;
 
 /** `kaddon kustomize DIR`: wiring only; the work is loadKustomization and buildKustomization. */
@@ -21,6 +24,7 @@ export function runKustomize(args: readonly string[], io: CliIo): void {
     allowPositionals: true,
     options: {
       output: { type: 'string', short: 'o', default: 'yaml' },
+      reorder: { type: 'string', default: 'legacy' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -32,9 +36,13 @@ export function runKustomize(args: readonly string[], io: CliIo): void {
   if (values.output !== 'yaml' && values.output !== 'json') {
     throw new UsageError(`--output must be yaml or json, not '${values.output}'`, kustomizeUsage);
   }
+  const reorder = values.reorder;
+  if (reorder !== 'legacy' && reorder !== 'none') {
+    throw new UsageError(`--reorder must be legacy or none, not '${reorder}'`, kustomizeUsage);
+  }
   const { node, warnings } = loadKustomization(positionals[0] ?? '.');
   for (const warning of warnings) io.stderr(`${warning}\n`);
-  const result = buildKustomization(node);
+  const result = buildKustomization(node, { reorder });
   for (const warning of result.warnings) io.stderr(`# Warning: ${warning}\n`);
   const objects = result.resources.map((resource) => resource.obj);
   io.stdout(

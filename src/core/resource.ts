@@ -31,7 +31,12 @@ export type ResourceOrigin =
   | { readonly path: string }
   | {
       readonly configuredIn: string;
-      readonly configuredBy: { readonly apiVersion: string; readonly kind: string; readonly name?: string };
+      readonly configuredBy: {
+        readonly apiVersion: string;
+        readonly kind: string;
+        readonly name?: string;
+        readonly namespace?: string;
+      };
     };
 
 export class Resource {

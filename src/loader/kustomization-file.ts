@@ -114,10 +114,11 @@ export function parseKustomizationFile(
 function checkSortOptions(options: JsonValue | undefined, file: string): void {
   if (!isJsonObject(options)) return;
   const order = options.order;
-  if (order !== undefined && order !== 'legacy' && order !== 'fifo')
+  // An order left out is no order: kustomize's SortOrderTransformer defaults only a missing sortOptions.
+  if (order !== 'legacy' && order !== 'fifo')
     throw invalid(
       file,
-      `sortOptions.order ${JSON.stringify(order)} is neither legacy nor fifo`,
+      `the field 'sortOptions.order' must be one of [fifo, legacy], not ${JSON.stringify(order ?? null)}`,
       'Set it to legacy or fifo.',
     );
   if (order === 'fifo' && options.legacySortOptions !== undefined)

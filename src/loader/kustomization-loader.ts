@@ -165,6 +165,12 @@ function loadNode(
   const { yaml, data } = referencedFiles(spec, dir);
   for (const entry of yaml) readFile(entry, true);
   for (const entry of data) readFile(entry, false);
+  const generators = (spec.generators ?? []).map((entry) => loadEntry(dir, real, entry, file, context));
+  // A generator configuration's files are read from the kustomization that lists it under
+  // `generators`, wherever the configuration itself lives (kustomize runs it with that loader).
+  for (const entry of generatorDataFiles(generators)) {
+    if (existsSync(path.resolve(dir, entry))) readFile(entry, false);
+  }
   return {
     dir: displayPath(dir, context.displayBase),
     file,
@@ -172,7 +178,7 @@ function loadNode(
     spec,
     resources: (spec.resources ?? []).map((entry) => loadEntry(dir, real, entry, file, context)),
     components: (spec.components ?? []).flatMap((entry) => loadComponentEntry(dir, entry, file, context)),
-    generators: (spec.generators ?? []).map((entry) => loadEntry(dir, real, entry, file, context)),
+    generators,
     transformers: (spec.transformers ?? []).map((entry) => loadEntry(dir, real, entry, file, context)),
     validators: (spec.validators ?? []).map((entry) => loadEntry(dir, real, entry, file, context)),
     files,
@@ -226,6 +232,23 @@ function referencedFiles(spec: Kustomization, dir: string): { yaml: string[]; da
     if (generator.env) data.push(generator.env);
   }
   return { yaml: out, data };
+}
+
+/** The data files the builtin generator configurations among `entries` name (a directory's resources included). */
+function generatorDataFiles(entries: readonly ResourceEntry[]): string[] {
+  return entries.flatMap((entry) => {
+    if (entry.type === 'directory') return generatorDataFiles(entry.node.resources);
+    return entry.objects.flatMap(({ obj }) => {
+      if (obj.kind !== 'ConfigMapGenerator' && obj.kind !== 'SecretGenerator') return [];
+      const strings = (value: unknown): string[] =>
+        Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+      return [
+        ...strings(obj.files).map(filePartOf),
+        ...strings(obj.envs),
+        ...(typeof obj.env === 'string' ? [obj.env] : []),
+      ];
+    });
+  });
 }
 
 /** A module's YAML file with its references expanded, written back as YAML for the pipeline. */

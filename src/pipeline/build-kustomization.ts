@@ -20,10 +20,21 @@ import { declareVars } from './transformers/vars.ts';
 import { parseYamlDocument } from '../core/yaml.ts';
 import { toStringMap } from './transformers/metadata-map.ts';
 
+/**
+ * kustomize's build options that change the output: `reorder` is `kustomize build --reorder`
+ * (`legacy`, the default, sorts by kind; `none` keeps the order resources were accumulated in).
+ * A kustomization's own `sortOptions` win over it, as in kustomize.
+ */
+export interface BuildOptions {
+  readonly reorder?: 'legacy' | 'none';
+}
+
 /** Builds a kustomization tree the way `kustomize build` does, without touching the disk. */
-export function buildKustomization(node: KustomizationNode): BuildResult {
+export function buildKustomization(node: KustomizationNode, options: BuildOptions = {}): BuildResult {
   const ra = accumulateTarget(node, new ResourceAccumulator());
-  const result = finishBuild(ra, node.spec.sortOptions);
+  const sortOptions =
+    node.spec.sortOptions ?? (options.reorder === 'none' ? { order: 'fifo' as const } : undefined);
+  const result = finishBuild(ra, sortOptions);
   annotateBuildMetadata(result.resources, node.spec.buildMetadata ?? [], node.dir);
   return result;
 }

@@ -47,7 +47,8 @@ function originYaml(origin: ResourceOrigin, rootDir: string, indent: string): st
     `${indent}configuredBy:\n` +
     `${indent}  apiVersion: ${by.apiVersion}\n` +
     `${indent}  kind: ${by.kind}\n` +
-    (by.name === undefined ? '' : `${indent}  name: ${by.name}\n`)
+    (by.name === undefined ? '' : `${indent}  name: ${by.name}\n`) +
+    (by.namespace === undefined ? '' : `${indent}  namespace: ${by.namespace}\n`)
   );
 }
 

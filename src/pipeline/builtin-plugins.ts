@@ -9,7 +9,7 @@ import type {
   ResourceEntry,
   Selector,
 } from '../core/kustomization.ts';
-import type { Resource, ResourceOrigin } from '../core/resource.ts';
+import { Resource, type ResourceOrigin } from '../core/resource.ts';
 import { generateConfigMap } from './generators/config-map-generator.ts';
 import { generateSecret } from './generators/secret-generator.ts';
 import { ResourceAccumulator } from './resource-accumulator.ts';
@@ -45,7 +45,44 @@ const generatorPlugins = {
     resource.origin = origin;
     ra.absorbGenerated(resource, behavior, node.file);
   },
+  IAMPolicyGenerator: (config, { ra, node, origin }) => {
+    const resource = new Resource(
+      gkeServiceAccount(config, node),
+      `IAMPolicyGenerator '${nameOf(config)}' in ${node.file}`,
+    );
+    resource.origin = origin;
+    ra.absorbGenerated(resource, 'create', node.file);
+  },
 } satisfies Record<string, PluginHandler>;
+
+/**
+ * kustomize's IAMPolicyGenerator (api/filters/iampolicygenerator): for `cloud: gke`, a Kubernetes
+ * ServiceAccount bound to a Google service account by Workload Identity's annotation.
+ */
+function gkeServiceAccount(config: JsonObject, node: KustomizationNode): JsonObject {
+  if (config.cloud !== 'gke') {
+    throw new KustomizeError(
+      'generator-invalid',
+      node.file,
+      `IAMPolicyGenerator '${nameOf(config)}': cloud provider ${text(config.cloud)} not supported yet`,
+      'Set cloud: gke, the only provider kustomize generates for.',
+    );
+  }
+  const kubernetes = isJsonObject(config.kubernetesService) ? config.kubernetesService : {};
+  const google = isJsonObject(config.serviceAccount) ? config.serviceAccount : {};
+  const namespace = text(kubernetes.namespace);
+  return {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: {
+      annotations: {
+        'iam.gke.io/gcp-service-account': `${text(google.name)}@${text(google.projectId)}.iam.gserviceaccount.com`,
+      },
+      name: text(kubernetes.name),
+      ...(namespace ? { namespace } : {}),
+    },
+  };
+}
 
 /**
  * kustomize's builtin transformers as `transformers:` configurations name them
@@ -160,7 +197,8 @@ function runPlugins(
   for (const entry of entries) {
     const configs =
       entry.type === 'file'
-        ? entry.objects.map((loaded) => ({ config: loaded.obj, file: loaded.source.replace(/:\d+$/, '') }))
+        ? // An inline configuration is configured in the kustomization file itself (entry.path).
+          entry.objects.map((loaded) => ({ config: loaded.obj, file: entry.path }))
         : build(entry.node).map((built) => ({ config: built.obj, file: entry.node.file }));
     for (const { config, file } of configs) {
       const kind = typeof config.kind === 'string' ? config.kind : '';
@@ -183,9 +221,15 @@ function runPlugins(
 
 function pluginOrigin(config: JsonObject, file: string): ResourceOrigin {
   const name = nameOf(config);
+  const namespace = isJsonObject(config.metadata) ? text(config.metadata.namespace) : '';
   return {
     configuredIn: file,
-    configuredBy: { apiVersion: text(config.apiVersion), kind: text(config.kind), ...(name ? { name } : {}) },
+    configuredBy: {
+      apiVersion: text(config.apiVersion),
+      kind: text(config.kind),
+      ...(name ? { name } : {}),
+      ...(namespace ? { namespace } : {}),
+    },
   };
 }
 

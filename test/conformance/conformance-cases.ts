@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { runCli } from '../run-cli.ts';
+import { runCli, type CliRun } from '../run-cli.ts';
 import { corpusCasesDir } from '../repo-root.ts';
 
 export interface ConformanceCase {
@@ -12,6 +12,14 @@ export interface ConformanceCase {
   readonly description?: string;
   readonly source?: string;
   readonly error_contains?: string;
+  /** `none`: build with `--reorder none`, kustomize's library default that its Go tests use. */
+  readonly reorder?: 'none';
+  /** false: the Go test only requires the build to succeed. */
+  readonly output_checked?: boolean;
+  /** Directories the test creates empty, which Git does not keep; made before the build. */
+  readonly empty_dirs?: readonly string[];
+  /** kubectl's error, where `kubectl kustomize` failed on a krusty case the Go test expects to build. */
+  readonly kubectl_error?: string;
 }
 
 /**
@@ -29,6 +37,53 @@ const ownWording: Record<string, string> = {
 export const documentedDifferences: Record<string, string> = {
   'namereference-TestIssue3489':
     'docs/differences-from-kustomize.md: a referrer in an unrenamed copy of a base resolves to the renamed copy',
+  'crd-TestCrdBase': 'docs/differences-from-kustomize.md: crds is refused',
+  'crd-TestCrdWithOverlay': 'docs/differences-from-kustomize.md: crds is refused',
+  ...Object.fromEntries(
+    [
+      'BasicUsage',
+      'BothPathAndVersion',
+      'FileNotFound',
+      'FromComponentWithOverlays',
+      'NotBuiltin',
+      'WithTwoGvks',
+      'Yaml',
+    ].map((test) => [
+      `openapicustomschema-TestCustomOpenApiField${test}`,
+      'docs/differences-from-kustomize.md: openapi is accepted and ignored',
+    ]),
+  ),
+  ...Object.fromEntries(
+    [
+      'StatefulSetTemplateWithClaimTemplateAndIncludeVolumeClaimTemplatesFalse',
+      'StatefulSetTemplateWithClaimTemplateIncludeTemplateFalseAndIncludeVolumeClaimTemplatesTrue',
+    ].map((test) => [
+      `inlinelabels-TestKustomizationLabelsIn${test}`,
+      'docs/differences-from-kustomize.md: includeVolumeClaimTemplates (after kustomize v5.5.0) is ignored',
+    ]),
+  ),
+};
+
+/**
+ * krusty cases whose Go test, from a kustomize newer than the v5.5.0 kaddon reproduces, expects
+ * what v5.5.0 does not do (docs/differences-from-kustomize.md). They are checked against what
+ * `kubectl kustomize` (v5.5.0) did with the same input, recorded beside the case: its output in
+ * kubectl.yaml, or its failure.
+ */
+export const changedAfterKustomize550: Record<string, string> = {
+  'customconfig-TestCustomConfig': 'volumeClaimTemplateLabels in a configurations file',
+  'customconfig-TestCustomConfigWithDefaultOverspecification':
+    'volumeClaimTemplateLabels in a configurations file',
+  'customconfig-TestFixedBug605_BaseCustomizationAvailableInOverlay':
+    'volumeClaimTemplateLabels in a configurations file',
+  'namespaces-TestNamespaceNotAddedToValidatingAdmissionPolicies':
+    'ValidatingAdmissionPolicy(Binding) as cluster-scoped kinds',
+  'replacementtransformer-TestReplacementTransformerAppendToAnnotationUsingRegex':
+    'regular expressions in replacement targets',
+  'replacementtransformer-TestReplacementTransformerServiceNamespaceUrlUsingRegex':
+    'regular expressions in replacement targets',
+  'replacementtransformer-TestReplacementTransformerWithSuffixTransformerAndRejectUsingRegex':
+    'regular expressions in replacement targets',
 };
 
 function readYamlStream(text: string): unknown[] {
@@ -38,7 +93,7 @@ function readYamlStream(text: string): unknown[] {
 }
 
 /** The corpora, by the name of their folder under test/conformance/corpus. */
-export const CORPORA = ['kustomize', 'kustomize-krusty'] as const;
+export const CORPORA = ['kustomize', 'kustomize-krusty', 'kustomize-krusty-all'] as const;
 
 /** Every case of a corpus: its folder, name and case.json. */
 export function corpusCases(
@@ -95,6 +150,23 @@ export function realWorldCases(): RealWorldCase[] {
     });
 }
 
+/**
+ * What kubectl did with a case: failed (kubectl_error), or printed kubectl.yaml; with `--reorder
+ * none` the objects are compared as a set, since kubectl always sorts them.
+ */
+function assertKubectlReproduced(dir: string, spec: ConformanceCase, run: CliRun): void {
+  if (spec.kubectl_error !== undefined) {
+    assert.equal(run.code, 1, `kubectl failed (${spec.kubectl_error}); kaddon exited ${run.code}`);
+    return;
+  }
+  assert.equal(run.code, 0, run.stderr);
+  const sorted = (text: string): string[] =>
+    readYamlStream(text)
+      .map((doc) => JSON.stringify(doc))
+      .sort();
+  assert.deepEqual(sorted(run.stdout), sorted(readFileSync(path.join(dir, 'kubectl.yaml'), 'utf8')));
+}
+
 /** Runs `kaddon kustomize` on a case and asserts what kubectl did: the objects, the text, or the error. */
 export async function checkCase(
   dir: string,
@@ -103,10 +175,16 @@ export async function checkCase(
   expectedFile = path.join(dir, 'expected.yaml'),
 ): Promise<void> {
   const input = path.join(dir, 'input', spec.entry);
-  const run = await runCli(['kustomize', input]);
+  for (const empty of spec.empty_dirs ?? []) mkdirSync(path.join(dir, 'input', empty), { recursive: true });
+  const run = await runCli(['kustomize', ...(spec.reorder ? ['--reorder', spec.reorder] : []), input]);
+  if (changedAfterKustomize550[name] !== undefined) {
+    assertKubectlReproduced(dir, spec, run);
+    return;
+  }
   if (spec.expect === 'success') {
     assert.equal(run.stderr.includes('Error:'), false, run.stderr);
     assert.equal(run.code, 0, run.stderr);
+    if (spec.output_checked === false) return;
     const expectedText = readFileSync(expectedFile, 'utf8');
     assert.deepEqual(readYamlStream(run.stdout), readYamlStream(expectedText));
     // The same objects, and printed as kubectl prints them: users diff the two outputs.

@@ -22,6 +22,9 @@ export function mergeGenerated(
   }
   const result = existing.clone(obj);
   result.needsHashSuffix = existing.needsHashSuffix && generated.needsHashSuffix;
+  // The origin is an annotation in kustomize: replace lets the generated one win like any other,
+  // merge puts the existing object's back.
+  if (behavior === 'replace') result.origin = generated.origin ?? existing.origin;
   return result;
 }
 

@@ -24,9 +24,12 @@ export function transformNamespace(
     if (BINDING_KINDS.has(gvk.kind)) setDefaultSubjects(resource, namespace);
     for (const spec of fieldSpecs) {
       if (!isFieldSpecFor(spec, gvk)) continue;
-      if (spec.path === 'metadata/name') resource.setName(namespace);
-      else if (spec.path === 'metadata/namespace') setMetadataNamespace(resource, namespace);
-      else
+      // removeUnneededMetaFieldSpecs: metadata/namespace is set above, on namespaced objects only, and
+      // metadata/name only on core (`v1`) objects: a Namespace kind of another group keeps its name.
+      if (spec.path === 'metadata/namespace') continue;
+      if (spec.path === 'metadata/name') {
+        if (resource.obj.apiVersion === 'v1') resource.setName(namespace);
+      } else
         visitFieldPath(resource.obj, spec.path, spec.create ?? false, (_value, set) => {
           set(namespace);
         });

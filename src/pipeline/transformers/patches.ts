@@ -72,20 +72,30 @@ export function applyPatchesStrategicMerge(
   entries: readonly string[],
   node: KustomizationNode,
 ): void {
-  for (const entry of entries) {
+  const patches = entries.flatMap((entry) => {
     const bytes = node.files.get(entry);
     const source: PatchSource = bytes
       ? { file: node.filePaths.get(entry) ?? entry, text: Buffer.from(bytes).toString('utf8') }
       : { file: node.file, text: entry };
-    for (const document of parseDocuments(source)) {
-      mergeInto(
-        ra,
-        findPatchTarget(ra, document, source.file, 'patchesStrategicMerge'),
-        document,
-        {},
-        source.file,
-      );
-    }
+    return parseDocuments(source).map((document) => ({ document, source }));
+  });
+  // kustomize's PatchStrategicMergeTransformer loads every entry first and refuses a list of nothing.
+  if (patches.length === 0 && entries.length > 0) {
+    throw new KustomizeError(
+      'patch-invalid',
+      node.file,
+      `patch appears to be empty: patchesStrategicMerge ${entries.join(', ')} hold no objects`,
+      'Remove the empty patches, or write the objects they should patch.',
+    );
+  }
+  for (const { document, source } of patches) {
+    mergeInto(
+      ra,
+      findPatchTarget(ra, document, source.file, 'patchesStrategicMerge'),
+      document,
+      {},
+      source.file,
+    );
   }
 }
 

@@ -1,5 +1,6 @@
-import { isJsonObject, type JsonObject } from '../../core/json.ts';
-import { effectiveNamespace, isClusterScoped, type ResId } from '../../core/res-id.ts';
+import { KustomizeError } from '../../core/errors.ts';
+import { isJsonObject } from '../../core/json.ts';
+import { describeId, effectiveNamespace, isClusterScoped, type ResId } from '../../core/res-id.ts';
 import type { Resource } from '../../core/resource.ts';
 
 /**
@@ -74,7 +75,7 @@ export function scopeOf(referrer: Resource): ReferrerScope {
     return { referrer, reachesAll: true, namespace: '', subjectNamespaces: new Set(), key: '*' };
   }
   const subjectNamespaces =
-    referrer.kind === 'RoleBinding' ? serviceAccountNamespaces(referrer.obj) : new Set<string>();
+    referrer.kind === 'RoleBinding' ? serviceAccountNamespaces(referrer) : new Set<string>();
   const namespace = effectiveNamespace(id);
   // A JSON list never reads '*', the key of the scope that reaches everything.
   const key = JSON.stringify([namespace, ...[...subjectNamespaces].sort()]);
@@ -105,13 +106,24 @@ export function isInNamespace(id: ResId, namespace: string): boolean {
   return !isClusterScoped(id) && effectiveNamespace(id) === namespace;
 }
 
-function serviceAccountNamespaces(binding: JsonObject): Set<string> {
-  const subjects = Array.isArray(binding.subjects) ? binding.subjects : [];
+/**
+ * getNamespacesForRoleBinding: a ServiceAccount subject that has a `namespace` key must give it a
+ * value; kustomize refuses `namespace:` left blank rather than guess which namespace was meant.
+ */
+function serviceAccountNamespaces(binding: Resource): Set<string> {
+  const subjects = Array.isArray(binding.obj.subjects) ? binding.obj.subjects : [];
   const namespaces = new Set<string>();
   for (const subject of subjects) {
-    if (isJsonObject(subject) && subject.kind === 'ServiceAccount' && typeof subject.namespace === 'string') {
-      namespaces.add(subject.namespace);
+    if (!isJsonObject(subject) || subject.kind !== 'ServiceAccount' || !('namespace' in subject)) continue;
+    if (typeof subject.namespace !== 'string') {
+      throw new KustomizeError(
+        'resource-invalid',
+        binding.source,
+        `${describeId(binding.id)}: ServiceAccount subject ${JSON.stringify(subject.name ?? null)} has a blank namespace`,
+        "Give the subject its namespace, or remove the namespace key to mean the binding's own.",
+      );
     }
+    namespaces.add(subject.namespace);
   }
   return namespaces;
 }

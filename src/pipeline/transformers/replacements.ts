@@ -218,18 +218,19 @@ function matchesLabels(resource: Resource, labels: Labels): boolean {
   );
 }
 
-/** Selected by labels and by one of its ids that no reject names; rejected by any reject's labels. */
+/**
+ * Selected by labels and by one of its ids; rejected by any reject's labels, or when a reject names
+ * any of its ids, current or previous (replacement.go containsRejectId).
+ */
 function isTarget(resource: Resource, selection: TargetSelection): boolean {
   if (!matchesLabels(resource, selection.labels)) return false;
   if (selection.rejects.some((reject) => reject.labels && matchesLabels(resource, reject.labels)))
     return false;
-  return idsOf(resource).some(
-    (id) =>
-      isSelectedBy(id, selection.select) &&
-      !selection.rejects.some(
-        (reject) => !isEmptyIdSelector(reject.selector) && isSelectedBy(id, reject.selector),
-      ),
+  const ids = idsOf(resource);
+  const isRejected = selection.rejects.some(
+    (reject) => !isEmptyIdSelector(reject.selector) && ids.some((id) => isSelectedBy(id, reject.selector)),
   );
+  return !isRejected && ids.some((id) => isSelectedBy(id, selection.select));
 }
 
 function copyToField(
