@@ -18,14 +18,9 @@ import { labelValuesQuery, promqlNames } from './promql-names.ts';
 
 /**
  * Metrics the rules and the dashboard use that have no series in this test: running helm calls have
- * series only while one runs (none does at the scrapes here), and drift (issue 24) is not exposed
- * yet. The check tolerates these names only, and fails once one of them is exposed, so that it is
- * taken off this list.
+ * series only while one runs (none does at the scrapes here). The check tolerates these names only.
  */
-const METRICS_LANDING_WITH_ISSUES_22_TO_24 = [
-  'addon_operator_helm_operation_running_seconds',
-  'addon_operator_module_drifted_objects',
-];
+const METRICS_WITHOUT_SERIES_HERE = ['addon_operator_helm_operation_running_seconds'];
 
 const NAMESPACE = 'kaddon-prometheus-e2e';
 const MONITORING = path.join(repoRoot, 'deploy/components/monitoring');
@@ -174,9 +169,9 @@ async function problems(): Promise<string[]> {
     const known = new Set<string>();
     for (const { metric, labels } of names.selectors) {
       const exposed = await labelsOf(metric);
-      if (METRICS_LANDING_WITH_ISSUES_22_TO_24.includes(metric)) {
+      if (METRICS_WITHOUT_SERIES_HERE.includes(metric)) {
         if (exposed !== undefined)
-          found.push(`${metric} is exposed now: take it off METRICS_LANDING_WITH_ISSUES_22_TO_24`);
+          found.push(`${metric} is exposed now: take it off METRICS_WITHOUT_SERIES_HERE`);
         continue;
       }
       if (exposed === undefined) {
@@ -187,9 +182,7 @@ async function problems(): Promise<string[]> {
       for (const name of labels)
         if (!exposed.has(name)) found.push(`${where}: ${metric} has no label ${name}`);
     }
-    const tolerated = names.selectors.some(({ metric }) =>
-      METRICS_LANDING_WITH_ISSUES_22_TO_24.includes(metric),
-    );
+    const tolerated = names.selectors.some(({ metric }) => METRICS_WITHOUT_SERIES_HERE.includes(metric));
     for (const name of [...names.grouping, ...(label ? [label] : [])])
       if (!known.has(name) && !tolerated) found.push(`${where}: no metric of it has the label ${name}`);
   }

@@ -72,9 +72,13 @@ export class DriftCheck {
     this.#options = options;
   }
 
-  /** A delivery: nothing is known in sync any more, and nothing has drifted yet. */
-  delivered(module: string): void {
-    this.#inSync.delete(module);
+  /**
+   * A delivery: nothing is known in sync any more, and nothing has drifted yet. One that left the
+   * release as it was (`unchanged`) keeps what is known, once the module has a count.
+   */
+  delivered(module: string, options: { unchanged?: boolean } = {}): void {
+    if (options.unchanged === true && this.#inSync.has(module)) return;
+    this.#inSync.set(module, new Map());
     this.#reported.delete(module);
     this.#options.metrics?.driftedObjects(module, 0);
   }

@@ -123,8 +123,8 @@ export class ResourceMonitor {
     watch.objects = objects;
     watch.desired = options.desired ?? [];
     watch.epoch++;
+    this.#options.drift?.delivered(module, options);
     if (options.unchanged === true) return;
-    this.#options.drift?.delivered(module);
     watch.delivery++;
     watch.deletedByHooks.clear();
     watch.reported.clear();
