@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { errorMessage } from '../core/errors.ts';
 import { loadOperatorConfig, type GitWebhookSecret, type OperatorConfig } from '../config/operator-config.ts';
 import { unsupportedSettingWarnings } from '../config/setting-names.ts';
 import { checkHelmBinary } from '../delivery/helm/helm-binary.ts';
@@ -26,6 +27,7 @@ import { LEASE_NAME, LeaderElector } from '../runtime/leader-election.ts';
 import { HookRegistry } from '../runtime/operator/hook-registry.ts';
 import { initialOperatorState } from '../runtime/operator/operator-context.ts';
 import { DeliveryPool } from '../runtime/operator/delivery-pool.ts';
+import { ModuleRunPool } from '../runtime/operator/module-run-pool.ts';
 import { Operator } from '../runtime/operator/operator.ts';
 import { ResourceMonitor } from '../runtime/operator/resource-monitor.ts';
 import { startModuleStatus } from '../runtime/module-status/module-status-service.ts';
@@ -256,6 +258,9 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
       state: initialOperatorState(),
       deliveries: new DeliveryPool(config.concurrentDeliveries, (module, error) => {
         operator.deliveryFailed(module, error);
+      }),
+      moduleRuns: new ModuleRunPool(config.concurrentModuleRuns, (module, error) => {
+        logger.error(`module ${module}: its run ended unexpectedly: ${errorMessage(error)}`, { module });
       }),
       modulesSource: git,
       failurePolicy: config.moduleFailurePolicy,
