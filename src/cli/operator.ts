@@ -89,7 +89,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   mkdirSync(config.tmpDir, { recursive: true });
   const configMap = new ConfigMapConfigStore(kube, config.namespace, config.configMapName, { logger });
   const initialConfig = await configMap.load();
-  // Aborted when SIGTERM's grace period ends: running hooks have their process groups ended.
+  // Aborted when SIGTERM's grace period ends: running hooks and helm have their process groups ended.
   const hooksStop = new AbortController();
   const runDeps = createHookRunDeps({
     logger,
@@ -183,6 +183,8 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     helmPath: config.helmPath,
     historyMax: config.helmHistoryMax,
     templateTimeoutMs: config.helmTemplateTimeoutMs,
+    // Once SIGTERM's grace for the running work is over, helm is ended as hooks are.
+    stopSignal: hooksStop.signal,
     ...(helmKubeconfig === undefined ? {} : { kubeconfigPath: helmKubeconfig }),
     env: {
       ...(config.kubeContext ? { HELM_KUBECONTEXT: config.kubeContext } : {}),
@@ -297,7 +299,9 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   const stopped = operator.stop();
   const finished = await Promise.race([stopped.then(() => true), delay(HOOK_GRACE_MS).then(() => false)]);
   if (!finished) {
-    logger.error('the running task did not finish in time: ending running hooks', { graceMs: HOOK_GRACE_MS });
+    logger.error('the running task did not finish in time: ending running hooks and helm', {
+      graceMs: HOOK_GRACE_MS,
+    });
     hooksStop.abort();
     await Promise.race([stopped, delay(STOP_GRACE_MS - HOOK_GRACE_MS)]);
   }
