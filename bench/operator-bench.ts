@@ -28,14 +28,17 @@ import { repoRoot } from '../test/repo-root.ts';
 import { findFluxPeer, measureFluxConvergence, type FluxTiming } from './flux-peer.ts';
 import { generateModulesTree, removeModulesTree, type GeneratedModulesTree } from './generate-modules.ts';
 
-const usage = `Usage: npm run bench:operator -- [--modules 10,100] [--hook-runs 50] [--compiled] [--heap-snapshot DIR]
+const usage = `Usage: npm run bench:operator -- [--modules 10,100,1000] [--hook-runs 50] [--compiled] [--heap-snapshot DIR]
+       [--flux [--flux-at 100]]
 
 For each size, starts a test cluster, runs \`kaddon operator\` on a generated modules tree and
 measures the time from spawn to /readyz 200 (first convergence). Then compares runHook on a
 trivial bash hook with spawning \`bash hook.sh\` directly. --heap-snapshot writes a V8 heap
 snapshot of the idle operator at each size into DIR (open it in Chrome DevTools' Memory tab).
---flux converges each tree with Flux's kustomize-controller too, in a cluster of its own, as the
-peer (build it first: bench/flux/build-kustomize-controller.sh).`;
+--flux converges the trees of the --flux-at sizes (default 100) with Flux's kustomize-controller
+too, in a cluster of its own, as the peer (build it first: bench/flux/build-kustomize-controller.sh).
+Last, the two goals of docs/performance.md as ratios: 1,000 modules within 60 s, and 100 modules
+in at most half of Flux's time.`;
 
 const NAMESPACE = 'kaddon-bench';
 /** The namespaces the generated app modules deploy into (generate-modules.ts: team-0 … team-7). */
@@ -49,8 +52,8 @@ interface BenchOptions {
   readonly compiled: boolean;
   /** Where to write a heap snapshot of the idle operator, if anywhere. */
   readonly heapSnapshotDir: string | undefined;
-  /** Also converge each tree with Flux's kustomize-controller (bench/flux-peer.ts). */
-  readonly flux: boolean;
+  /** Also converge these sizes' trees with Flux's kustomize-controller (bench/flux-peer.ts). */
+  readonly fluxAt: readonly number[];
 }
 
 interface ConvergeTiming {
@@ -66,17 +69,25 @@ interface ConvergeTiming {
   readonly editSeconds: number | undefined;
   /** VmRSS of the operator's node process 5 s after the first convergence, in MiB. */
   readonly idleRssMiB: number | undefined;
+  /** CPU seconds until the first convergence: the operator's own, and its children's (helm, hooks). */
+  readonly cpu: ProcessCpu | undefined;
+}
+
+interface ProcessCpu {
+  readonly self: number;
+  readonly children: number;
 }
 
 function parseOptions(argv: readonly string[]): BenchOptions | undefined {
   const { values } = parseArgs({
     args: [...argv],
     options: {
-      modules: { type: 'string', default: '10,100' },
+      modules: { type: 'string', default: '10,100,1000' },
       'hook-runs': { type: 'string', default: '50' },
       compiled: { type: 'boolean', default: false },
       'heap-snapshot': { type: 'string' },
       flux: { type: 'boolean', default: false },
+      'flux-at': { type: 'string', default: '100' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -93,7 +104,7 @@ function parseOptions(argv: readonly string[]): BenchOptions | undefined {
     compiled: values.compiled,
     heapSnapshotDir:
       values['heap-snapshot'] === undefined ? undefined : path.resolve(values['heap-snapshot']),
-    flux: values.flux,
+    fluxAt: values.flux ? values['flux-at'].split(',').map((size) => count(size, '--flux-at')) : [],
   };
 }
 
@@ -141,9 +152,11 @@ async function measureConvergence(
       compiled: options.compiled,
     });
     let seconds: number | undefined;
+    let cpu: ProcessCpu | undefined;
     while (performance.now() - startedAt < CONVERGE_DEADLINE_MS && operator.exitCode === null) {
       if (await isReady(port)) {
         seconds = (performance.now() - startedAt) / 1000;
+        cpu = await processCpu(operator.pid);
         break;
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -178,6 +191,7 @@ async function measureConvergence(
       renderSeconds: sumOf(metrics, 'addon_operator_module_render_seconds_sum'),
       editSeconds,
       idleRssMiB,
+      cpu,
     };
   } finally {
     await cluster?.stop();
@@ -233,6 +247,21 @@ async function idleRss(pid: number | undefined): Promise<number | undefined> {
   const status = await readFile(`/proc/${String(pid)}/status`, 'utf8').catch(() => '');
   const kib = /^VmRSS:\s+(\d+) kB$/mu.exec(status)?.[1];
   return kib === undefined ? undefined : Number(kib) / 1024;
+}
+
+/**
+ * utime+stime of the process and of its children it has waited for (/proc/PID/stat fields 14–17,
+ * in clock ticks of 1/100 s): helm and hook processes that have exited count as children.
+ */
+async function processCpu(pid: number | undefined): Promise<ProcessCpu | undefined> {
+  if (pid === undefined) return undefined;
+  const stat = await readFile(`/proc/${String(pid)}/stat`, 'utf8').catch(() => '');
+  const fields = stat
+    .slice(stat.lastIndexOf(')') + 2)
+    .split(' ')
+    .map(Number);
+  const ticks = (index: number): number => (fields[index - 3] ?? Number.NaN) / 100;
+  return { self: ticks(14) + ticks(15), children: ticks(16) + ticks(17) };
 }
 
 /** Node writes a heap snapshot into DIR when the operator gets SIGUSR2. */
@@ -392,31 +421,48 @@ const fixed = (value: number | undefined, digits: number): string =>
 function printConvergence(rows: readonly ConvergeTiming[]): void {
   console.log('\n## Operator: spawn to first convergence (/readyz 200)\n');
   console.log(
-    '| modules | enabled | releases | seconds to converge | seconds per enabled module | of which helm s | of which render s | ConfigMap edit to new revision s | idle RSS MiB |',
+    '| modules | enabled | releases | seconds to converge | seconds per enabled module | helm s (sum) | render s | operator CPU s | helm and hooks CPU s | ConfigMap edit to new revision s | idle RSS MiB |',
   );
-  console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const row of rows) {
     const perModule = row.seconds === undefined ? undefined : row.seconds / row.enabled;
     const releases = row.releases === undefined ? 'n/a' : String(row.releases);
     console.log(
-      `| ${String(row.modules)} | ${String(row.enabled)} | ${releases} | ${fixed(row.seconds, 1)} | ${fixed(perModule, 2)} | ${fixed(row.helmSeconds, 1)} | ${fixed(row.renderSeconds, 1)} | ${fixed(row.editSeconds, 2)} | ${fixed(row.idleRssMiB, 0)} |`,
+      `| ${String(row.modules)} | ${String(row.enabled)} | ${releases} | ${fixed(row.seconds, 1)} | ${fixed(perModule, 2)} | ${fixed(row.helmSeconds, 1)} | ${fixed(row.renderSeconds, 1)} | ${fixed(row.cpu?.self, 1)} | ${fixed(row.cpu?.children, 1)} | ${fixed(row.editSeconds, 2)} | ${fixed(row.idleRssMiB, 0)} |`,
     );
   }
 }
 
-function printFlux(rows: readonly ConvergeTiming[], fluxRows: readonly FluxTiming[]): void {
+function printFlux(rows: readonly ConvergeTiming[], fluxRows: ReadonlyMap<number, FluxTiming>): void {
   console.log(
     '\n## Peer: Flux kustomize-controller on the same modules (spawn to every Kustomization Ready)\n',
   );
   console.log('| modules | Kustomizations | objects | Ready | Flux s | kaddon s | kaddon / Flux |');
   console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
-  fluxRows.forEach((flux, index) => {
-    const ours = rows[index]?.seconds;
+  for (const [modules, flux] of fluxRows) {
+    const ours = rows.find((row) => row.modules === modules)?.seconds;
     const ratio = ours === undefined || flux.seconds === undefined ? undefined : ours / flux.seconds;
     console.log(
-      `| ${String(rows[index]?.modules ?? '')} | ${String(flux.kustomizations)} | ${String(flux.objects)} | ${String(flux.ready)} | ${fixed(flux.seconds, 1)} | ${fixed(ours, 1)} | ${fixed(ratio, 2)} |`,
+      `| ${String(modules)} | ${String(flux.kustomizations)} | ${String(flux.objects)} | ${String(flux.ready)} | ${fixed(flux.seconds, 1)} | ${fixed(ours, 1)} | ${fixed(ratio, 2)} |`,
     );
-  });
+  }
+}
+
+/** The goals of docs/performance.md (issue 23), as ratios: at most 1 meets the goal. */
+function printGoals(rows: readonly ConvergeTiming[], fluxRows: ReadonlyMap<number, FluxTiming>): void {
+  const at1000 = rows.find((row) => row.modules === 1000)?.seconds;
+  const at100 = rows.find((row) => row.modules === 100)?.seconds;
+  const flux100 = fluxRows.get(100)?.seconds;
+  console.log('\n## Goals (a ratio of at most 1 meets the goal)\n');
+  console.log('| goal | figure | ratio to the goal |');
+  console.log('| --- | ---: | ---: |');
+  console.log(
+    `| 1,000 modules converge within 60 s | ${fixed(at1000, 1)} s | ${fixed(at1000 === undefined ? undefined : at1000 / 60, 2)} |`,
+  );
+  const toFlux = at100 === undefined || flux100 === undefined ? undefined : at100 / flux100;
+  console.log(
+    `| 100 modules in at most half of Flux's time | kaddon / Flux ${fixed(toFlux, 2)} | ${fixed(toFlux === undefined ? undefined : toFlux / 0.5, 2)} |`,
+  );
 }
 
 function printHookOverhead(row: HookOverhead): void {
@@ -431,6 +477,11 @@ function printHookOverhead(row: HookOverhead): void {
   );
 }
 
+/** The machine's 1-minute load average, printed beside each size: the machine may be shared. */
+function loadAverage(): string {
+  return os.loadavg()[0]?.toFixed(1) ?? 'n/a';
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   if (!options) {
@@ -440,21 +491,21 @@ async function main(): Promise<void> {
   const helmPath = (await ensureHelm()).helm;
   if (options.compiled) await execa(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' });
   console.error(`# the operator runs ${options.compiled ? 'dist/ (compiled)' : 'src/ through tsx'}`);
-  const flux = options.flux ? findFluxPeer(repoRoot) : undefined;
-  if (options.flux && flux === undefined)
+  const flux = options.fluxAt.length > 0 ? findFluxPeer(repoRoot) : undefined;
+  if (options.fluxAt.length > 0 && flux === undefined)
     throw new Error(
       '--flux: no bench/out/flux/kustomize-controller; run bench/flux/build-kustomize-controller.sh first',
     );
   const rows: ConvergeTiming[] = [];
-  const fluxRows: FluxTiming[] = [];
+  const fluxRows = new Map<number, FluxTiming>();
   for (const modules of options.modules) {
-    console.error(`# ${String(modules)} modules …`);
+    console.error(`# ${String(modules)} modules … (load average ${loadAverage()})`);
     const tree = generateModulesTree(modules);
     try {
       rows.push(await measureConvergence(tree, helmPath, options));
-      if (flux) {
-        console.error(`# ${String(modules)} modules, Flux …`);
-        fluxRows.push(await measureFluxConvergence(repoRoot, flux, tree, TEAM_NAMESPACES));
+      if (flux && options.fluxAt.includes(modules)) {
+        console.error(`# ${String(modules)} modules, Flux … (load average ${loadAverage()})`);
+        fluxRows.set(modules, await measureFluxConvergence(repoRoot, flux, tree, TEAM_NAMESPACES));
       }
     } finally {
       removeModulesTree(tree);
@@ -462,6 +513,7 @@ async function main(): Promise<void> {
   }
   printConvergence(rows);
   if (flux) printFlux(rows, fluxRows);
+  printGoals(rows, fluxRows);
   printHookOverhead(await measureHookOverhead(options.hookRuns));
 }
 

@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { errorMessage } from '../core/errors.ts';
 import { loadOperatorConfig, type GitWebhookSecret, type OperatorConfig } from '../config/operator-config.ts';
 import { unsupportedSettingWarnings } from '../config/setting-names.ts';
 import { checkHelmBinary } from '../delivery/helm/helm-binary.ts';
@@ -26,6 +27,7 @@ import { LEASE_NAME, LeaderElector } from '../runtime/leader-election.ts';
 import { HookRegistry } from '../runtime/operator/hook-registry.ts';
 import { initialOperatorState } from '../runtime/operator/operator-context.ts';
 import { DeliveryPool } from '../runtime/operator/delivery-pool.ts';
+import { ModuleRunPool } from '../runtime/operator/module-run-pool.ts';
 import { Operator } from '../runtime/operator/operator.ts';
 import { DriftCheck } from '../runtime/operator/drift-check.ts';
 import type { DriftIgnoreRule } from '../loader/module-manifest.ts';
@@ -89,7 +91,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   mkdirSync(config.tmpDir, { recursive: true });
   const configMap = new ConfigMapConfigStore(kube, config.namespace, config.configMapName, { logger });
   const initialConfig = await configMap.load();
-  // Aborted when SIGTERM's grace period ends: running hooks have their process groups ended.
+  // Aborted when SIGTERM's grace period ends: running hooks and helm have their process groups ended.
   const hooksStop = new AbortController();
   const runDeps = createHookRunDeps({
     logger,
@@ -183,6 +185,8 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     helmPath: config.helmPath,
     historyMax: config.helmHistoryMax,
     templateTimeoutMs: config.helmTemplateTimeoutMs,
+    // Once SIGTERM's grace for the running work is over, helm is ended as hooks are.
+    stopSignal: hooksStop.signal,
     ...(helmKubeconfig === undefined ? {} : { kubeconfigPath: helmKubeconfig }),
     env: {
       ...(config.kubeContext ? { HELM_KUBECONTEXT: config.kubeContext } : {}),
@@ -277,6 +281,9 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
       deliveries: new DeliveryPool(config.concurrentDeliveries, (module, error) => {
         operator.deliveryFailed(module, error);
       }),
+      moduleRuns: new ModuleRunPool(config.concurrentModuleRuns, (module, error) => {
+        logger.error(`module ${module}: its run ended unexpectedly: ${errorMessage(error)}`, { module });
+      }),
       modulesSource: git,
       failurePolicy: config.moduleFailurePolicy,
       status: moduleStatus.tracker,
@@ -312,7 +319,9 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   const stopped = operator.stop();
   const finished = await Promise.race([stopped.then(() => true), delay(HOOK_GRACE_MS).then(() => false)]);
   if (!finished) {
-    logger.error('the running task did not finish in time: ending running hooks', { graceMs: HOOK_GRACE_MS });
+    logger.error('the running task did not finish in time: ending running hooks and helm', {
+      graceMs: HOOK_GRACE_MS,
+    });
     hooksStop.abort();
     await Promise.race([stopped, delay(STOP_GRACE_MS - HOOK_GRACE_MS)]);
   }

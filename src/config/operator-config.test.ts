@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { availableParallelism } from 'node:os';
 import { loadOperatorConfig, OperatorConfigError } from './operator-config.ts';
 
 describe('operator configuration', () => {
@@ -69,6 +70,18 @@ describe('operator configuration', () => {
       () => loadOperatorConfig({ ...base, KADDON_CONCURRENT_DELIVERIES: 'many' }),
       (error: unknown) =>
         error instanceof OperatorConfigError && /KADDON_CONCURRENT_DELIVERIES/.test(error.message),
+    );
+  });
+
+  it('reads KADDON_CONCURRENT_MODULE_RUNS, by default the CPUs there are, 0 meaning one at a time', () => {
+    const base = { ADDON_OPERATOR_NAMESPACE: 'kaddon' };
+    assert.equal(loadOperatorConfig(base).concurrentModuleRuns, availableParallelism());
+    assert.equal(loadOperatorConfig({ ...base, KADDON_CONCURRENT_MODULE_RUNS: '6' }).concurrentModuleRuns, 6);
+    assert.equal(loadOperatorConfig({ ...base, KADDON_CONCURRENT_MODULE_RUNS: '0' }).concurrentModuleRuns, 1);
+    assert.throws(
+      () => loadOperatorConfig({ ...base, KADDON_CONCURRENT_MODULE_RUNS: 'all' }),
+      (error: unknown) =>
+        error instanceof OperatorConfigError && /KADDON_CONCURRENT_MODULE_RUNS/.test(error.message),
     );
   });
 

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { availableParallelism, hostname } from 'node:os';
 import { KaddonError } from '../core/errors.ts';
 import { parseGoDuration } from '../core/go-duration.ts';
 import { DEFAULT_JQ_TIMEOUT_MS } from '../jq/jq-engine.ts';
@@ -75,6 +75,12 @@ export interface OperatorConfig {
    * "Overlapping delivery"); 1 delivers one release after another.
    */
   readonly concurrentDeliveries: number;
+  /**
+   * KADDON_CONCURRENT_MODULE_RUNS: how many ModuleRuns may run at once with the isolate policy
+   * (docs/lifecycle.md "Parallel module runs"); by default the CPUs kaddon may use; 1 runs one
+   * module after another.
+   */
+  readonly concurrentModuleRuns: number;
   /** KADDON_IN_CLUSTER_ROOT: prefixed to the service account's directory (tests only). */
   readonly inClusterRoot: string | undefined;
   /**
@@ -252,6 +258,10 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
     ),
     hookEnv: choice(['operator', 'minimal'] as const, 'hook-env', 'operator', ...names.hookEnv),
     concurrentDeliveries: Math.max(1, int('concurrent-deliveries', 4, ...names.concurrentDeliveries)),
+    concurrentModuleRuns: Math.max(
+      1,
+      int('concurrent-module-runs', availableParallelism(), ...names.concurrentModuleRuns),
+    ),
     inClusterRoot: env.KADDON_IN_CLUSTER_ROOT || undefined,
     resourcesMonitorIntervalMs: positiveDurationMs(
       get('resources-monitor-interval', 'KADDON_RESOURCES_MONITOR_INTERVAL'),

@@ -39,6 +39,7 @@ export const SETTING_NAMES = {
   haRenewDeadline: ['KADDON_HA_RENEW_DEADLINE'],
   haRetryPeriod: ['KADDON_HA_RETRY_PERIOD'],
   concurrentDeliveries: ['KADDON_CONCURRENT_DELIVERIES'],
+  concurrentModuleRuns: ['KADDON_CONCURRENT_MODULE_RUNS'],
   healthTimeout: ['KADDON_HEALTH_TIMEOUT'],
   moduleFailurePolicy: ['KADDON_MODULE_FAILURE_POLICY'],
   moduleStatus: ['KADDON_MODULE_STATUS'],

@@ -54,7 +54,10 @@ export interface HelmClientOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** How long one `helm template` may run (KADDON_HELM_TEMPLATE_TIMEOUT); default 30 s. */
   readonly templateTimeoutMs?: number;
-  /** Aborted when kaddon stops (SIGTERM, SIGINT): the running helm's process group is ended. */
+  /**
+   * Aborted when kaddon stops (SIGTERM, SIGINT; the operator: once its shutdown grace for the running
+   * work is over): the running helm's process group is ended, and no helm starts any more.
+   */
   readonly stopSignal?: AbortSignal;
 }
 
@@ -64,15 +67,21 @@ export interface HelmClientOptions {
  * (docs/modules.md "Limits on input").
  */
 export const DEFAULT_HELM_TEMPLATE_TIMEOUT_MS = 30_000;
-/** Between SIGTERM and SIGKILL of helm's process group. */
+/**
+ * Between SIGTERM and SIGKILL of helm's process group: on SIGTERM an upgrade, install or rollback
+ * records its release as failed, which the next upgrade goes on from; a SIGKILL leaves it pending.
+ */
 const KILL_GRACE_MS = 2_000;
 
 /** Every state, so `helm list` (which shows deployed and failed only by default) hides none. */
 const ALL_STATES = ['--deployed', '--failed', '--pending', '--superseded', '--uninstalling', '--uninstalled'];
 /** Read-only helm commands finish in well under a second; this only ends a hung process. */
 const QUERY_TIMEOUT_MS = 120_000;
-/** The process gets this long beyond helm's own --timeout before it is killed. */
-const PROCESS_GRACE_MS = 60_000;
+/**
+ * The process gets this long beyond helm's own --timeout before it is ended: helm stops waiting at
+ * its --timeout and then only records the outcome, a few requests.
+ */
+const PROCESS_GRACE_MS = 10_000;
 
 /** The helm binary, run without a shell, one command per call. */
 export class HelmClient {
@@ -95,6 +104,10 @@ export class HelmClient {
       // SkipCRDs and TakeOwnership as addon-operator (docs/lifecycle.md "Helm delivery"): CRDs go through
       // applyCrds.
       args.push('--skip-crds', '--take-ownership');
+      // The API server checks every object (helm's server-side apply sends fieldValidation=Strict
+      // either way); helm's own check first reads the cluster's OpenAPI documents, which was half
+      // of an upgrade's CPU (docs/performance.md "What one helm upgrade costs").
+      args.push('--disable-openapi-validation');
       if (options.wait === true) args.push('--wait=watcher');
       const stdout = await this.#run(release, args, options.timeoutSeconds * 1000 + PROCESS_GRACE_MS);
       // The release helm printed: its `version` is the revision just written.
@@ -273,11 +286,9 @@ export class HelmClient {
       maxBuffer: MAX_OUTPUT_BYTES,
     });
     let ended: 'timeout' | 'stop' | undefined;
-    // On a stop kaddon is about to exit, so helm gets SIGKILL at once: a grace timer might not
-    // outlive kaddon. Only read-only helm commands are given the stop signal (`build`).
     const endGroup = (reason: 'timeout' | 'stop'): void => {
       ended ??= reason;
-      signalGroup(subprocess.pid, reason === 'stop' ? 'SIGKILL' : 'SIGTERM');
+      signalGroup(subprocess.pid, 'SIGTERM');
       // The await below keeps kaddon alive until helm has exited, so this timer still fires.
       setTimeout(() => {
         signalGroup(subprocess.pid, 'SIGKILL');

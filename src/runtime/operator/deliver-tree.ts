@@ -7,7 +7,6 @@ import type { ModulesTree } from '../../loader/modules-tree.ts';
 import { renderTreeWithCharts, type ChartCache } from '../render-charts.ts';
 import { ModuleLoadCache, type RenderTreeResult } from '../render-tree.ts';
 import { isJsonObject } from '../../core/json.ts';
-import type { DeliveryPool } from './delivery-pool.ts';
 import type { OperatorContext } from './operator-context.ts';
 
 /** The module whose run delivers the tree, for its render and helm metrics. */
@@ -38,38 +37,94 @@ export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promis
   // A broken module fails its own run; the others are rendered and delivered without it.
   const failure = result.failed.get(run.module);
   if (failure !== undefined) throw failure;
-  for (const module of enabled)
-    ctx.metrics.unresolvedVarReferences(
-      module,
-      result.unresolved.filter((reference) => reference.module === module).length,
-    );
-  for (const warning of result.warnings) ctx.logger.info(`warning: ${warning}`);
+  reportRender(ctx, result);
   const changed: string[] = [];
   for (const module of enabled) {
     const resources = result.rendered.slices.get(module) ?? [];
     if (!ctx.state.preparedModules.has(module) || resources.length === 0) continue;
-    const manifest = stringifyYamlStream(resources.map((resource) => resource.obj));
+    const { manifest, checksum } = releaseText(result, module, resources);
     if (module === run.module) {
       const resourcesMissing = ctx.state.resourcesMissing.has(module);
-      const slice = { module, resources, manifest, resourcesMissing };
-      const pool = ctx.deliveries;
-      const after = pool ? prerequisites(module, resources, result.rendered.slices, pool) : [];
-      if (pool && run.background === true) {
-        ctx.state.checksums.set(module, releaseChecksum(manifest));
-        pool.start(module, () => deliverSlice(ctx, run, slice), after);
-      } else if (pool) await pool.run(module, () => deliverSlice(ctx, run, slice), after);
-      else await deliverSlice(ctx, run, slice);
-    } else if (
-      run.willRun?.(module) !== true &&
-      ctx.state.checksums.get(module) !== releaseChecksum(manifest)
-    )
+      await deliverOwnSlice(ctx, run, { module, resources, manifest, resourcesMissing }, result);
+    } else if (ctx.state.checksums.get(module) !== checksum && run.willRun?.(module) !== true)
       changed.push(module);
   }
   return changed;
 }
 
+/** The running module's slice to helm: in the delivery pool, awaited or left running. */
+async function deliverOwnSlice(
+  ctx: OperatorContext,
+  run: DeliverRun,
+  slice: Slice,
+  result: RenderTreeResult,
+): Promise<void> {
+  const { module, resources } = slice;
+  const slices = result.rendered.slices;
+  // docs/lifecycle.md "Parallel module runs": a run that entered the pool earlier and holds this
+  // slice's Namespace or CRD asks for its delivery first.
+  const runs = ctx.moduleRuns;
+  if (runs?.pending(module) === true)
+    await runs.settle(prerequisites(module, resources, slices, (other) => runs.isEarlier(other, module)));
+  const pool = ctx.deliveries;
+  if (pool === undefined) {
+    await deliverSlice(ctx, run, slice);
+    return;
+  }
+  const after = prerequisites(module, resources, slices, (other) => pool.pending(other));
+  if (run.background === true) {
+    ctx.state.checksums.set(module, releaseText(result, module, resources).checksum);
+    pool.start(module, () => deliverSlice(ctx, run, slice), after);
+  } else await pool.run(module, () => deliverSlice(ctx, run, slice), after);
+}
+
 /**
- * The releases still being delivered that this one needs first (docs/lifecycle.md "Overlapping
+ * A render's unresolved references and warnings, reported once per render: runs that reuse a
+ * render (nothing changed the values) do not report it again.
+ */
+function reportRender(ctx: OperatorContext, result: RenderTreeResult): void {
+  if (reported.has(result)) return;
+  reported.add(result);
+  const unresolved = new Map<string, number>();
+  for (const reference of result.unresolved)
+    unresolved.set(reference.module, (unresolved.get(reference.module) ?? 0) + 1);
+  for (const module of ctx.state.enabledModules)
+    ctx.metrics.unresolvedVarReferences(module, unresolved.get(module) ?? 0);
+  for (const warning of result.warnings) ctx.logger.info(`warning: ${warning}`);
+}
+
+const reported = new WeakSet<RenderTreeResult>();
+
+/**
+ * A slice's release manifest and checksum, made once per render: every run compares every
+ * prepared module's checksum, which would print each slice again for every run.
+ */
+function releaseText(
+  result: RenderTreeResult,
+  module: string,
+  resources: readonly Resource[],
+): { readonly manifest: string; readonly checksum: string } {
+  let texts = releaseTexts.get(result);
+  if (texts === undefined) {
+    texts = new Map();
+    releaseTexts.set(result, texts);
+  }
+  let text = texts.get(module);
+  if (text === undefined) {
+    const manifest = stringifyYamlStream(resources.map((resource) => resource.obj));
+    text = { manifest, checksum: releaseChecksum(manifest) };
+    texts.set(module, text);
+  }
+  return text;
+}
+
+const releaseTexts = new WeakMap<
+  RenderTreeResult,
+  Map<string, { readonly manifest: string; readonly checksum: string }>
+>();
+
+/**
+ * The modules among `isPending` that this one needs first (docs/lifecycle.md "Overlapping
  * delivery"): those that hold a Namespace its objects live in, or a CustomResourceDefinition of
  * one of its kinds.
  */
@@ -77,7 +132,7 @@ function prerequisites(
   module: string,
   resources: readonly Resource[],
   slices: ReadonlyMap<string, readonly Resource[]>,
-  pool: DeliveryPool,
+  isPending: (module: string) => boolean,
 ): string[] {
   const namespaces = new Set(resources.map((resource) => resource.id.namespace).filter(Boolean));
   const kinds = new Set(resources.map((resource) => `${resource.id.group}/${resource.id.kind}`));
@@ -93,7 +148,7 @@ function prerequisites(
     );
   };
   return [...slices]
-    .filter(([other, theirs]) => other !== module && pool.pending(other) && theirs.some(needed))
+    .filter(([other, theirs]) => other !== module && isPending(other) && theirs.some(needed))
     .map(([other]) => other);
 }
 
@@ -195,7 +250,26 @@ export async function renderEnabled(ctx: OperatorContext): Promise<RenderTreeRes
   const key = { values: ctx.store.revision, enabled: enabled.join('\n') };
   const kept = caches.lastRender;
   if (kept && kept.values === key.values && kept.enabled === key.enabled) return kept.result;
-  const result = await renderTreeWithCharts(
+  // Runs in parallel that ask for the same render share it (docs/lifecycle.md "Parallel module runs").
+  const current = caches.rendering;
+  if (current && current.values === key.values && current.enabled === key.enabled) return current.result;
+  const rendering = { ...key, result: renderValues(ctx, enabled, caches) };
+  caches.rendering = rendering;
+  try {
+    const result = await rendering.result;
+    caches.lastRender = result.failed.size === 0 ? { ...key, result } : undefined;
+    return result;
+  } finally {
+    if (caches.rendering === rendering) caches.rendering = undefined;
+  }
+}
+
+function renderValues(
+  ctx: OperatorContext,
+  enabled: readonly string[],
+  caches: TreeCaches,
+): Promise<RenderTreeResult> {
+  return renderTreeWithCharts(
     {
       tree: ctx.tree,
       values: {
@@ -215,8 +289,6 @@ export async function renderEnabled(ctx: OperatorContext): Promise<RenderTreeRes
       cache: caches.charts,
     },
   );
-  caches.lastRender = result.failed.size === 0 ? { ...key, result } : undefined;
-  return result;
 }
 
 interface TreeCaches {
@@ -225,6 +297,10 @@ interface TreeCaches {
   /** The last render without failures and what it was rendered from. */
   lastRender?:
     { readonly values: object; readonly enabled: string; readonly result: RenderTreeResult } | undefined;
+  /** The render under way, which a run asking for the same one awaits. */
+  rendering?:
+    | { readonly values: object; readonly enabled: string; readonly result: Promise<RenderTreeResult> }
+    | undefined;
 }
 
 /**

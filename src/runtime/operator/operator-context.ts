@@ -16,6 +16,7 @@ import type { ValuesStore } from '../values-store.ts';
 import type { HookBindings } from './hook-bindings.ts';
 import type { HookRegistry } from './hook-registry.ts';
 import type { DeliveryPool } from './delivery-pool.ts';
+import type { ModuleRunPool } from './module-run-pool.ts';
 import type { ModulesTreeSource } from './modules-tree-source.ts';
 import type { DeliveredHealth } from '../module-status/delivered-health.ts';
 import type { ModuleStatusTracker } from '../module-status/module-status-tracker.ts';
@@ -63,6 +64,12 @@ export interface OperatorContext {
    * "Overlapping delivery"); without it each delivery is awaited by its module's run.
    */
   readonly deliveries?: DeliveryPool;
+  /**
+   * Where ModuleRuns overlap, up to KADDON_CONCURRENT_MODULE_RUNS (docs/lifecycle.md "Parallel module
+   * runs"), with KADDON_MODULE_FAILURE_POLICY=isolate; without it, or with `block`, the main queue
+   * runs one module at a time.
+   */
+  readonly moduleRuns?: ModuleRunPool;
   /** Where new trees come from when the operator follows a Git repository (MODULES_GIT_URL). */
   readonly modulesSource?: ModulesTreeSource;
   /** KADDON_MODULE_FAILURE_POLICY (docs/lifecycle.md "Failure isolation"); `block` when not given. */

@@ -5,7 +5,7 @@ import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
 import { scheduleContext, type BindingContext } from '../../hooks/binding-context.ts';
 import { runHookWithContexts } from '../lifecycle-hooks.ts';
 import { createTask, type AnyTask, type HookRunTask, type Task, type TaskType } from '../queue/task.ts';
-import type { TaskHandler, TaskHandlers } from '../queue/task-handler.ts';
+import type { TaskContext, TaskHandler, TaskHandlers } from '../queue/task-handler.ts';
 import { fail, success, type TaskResult } from '../queue/task-result.ts';
 import type { ValuesChanges } from '../values-store.ts';
 import { finishConverge, purgeRelease, startConverge } from './converge-modules.ts';
@@ -13,6 +13,8 @@ import type { OperatorContext } from './operator-context.ts';
 import { lifecycleRun, onStartupTasks } from './run-hooks.ts';
 import { switchModulesTree } from './switch-modules-tree.ts';
 import { deleteDisabledModule, moduleRunTask, runModule } from './run-module.ts';
+import type { ModuleRunPool } from './module-run-pool.ts';
+import { runsToAwait } from './run-order.ts';
 
 export interface HandlerEvents {
   /** Called after every ConvergeModules that completed; the first one makes /readyz ready. */
@@ -24,6 +26,48 @@ export interface HandlerEvents {
   readonly removeConvergeTasks: (keep: string) => void;
   /** KADDON_MODULE_FAILURE_POLICY=isolate: queues a ModuleRun of `module` after `delayMs`, in its own lane. */
   readonly retryLater: (module: string, delayMs: number) => void;
+  /** Appends tasks to their queues: what a ModuleRun in the pool leads to. */
+  readonly addLast: (...tasks: readonly AnyTask[]) => void;
+}
+
+/**
+ * The pool ModuleRuns overlap in (docs/lifecycle.md "Parallel module runs"): only with the isolate
+ * policy, since `block` holds every module behind a failed one, and only for more than one run.
+ */
+function parallelRuns(ctx: OperatorContext): ModuleRunPool | undefined {
+  const pool = ctx.moduleRuns;
+  return ctx.failurePolicy === 'isolate' && pool !== undefined && pool.limit > 1 ? pool : undefined;
+}
+
+/**
+ * Waits for the module runs and deliveries still going (of `module`, or all): a task that reads or
+ * changes what they use sees them done, as in a main queue that runs one task at a time.
+ */
+async function settleRuns(ctx: OperatorContext, module?: string): Promise<void> {
+  await ctx.moduleRuns?.settle(module === undefined ? undefined : [module]);
+  await ctx.deliveries?.settle(module);
+}
+
+/**
+ * A ModuleRun left running in the pool: a failure is isolated as a run's in the queue would be,
+ * and the modules whose slices it changed are queued.
+ */
+async function runInPool(
+  ctx: OperatorContext,
+  events: HandlerEvents,
+  module: string,
+  activation: string,
+): Promise<void> {
+  let changed: string[];
+  try {
+    changed = await runModule(ctx, module, activation, (other) => events.isQueued('ModuleRun', other));
+  } catch (error: unknown) {
+    isolateFailure(ctx, events, module, error);
+    return;
+  }
+  ctx.state.isolatedFailures.delete(module);
+  const now = events.now();
+  events.addLast(...changed.map((other) => moduleRunTask(other, `slice changed by ${module}`, now)));
 }
 
 /**
@@ -64,8 +108,8 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
   return {
     ConvergeModules: guarded(ctx, async (task: Task<'ConvergeModules'>) => {
       const { event, phase, startedAt } = task.payload;
-      // docs/lifecycle.md "Overlapping delivery": a converge starts and ends with every delivery done.
-      await ctx.deliveries?.settle();
+      // docs/lifecycle.md "Overlapping delivery": a converge starts and ends with every run and delivery done.
+      await settleRuns(ctx);
       if (phase === 'AfterAll') {
         // A delivery left running that failed is run again, awaited, before the converge can end.
         // An isolated module is retried in its own lane, not here (docs/lifecycle.md "Failure isolation").
@@ -95,7 +139,7 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
       events.removeConvergeTasks(task.id);
       return startConverge(ctx, event, events.now());
     }),
-    ModuleRun: guarded(ctx, async (task: Task<'ModuleRun'>) => {
+    ModuleRun: guarded(ctx, async (task: Task<'ModuleRun'>, { signal }) => {
       const module = task.metadata.module;
       if (module === undefined || !ctx.state.enabledModules.includes(module)) return success();
       const unmet = unmetRequirement(ctx, module);
@@ -106,14 +150,23 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
         return success();
       }
       // The converge's event (OperatorStartup, ReloadAllModules…) is the activation label.
+      const activation = task.payload.isReloadAll ? (task.metadata.event ?? 'ModuleRun') : 'ModuleRun';
+      const pool = parallelRuns(ctx);
+      if (pool !== undefined) {
+        // The queue goes on once the run is in the pool; a full pool holds it here.
+        await pool.room();
+        const after = runsToAwait(ctx.tree, module, (other) => pool.pending(other));
+        // A run that has not begun when the operator stops never begins.
+        pool.start(
+          module,
+          () => (signal.aborted ? Promise.resolve() : runInPool(ctx, events, module, activation)),
+          after,
+        );
+        return success();
+      }
       let changed: string[];
       try {
-        changed = await runModule(
-          ctx,
-          module,
-          task.payload.isReloadAll ? (task.metadata.event ?? 'ModuleRun') : 'ModuleRun',
-          (other) => events.isQueued('ModuleRun', other),
-        );
+        changed = await runModule(ctx, module, activation, (other) => events.isQueued('ModuleRun', other));
       } catch (error: unknown) {
         if (ctx.failurePolicy !== 'isolate') throw error;
         isolateFailure(ctx, events, module, error);
@@ -128,18 +181,18 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
     }),
     ModuleDelete: guarded(ctx, async (task: Task<'ModuleDelete'>) => {
       const module = task.metadata.module;
-      await ctx.deliveries?.settle(module);
+      await settleRuns(ctx, module);
       if (module !== undefined && !ctx.state.enabledModules.includes(module))
         await deleteDisabledModule(ctx, module, task.metadata.event ?? 'ModuleDelete');
       return success();
     }),
     ModulePurge: guarded(ctx, async (task: Task<'ModulePurge'>) => {
-      await ctx.deliveries?.settle(task.payload.release);
+      await settleRuns(ctx, task.payload.release);
       await purgeRelease(ctx, task.payload.release);
       return success();
     }),
     SwitchModulesTree: guarded(ctx, async () => {
-      await ctx.deliveries?.settle();
+      await settleRuns(ctx);
       return switchModulesTree(ctx, events.now());
     }),
     LoadGlobalHooks: guarded(ctx, async (task: Task<'LoadGlobalHooks'>) => {
@@ -170,6 +223,8 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
       });
     }),
     ApplyKubeConfigValues: guarded(ctx, async () => {
+      // Values change between runs, never in the middle of one.
+      await settleRuns(ctx);
       const changes = await ctx.store.reloadConfig(ctx.state.pendingConfig);
       return success({ headTasks: followUps(ctx, changes, events.now()) });
     }),
@@ -206,7 +261,7 @@ async function runHookTask(
   if (hook === undefined || (module !== undefined && !ctx.state.enabledModules.includes(module)))
     return success();
   // A module's hook sees its release delivered; a global hook, every release asked for before it.
-  await (module === undefined ? ctx.deliveries?.settle() : ctx.deliveries?.settle(module));
+  await settleRuns(ctx, module);
   let contexts: readonly BindingContext[] = task.payload.bindingContexts;
   const { scheduleKey } = task.payload;
   if (scheduleKey !== undefined) {
@@ -258,11 +313,11 @@ async function runHookTask(
 
 function guarded<T extends TaskType>(
   ctx: OperatorContext,
-  handle: (task: Task<T>) => Promise<TaskResult>,
+  handle: (task: Task<T>, context: TaskContext) => Promise<TaskResult>,
 ): TaskHandler<T> {
-  return async (task) => {
+  return async (task, context) => {
     try {
-      return await handle(task);
+      return await handle(task, context);
     } catch (error: unknown) {
       ctx.logger.error(`task ${task.type} failed: ${errorMessage(error)}`, {
         module: task.metadata.module,

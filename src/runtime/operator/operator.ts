@@ -66,6 +66,9 @@ export class Operator {
         retryLater: (module, delayMs) => {
           this.#retryLater(module, delayMs);
         },
+        addLast: (...tasks) => {
+          this.#queues.addLast(...tasks);
+        },
         isQueued: (type, module) =>
           this.#queues.find(type, (task) => module === undefined || task.metadata.module === module) !==
           undefined,
@@ -208,7 +211,8 @@ export class Operator {
     await this.#ctx.modulesSource?.stop();
     await this.#watch?.stop();
     await this.#queues.stop();
-    // helm calls left running finish (each within HELM_TIMEOUT): a release is never left pending.
+    // Runs and helm calls left running finish, or are ended by kaddon's stop signal.
+    await this.#ctx.moduleRuns?.settle();
     await this.#ctx.deliveries?.settle();
     await this.#ctx.bindings.stop();
   }
