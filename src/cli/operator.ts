@@ -18,6 +18,7 @@ import { loadTreeSchemas } from '../loader/values-schemas.ts';
 import { createDebugServer } from '../observability/debug/debug-server.ts';
 import { startingDebugState } from '../observability/debug/debug-starting-state.ts';
 import { createHookMetricsStore } from '../observability/hook-metrics-store.ts';
+import type { GitWebhookOptions } from '../observability/git-webhook-route.ts';
 import { createHttpServer } from '../observability/http-server.ts';
 import { createLogger } from '../observability/logger.ts';
 import { createOperatorMetrics } from '../observability/metrics.ts';
@@ -32,6 +33,7 @@ import { startModuleStatus } from '../runtime/module-status/module-status-servic
 import { treeValues, type PreparedTree } from '../runtime/operator/prepare-modules-tree.ts';
 import { ValuesStore } from '../runtime/values-store.ts';
 import { hasGitSource, loadGitSourceConfig } from '../sources/git-source-config.ts';
+import { verifyWebhookSignature } from '../sources/git-webhook-signature.ts';
 import type { CliIo } from './cli-io.ts';
 import { componentRoots } from '../runtime/component-roots.ts';
 import { OperatorGitSource } from '../runtime/operator/operator-git-source.ts';
@@ -111,7 +113,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
       config.gitWebhookSecret === undefined
         ? undefined
         : {
-            secret: webhookSecretReader(config.gitWebhookSecret),
+            verifySignature: webhookVerifier(config.gitWebhookSecret),
             requestSync: () => {
               source.git?.requestSync();
               return source.git !== undefined;
@@ -361,10 +363,11 @@ function localModulesTree(config: OperatorConfig): OperatorTree {
   };
 }
 
-/** The webhook secret; a file is read at each request, so a rotated Secret is picked up. */
-function webhookSecretReader(secret: GitWebhookSecret): () => string {
-  if ('value' in secret) return () => secret.value;
-  return () => readFileSync(secret.file, 'utf8').replace(/\r?\n$/u, '');
+/** Checks a webhook against the secret; a secret file is read at each request, so a rotated Secret is picked up. */
+function webhookVerifier(secret: GitWebhookSecret): GitWebhookOptions['verifySignature'] {
+  const read =
+    'value' in secret ? () => secret.value : () => readFileSync(secret.file, 'utf8').replace(/\r?\n$/u, '');
+  return (headers, body) => verifyWebhookSignature(headers, body, read());
 }
 
 type OperatorTree = Pick<PreparedTree, 'tree' | 'schemas' | 'globalHooksDir' | 'sharedComponentRoots'>;
