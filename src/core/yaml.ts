@@ -269,7 +269,7 @@ export interface YamlExpansion {
 }
 
 /** A document whose metadata has this annotation set to "false" is not expanded. */
-export const EXPAND_VARS_ANNOTATION = 'kaddon.io/expand-vars';
+const EXPAND_VARS_ANNOTATION = 'kaddon.io/expand-vars';
 
 /**
  * Expands the string values of one document. A plain scalar that is exactly one reference takes the value

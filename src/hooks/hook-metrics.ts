@@ -1,6 +1,6 @@
 import type { MetricOperation } from '../observability/hook-metrics-store.ts';
 
-export interface InvalidMetricLine {
+interface InvalidMetricLine {
   /** 1-based line where the rejected text starts. */
   readonly line: number;
   readonly reason: string;

@@ -29,7 +29,7 @@ export interface MetricsSource {
 }
 
 /** An operation that was not applied (or applied differently), for the hook's log. */
-export interface HookMetricsConflict {
+interface HookMetricsConflict {
   readonly name: string;
   readonly reason: string;
 }

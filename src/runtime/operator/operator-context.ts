@@ -72,7 +72,7 @@ export interface OperatorContext {
 }
 
 /** What the operator tells the resource monitor (ResourceMonitor). */
-export interface ReleaseResources {
+interface ReleaseResources {
   delivered(module: string, objects: readonly ResId[], options?: { unchanged?: boolean }): void;
   forget(module: string): void;
   pause(module: string): void;
