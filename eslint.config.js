@@ -26,7 +26,7 @@ const forbiddenByLayer = {
   hooks: ['runtime', 'delivery', 'sources', 'config', 'cli'],
   delivery: ['hooks', 'runtime', 'sources', 'config', 'cli'],
   sources: ['hooks', 'runtime', 'delivery', 'config', 'cli'],
-  observability: ['runtime', 'delivery', 'config', 'cli'],
+  observability: ['jq', 'loader', 'pipeline', 'hooks', 'runtime', 'delivery', 'sources', 'config', 'cli'],
   config: ['loader', 'pipeline', 'hooks', 'runtime', 'sources', 'cli'],
   runtime: ['config', 'cli'],
 };
@@ -62,8 +62,11 @@ const inwardOnly = {
   },
 };
 
+// A test wires real parts together as the CLI does (a route with the real signature check), so tests
+// are left out; nothing imports a test, so they cannot bend the layers.
 const layerRules = {
   files: ['src/**/*.ts'],
+  ignores: ['**/*.test.ts'],
   plugins: { layers: { rules: { 'inward-only': inwardOnly } } },
   rules: { 'layers/inward-only': 'error' },
 };

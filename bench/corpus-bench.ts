@@ -46,7 +46,7 @@ function seconds(value: number | undefined): string {
   return value === undefined ? 'failed' : value.toFixed(3);
 }
 
-export function formatRow(row: TreeTiming): string {
+function formatRow(row: TreeTiming): string {
   const ratio = ratioOf(row);
   return [
     row.name.padEnd(62),

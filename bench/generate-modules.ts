@@ -6,7 +6,7 @@ import { moduleValuesKey } from '../src/core/module-name.ts';
 import { writeManifest, writeTextFile, type Manifest } from './manifest-file.ts';
 
 /** One generated module and what a correct build prints for it. */
-export interface GeneratedModule {
+interface GeneratedModule {
   readonly name: string;
   readonly enabled: boolean;
   /** Objects in its slice of the output; 0 when disabled. */

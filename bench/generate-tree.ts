@@ -15,14 +15,14 @@ export interface GeneratedTree {
   readonly objects: number;
 }
 
-export function countObjects(apps: number): number {
+function countObjects(apps: number): number {
   let total = OVERLAY_OBJECTS;
   for (let index = 0; index < apps; index++) total += countAppObjects(index);
   return total;
 }
 
 /** The app count whose build prints closest to `objects` objects; at least two (the overlay patches app-0001). */
-export function appsFor(objects: number): number {
+function appsFor(objects: number): number {
   let apps = 2;
   while (Math.abs(countObjects(apps + 1) - objects) < Math.abs(countObjects(apps) - objects)) apps++;
   return apps;

@@ -10,7 +10,8 @@ import { loadJqEngine } from '../jq/jq-engine.ts';
 import { jqTimeoutMs } from './jq-timeout.ts';
 import { createHookRunDeps } from '../hooks/run/run-hook-deps.ts';
 import { hookEnvironment } from '../hooks/run/run-hook-env.ts';
-import { findSetting } from '../config/setting-names.ts';
+import { hookEnv, resolveNamespace } from '../config/operator-config.ts';
+import { SettingReader } from '../config/setting-reader.ts';
 
 import { buildTree, type BuildTreeOptions } from '../runtime/build-tree.ts';
 import { parseSnapshotObjects } from '../runtime/prepare-values.ts';
@@ -127,15 +128,15 @@ export async function renderForCli(
   usage: string,
   overrides: { readonly config?: ConfigValues } = {},
 ): Promise<CliRender> {
+  const read = new SettingReader(process.env, {
+    'helm-path': values['helm-path'],
+    namespace: values.namespace,
+  });
   const git =
     values['git-url'] === undefined ? undefined : await checkoutGitSource(values, [...positionals], io);
   const dirs = git
     ? [git.modulesDir]
-    : splitPaths(
-        positionals.length > 0
-          ? positionals.join(':')
-          : (findSetting(process.env, 'modulesDir')?.value ?? ''),
-      );
+    : splitPaths(positionals.length > 0 ? positionals.join(':') : read.text('modulesDir', ''));
   if (dirs.length === 0)
     throw new UsageError(
       'name a modules directory or set MODULES_DIR (or ADDON_OPERATOR_MODULES_DIR)',
@@ -143,7 +144,7 @@ export async function renderForCli(
     );
   const stop = stopOnSignals();
   const stopSignal = stop.signal;
-  const jq = await loadJqEngine({ timeoutMs: jqTimeoutMs(process.env) });
+  const jq = await loadJqEngine({ timeoutMs: jqTimeoutMs(read) });
   const result = await buildTree({
     dirs,
     ...(values.values ? { extraValues: readValues(values.values) } : {}),
@@ -153,14 +154,13 @@ export async function renderForCli(
         ? parseConfigValues(readYaml(values['config-values']), values['config-values'])
         : EMPTY_CONFIG_VALUES),
     globalHooksDir:
-      values['global-hooks-dir'] ??
-      (git ? globalHooksDirOf(git) : findSetting(process.env, 'globalHooksDir')?.value),
+      values['global-hooks-dir'] ?? (git ? globalHooksDirOf(git) : read.find('globalHooksDir')?.value),
     sharedComponentRoots: componentRoots(values['components-path'], dirs),
     jq,
     ...(values['run-hooks']
-      ? { hooks: hookOptions(values.snapshots, values['hook-timeout'], io, stopSignal) }
+      ? { hooks: hookOptions(values.snapshots, values['hook-timeout'], { io, stopSignal, read }) }
       : {}),
-    charts: buildChartsOptions(values['helm-path'], values.namespace, process.env, tmpdir(), stopSignal),
+    charts: buildChartsOptions(read, resolveNamespace(read, 'build'), tmpdir(), stopSignal),
   }).finally(stop.release);
   throwIfStopped(stopSignal, 'build');
   for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
@@ -175,8 +175,7 @@ export async function renderForCli(
 function hookOptions(
   snapshotsFile: string | undefined,
   timeout: string | undefined,
-  io: CliIo,
-  stopSignal: AbortSignal,
+  { io, stopSignal, read }: { io: CliIo; stopSignal: AbortSignal; read: SettingReader },
 ): BuildTreeOptions['hooks'] {
   const seconds = timeout === undefined ? DEFAULT_BUILD_HOOK_TIMEOUT_S : Number(timeout);
   if (!(seconds > 0))
@@ -186,10 +185,7 @@ function hookOptions(
     runDeps: createHookRunDeps({
       stopSignal,
       logger,
-      baseEnv: hookEnvironment(
-        process.env,
-        process.env.KADDON_HOOK_ENV === 'minimal' ? 'minimal' : 'operator',
-      ),
+      baseEnv: hookEnvironment(process.env, hookEnv(read)),
       cwd: process.cwd(),
       tmpRoot: tmpdir(),
     }),

@@ -1,10 +1,10 @@
 import { request } from 'node:http';
 import { KaddonError } from '../core/errors.ts';
 
-export type DebugClientErrorCode = 'debug-unreachable' | 'debug-request-failed';
+type DebugClientErrorCode = 'debug-unreachable' | 'debug-request-failed';
 
 /** The debug API could not be asked, or refused the request (unknown module, bad parameter). */
-export class DebugClientError extends KaddonError {
+class DebugClientError extends KaddonError {
   readonly code: DebugClientErrorCode;
   constructor(code: DebugClientErrorCode, message: string, hint: string, cause?: unknown) {
     super(message, hint, { cause });

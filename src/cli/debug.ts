@@ -5,6 +5,7 @@ import { requestDebug } from './debug-client.ts';
 import { UsageError } from './usage-error.ts';
 
 /** As OperatorConfig.debugUnixSocket defaults (docs/observability.md "Debug socket"). */
+import { SettingReader } from '../config/setting-reader.ts';
 import { DEFAULT_DEBUG_UNIX_SOCKET } from '../config/operator-config.ts';
 
 type DebugGroup = 'queue' | 'global' | 'module' | 'hook' | 'git';
@@ -181,8 +182,10 @@ function requestPath(
 
 /** --debug-unix-socket, else DEBUG_UNIX_SOCKET, else the operator's default. */
 function socketPath(flag: string | undefined): string {
-  const env = process.env.DEBUG_UNIX_SOCKET;
-  return flag ?? (env === undefined || env === '' ? DEFAULT_DEBUG_UNIX_SOCKET : env);
+  return new SettingReader(process.env, { 'debug-unix-socket': flag }).text(
+    'debugUnixSocket',
+    DEFAULT_DEBUG_UNIX_SOCKET,
+  );
 }
 
 function groupUsage(group: DebugGroup): string {

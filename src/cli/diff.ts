@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
-import { findSetting } from '../config/setting-names.ts';
+import { resolveNamespace } from '../config/operator-config.ts';
+import { SettingReader } from '../config/setting-reader.ts';
 import type { JsonObject } from '../core/json.ts';
 import { parseConfigValues, type ConfigValues } from '../core/values.ts';
 import { formatDiffJson, formatDiffText, hasChanges, type ModuleDiff } from '../core/module-diff.ts';
@@ -55,15 +56,20 @@ export async function runDiff(args: readonly string[], io: CliIo): Promise<numbe
   }
   if (values.output !== 'text' && values.output !== 'json')
     throw new UsageError(`--output must be text or json, not '${values.output}'`, diffUsage);
-  const namespace = values.namespace ?? (findSetting(process.env, 'namespace')?.value || 'default');
+  const read = new SettingReader(process.env, {
+    namespace: values.namespace,
+    'kube-config': values['kube-config'],
+    'config-map': values['config-map'],
+  });
+  // As `kaddon build`: helm's `default` when nothing names the operator's namespace.
+  const namespace = resolveNamespace(read, 'build');
   const api = new KubeClient(
     loadKubeConnection(process.env, {
-      kubeconfig: values['kube-config'] ?? findSetting(process.env, 'kubeconfig')?.value,
-      context: findSetting(process.env, 'kubeContext')?.value,
+      kubeconfig: read.find('kubeconfig')?.value,
+      context: read.find('kubeContext')?.value,
     }),
   );
-  const configMap =
-    values['config-map'] ?? (findSetting(process.env, 'configMap')?.value || 'addon-operator');
+  const configMap = read.text('configMap', 'addon-operator');
   const config =
     values['config-values'] === undefined && !values['no-cluster-config']
       ? await clusterConfig(api, namespace, configMap)

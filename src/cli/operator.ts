@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../core/errors.ts';
 import { loadOperatorConfig, type GitWebhookSecret, type OperatorConfig } from '../config/operator-config.ts';
-import { unsupportedSettingWarnings } from '../config/setting-names.ts';
+import { SETTINGS, unsupportedSettingWarnings } from '../config/setting-names.ts';
 import { checkHelmBinary } from '../delivery/helm/helm-binary.ts';
 import { ConfigMapConfigStore } from '../delivery/configmap-config-store.ts';
 import { applyCrds } from '../delivery/helm/apply-crds.ts';
@@ -10,20 +10,21 @@ import { ObjectPatcher } from '../runtime/operator/object-patcher.ts';
 import { HelmClient } from '../delivery/helm/helm-client.ts';
 import { KubeClient } from '../delivery/kube-client.ts';
 import { writeServiceAccountKubeconfig } from '../delivery/helm/service-account-kubeconfig.ts';
-import { loadKubeConnection } from '../delivery/kube-connection.ts';
-import { createHookRunDeps } from '../hooks/run/run-hook-deps.ts';
+import { loadKubeConnection, type KubeConnection } from '../delivery/kube-connection.ts';
+import { createHookRunDeps, type HookRunDeps } from '../hooks/run/run-hook-deps.ts';
 import { hookEnvironment } from '../hooks/run/run-hook-env.ts';
-import { loadJqEngine } from '../jq/jq-engine.ts';
+import { loadJqEngine, type JqEngine } from '../jq/jq-engine.ts';
 import { loadModulesTree } from '../loader/modules-tree.ts';
 import { loadTreeSchemas } from '../loader/values-schemas.ts';
-import { createDebugServer } from '../observability/debug/debug-server.ts';
+import { createDebugServer, type DebugServer } from '../observability/debug/debug-server.ts';
 import { startingDebugState } from '../observability/debug/debug-starting-state.ts';
-import { createHookMetricsStore } from '../observability/hook-metrics-store.ts';
-import { createHttpServer } from '../observability/http-server.ts';
-import { createLogger } from '../observability/logger.ts';
-import { createOperatorMetrics } from '../observability/metrics.ts';
+import { createHookMetricsStore, type HookMetricsStore } from '../observability/hook-metrics-store.ts';
+import type { GitWebhookOptions } from '../observability/git-webhook-route.ts';
+import { createHttpServer, type OperatorHttpServer } from '../observability/http-server.ts';
+import { createLogger, type Logger } from '../observability/logger.ts';
+import { createOperatorMetrics, type OperatorMetrics } from '../observability/metrics.ts';
 import { HookBindings } from '../runtime/operator/hook-bindings.ts';
-import { LEASE_NAME, LeaderElector } from '../runtime/leader-election.ts';
+import type { LeaseSettings } from '../runtime/leader-election.ts';
 import { HookRegistry } from '../runtime/operator/hook-registry.ts';
 import { initialOperatorState } from '../runtime/operator/operator-context.ts';
 import { DeliveryPool } from '../runtime/operator/delivery-pool.ts';
@@ -31,11 +32,20 @@ import { ModuleRunPool } from '../runtime/operator/module-run-pool.ts';
 import { Operator } from '../runtime/operator/operator.ts';
 import { DriftCheck } from '../runtime/operator/drift-check.ts';
 import type { DriftIgnoreRule } from '../loader/module-manifest.ts';
+import {
+  countBindings,
+  onConverged,
+  STANDBY,
+  standByForLease,
+  stopReason,
+  stopWithGrace,
+} from '../runtime/operator/operator-lifecycle.ts';
 import { ResourceMonitor } from '../runtime/operator/resource-monitor.ts';
 import { startModuleStatus } from '../runtime/module-status/module-status-service.ts';
 import { treeValues, type PreparedTree } from '../runtime/operator/prepare-modules-tree.ts';
 import { ValuesStore } from '../runtime/values-store.ts';
 import { hasGitSource, loadGitSourceConfig } from '../sources/git-source-config.ts';
+import { verifyWebhookSignature } from '../sources/git-webhook-signature.ts';
 import type { CliIo } from './cli-io.ts';
 import { componentRoots } from '../runtime/component-roots.ts';
 import { OperatorGitSource } from '../runtime/operator/operator-git-source.ts';
@@ -61,6 +71,92 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   }
   const startedAt = performance.now();
   const config = loadOperatorConfig(process.env, { 'helm-path': values['helm-path'] });
+  const base = await connectOperator(config, io);
+  const { logger, metrics, kube } = base;
+  const configMap = new ConfigMapConfigStore(kube, config.namespace, config.configMapName, { logger });
+  const initialConfig = await configMap.load();
+  const endpoints = await startEndpoints(config, base);
+  const stopping = waitForSignal();
+  // ADDON_OPERATOR_HA: nothing acts (hooks, queues, Git polling, delivery) until this process leads.
+  const elector = config.ha
+    ? await standByForLease(kube, leaseSettings(config), {
+        readiness: endpoints.http,
+        metrics,
+        logger,
+        stopping,
+      })
+    : undefined;
+  // Without ADDON_OPERATOR_HA the one process acts: it leads, for the alert on no leader (docs/monitoring.md).
+  if (!config.ha) metrics.haLeader(true);
+  if (config.ha && elector === undefined) {
+    logger.info('stopping while standing by');
+    await endpoints.stop();
+    return;
+  }
+  if (config.ha) endpoints.debug.serve(startingDebugState(endpoints.starting, () => endpoints.git?.status()));
+  const git = hasGitSource(process.env, {})
+    ? new OperatorGitSource({
+        config: loadGitSourceConfig(process.env),
+        jq: base.jq,
+        runDeps: base.runDeps,
+        unnumberedOrder: config.unnumberedModulesOrder,
+        logger,
+        metrics,
+        initialConfig,
+      })
+    : undefined;
+  endpoints.git = git;
+  const first = git
+    ? await Promise.race([git.start(), stopping.then(() => undefined)])
+    : localModulesTree(config);
+  if (first === undefined) {
+    logger.info('stopping before the first good revision of the modules repository');
+    await git?.stop();
+    await endpoints.stop();
+    return;
+  }
+  const store = await ValuesStore.open({ ...treeValues(first), configStore: configMap });
+  git?.useStore(store);
+  const running = await wireOperator(config, base, {
+    first,
+    store,
+    configMap,
+    initialConfig,
+    git,
+    endpoints,
+    startedAt,
+  });
+  await stopWithGrace({
+    reason: await stopReason(stopping, elector?.lost),
+    stop: () => running.operator.stop(),
+    endHooks: () => {
+      base.hooksStop.abort();
+    },
+    logger,
+  });
+  await running.stop();
+  // A clean stop hands the lease over at once, so a rolling update takes seconds, not a lease period.
+  await elector?.release();
+  metrics.haLeader(false);
+  await endpoints.stop();
+}
+
+/** What every part of the operator shares: logs, metrics, the cluster, jq and how hooks run. */
+interface OperatorBase {
+  readonly logger: Logger;
+  readonly metrics: OperatorMetrics;
+  readonly hookMetrics: HookMetricsStore;
+  readonly connection: KubeConnection;
+  /** A client with its own rate limit (and request timeout). */
+  readonly client: (qps: number, burst: number, timeoutMs?: number) => KubeClient;
+  readonly kube: KubeClient;
+  readonly jq: JqEngine;
+  readonly runDeps: HookRunDeps;
+  /** Aborted when SIGTERM's grace period ends: running hooks have their process groups ended. */
+  readonly hooksStop: AbortController;
+}
+
+async function connectOperator(config: OperatorConfig, io: CliIo): Promise<OperatorBase> {
   const logger = createLogger({
     type: config.logType,
     level: config.logLevel,
@@ -86,95 +182,99 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   });
   const client = (qps: number, burst: number, timeoutMs?: number): KubeClient =>
     new KubeClient(connection, { metrics, rateLimit: { qps, burst }, ...(timeoutMs ? { timeoutMs } : {}) });
-  const kube = client(config.kubeClientQps, config.kubeClientBurst);
   const jq = await loadJqEngine({ timeoutMs: config.jqTimeoutMs });
   mkdirSync(config.tmpDir, { recursive: true });
-  const configMap = new ConfigMapConfigStore(kube, config.namespace, config.configMapName, { logger });
-  const initialConfig = await configMap.load();
   // Aborted when SIGTERM's grace period ends: running hooks and helm have their process groups ended.
   const hooksStop = new AbortController();
   const runDeps = createHookRunDeps({
     logger,
     // The webhook secret is the operator's alone, whatever KADDON_HOOK_ENV passes on.
-    baseEnv: hookEnvironment({ ...process.env, KADDON_GIT_WEBHOOK_SECRET: undefined }, config.hookEnv),
+    baseEnv: hookEnvironment(withoutWebhookSecret(process.env), config.hookEnv),
     cwd: process.cwd(),
     tmpRoot: config.tmpDir,
     keepTempFiles: config.keepTempFiles,
     stopSignal: hooksStop.signal,
   });
   const hookMetrics = createHookMetricsStore({ isReserved: (name) => metrics.isBuiltIn(name) });
+  const kube = client(config.kubeClientQps, config.kubeClientBurst);
+  return { logger, metrics, hookMetrics, connection, client, kube, jq, runDeps, hooksStop };
+}
+
+/** /metrics, /healthz, /readyz, the Git webhook and the debug socket, up before the modules tree. */
+interface Endpoints {
+  readonly http: OperatorHttpServer;
+  readonly debug: DebugServer;
+  /** What the debug state says before the operator runs. */
+  readonly starting: string;
+  /** Assigned once this process may act; the debug state and the Git webhook ask it from the start. */
+  git: OperatorGitSource | undefined;
+  stop(): Promise<void>;
+}
+
+async function startEndpoints(
+  config: OperatorConfig,
+  { logger, metrics, hookMetrics }: OperatorBase,
+): Promise<Endpoints> {
   const stopLiveTicks = metrics.startLiveTicks();
-  // Assigned once this process may act; the debug state and the Git webhook ask it from the start.
-  const source: { git?: OperatorGitSource } = {};
-  const http = createHttpServer({
-    address: config.listenAddress,
-    port: config.listenPort,
-    sources: [metrics.registry, hookMetrics.registry],
-    logger,
-    gitWebhook:
-      config.gitWebhookSecret === undefined
-        ? undefined
-        : {
-            secret: webhookSecretReader(config.gitWebhookSecret),
-            requestSync: () => {
-              source.git?.requestSync();
-              return source.git !== undefined;
-            },
-            logger,
-          },
-  });
-  const bound = await http.start();
-  logger.info('listening', { address: bound.address, port: bound.port });
-  const stopping = waitForSignal();
   const starting = hasGitSource(process.env, {})
     ? 'waiting for the first good revision of the modules repository'
     : 'loading the modules tree';
-  // Up before the tree: while the first good revision is awaited, `kaddon git status` says why.
-  const debug = createDebugServer({
-    socketPath: config.debugUnixSocket,
-    state: startingDebugState(config.ha ? STANDBY : starting, () => source.git?.status()),
-    logger,
-  });
-  await debug.start();
+  const endpoints: Endpoints = {
+    http: createHttpServer({
+      address: config.listenAddress,
+      port: config.listenPort,
+      sources: [metrics.registry, hookMetrics.registry],
+      logger,
+      gitWebhook:
+        config.gitWebhookSecret === undefined
+          ? undefined
+          : {
+              verifySignature: webhookVerifier(config.gitWebhookSecret),
+              requestSync: () => {
+                endpoints.git?.requestSync();
+                return endpoints.git !== undefined;
+              },
+              logger,
+            },
+    }),
+    starting,
+    // Up before the tree: while the first good revision is awaited, `kaddon git status` says why.
+    debug: createDebugServer({
+      socketPath: config.debugUnixSocket,
+      state: startingDebugState(config.ha ? STANDBY : starting, () => endpoints.git?.status()),
+      logger,
+    }),
+    git: undefined,
+    stop: async () => {
+      stopLiveTicks();
+      await endpoints.debug.stop();
+      await endpoints.http.stop();
+    },
+  };
+  const bound = await endpoints.http.start();
+  logger.info('listening', { address: bound.address, port: bound.port });
+  await endpoints.debug.start();
   logger.info('debug socket listening', { socket: config.debugUnixSocket });
-  // ADDON_OPERATOR_HA: nothing acts (hooks, queues, Git polling, delivery) until this process leads.
-  const elector = config.ha ? await lead(config, kube, { http, metrics, logger, stopping }) : undefined;
-  // Without ADDON_OPERATOR_HA the one process acts: it leads, for the alert on no leader (docs/monitoring.md).
-  if (!config.ha) metrics.haLeader(true);
-  if (config.ha && elector === undefined) {
-    logger.info('stopping while standing by');
-    stopLiveTicks();
-    await debug.stop();
-    await http.stop();
-    return;
-  }
-  if (config.ha) debug.serve(startingDebugState(starting, () => source.git?.status()));
-  const git = hasGitSource(process.env, {})
-    ? new OperatorGitSource({
-        config: loadGitSourceConfig(process.env),
-        jq,
-        runDeps,
-        unnumberedOrder: config.unnumberedModulesOrder,
-        logger,
-        metrics,
-        initialConfig,
-      })
-    : undefined;
-  source.git = git;
-  const first = git
-    ? await Promise.race([git.start(), stopping.then(() => undefined)])
-    : localModulesTree(config);
-  if (first === undefined) {
-    logger.info('stopping before the first good revision of the modules repository');
-    await git?.stop();
-    stopLiveTicks();
-    await debug.stop();
-    await http.stop();
-    return;
-  }
+  return endpoints;
+}
+
+interface OperatorInputs {
+  readonly first: OperatorTree;
+  readonly store: ValuesStore;
+  readonly configMap: ConfigMapConfigStore;
+  readonly initialConfig: Awaited<ReturnType<ConfigMapConfigStore['load']>>;
+  readonly git: OperatorGitSource | undefined;
+  readonly endpoints: Endpoints;
+  readonly startedAt: number;
+}
+
+/** Builds the operator from its parts and starts it; `stop` ends what runs beside it. */
+async function wireOperator(
+  config: OperatorConfig,
+  { logger, metrics, hookMetrics, connection, client, kube, jq, runDeps, hooksStop }: OperatorBase,
+  { first, store, configMap, initialConfig, git, endpoints, startedAt }: OperatorInputs,
+): Promise<{ readonly operator: Operator; stop(): Promise<void> }> {
   const { tree, globalHooksDir } = first;
-  const store = await ValuesStore.open({ ...treeValues(first), configStore: configMap });
-  git?.useStore(store);
   // In a Pod, helm gets a kubeconfig naming the service account's files (the same identity as ours).
   const helmKubeconfig =
     config.kubeconfig ??
@@ -246,12 +346,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
         runDeps,
         jq,
         logger,
-        onLoaded: (module, hooks) => {
-          for (const { descriptor, config: hook } of hooks) {
-            const bindings = hook.kubernetes.length + hook.schedule.length + Object.keys(hook.order).length;
-            metrics.bindingCount({ hook: descriptor.name, module }, bindings);
-          }
-        },
+        onLoaded: countBindings(metrics),
       }),
       bindings: new HookBindings({ api: kube, jq, logger, metrics }),
       liveApi: kube,
@@ -293,89 +388,19 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
       globalHooksDir,
       configMap,
       initialConfig,
-      onConverged: () => {
-        if (http.isReady()) {
-          logger.info('modules converged');
-          return;
-        }
-        http.setReady();
-        logger.info('modules converged for the first time', {
-          msSinceStart: Math.round(performance.now() - startedAt),
-        });
-      },
+      onConverged: onConverged(endpoints.http, logger, startedAt),
     },
   );
-  debug.serve(operator.debugState());
+  endpoints.debug.serve(operator.debugState());
   operator.start();
   resources.start();
-  const signal = await Promise.race([
-    stopping,
-    elector ? elector.lost.then(() => LEASE_LOST) : new Promise<string>(() => undefined),
-  ]);
-  logger.info('stopping', { signal });
-  // A leader that lost its lease stops acting at once: another replica leads now.
-  if (signal === LEASE_LOST) hooksStop.abort();
-  // No new tasks; the running one may finish within the grace period, then its hook is ended.
-  const stopped = operator.stop();
-  const finished = await Promise.race([stopped.then(() => true), delay(HOOK_GRACE_MS).then(() => false)]);
-  if (!finished) {
-    logger.error('the running task did not finish in time: ending running hooks and helm', {
-      graceMs: HOOK_GRACE_MS,
-    });
-    hooksStop.abort();
-    await Promise.race([stopped, delay(STOP_GRACE_MS - HOOK_GRACE_MS)]);
-  }
-  await resources.stop();
-  await moduleStatus.stop();
-  // A clean stop hands the lease over at once, so a rolling update takes seconds, not a lease period.
-  await elector?.release();
-  metrics.haLeader(false);
-  stopLiveTicks();
-  await debug.stop();
-  await http.stop();
-}
-
-const STANDBY = 'standby: waiting for the leader lease (ADDON_OPERATOR_HA)';
-const LEASE_LOST = 'leader lease lost';
-
-/**
- * Waits until this process holds the leader lease, serving /healthz, /metrics and a standby /readyz
- * meanwhile; undefined when it is stopped first.
- */
-async function lead(
-  config: OperatorConfig,
-  kube: KubeClient,
-  parts: {
-    readonly http: ReturnType<typeof createHttpServer>;
-    readonly metrics: ReturnType<typeof createOperatorMetrics>;
-    readonly logger: ReturnType<typeof createLogger>;
-    readonly stopping: Promise<string>;
-  },
-): Promise<LeaderElector | undefined> {
-  const elector = new LeaderElector(
-    kube,
-    {
-      namespace: config.namespace,
-      name: LEASE_NAME,
-      identity: config.haIdentity,
-      leaseDurationMs: config.haLeaseDurationMs,
-      renewDeadlineMs: config.haRenewDeadlineMs,
-      retryPeriodMs: config.haRetryPeriodMs,
+  return {
+    operator,
+    stop: async () => {
+      await resources.stop();
+      await moduleStatus.stop();
     },
-    parts.logger,
-  );
-  parts.metrics.haLeader(false);
-  parts.http.setStandby(`${STANDBY}: this is ${config.haIdentity}`);
-  parts.logger.info('standing by for the leader lease', { lease: LEASE_NAME, identity: config.haIdentity });
-  const abort = new AbortController();
-  void parts.stopping.then(() => {
-    abort.abort();
-  });
-  if (!(await elector.acquire(abort.signal))) return undefined;
-  parts.http.setStandby(undefined);
-  parts.metrics.haLeader(true);
-  parts.logger.info('leading', { lease: LEASE_NAME, identity: config.haIdentity });
-  return elector;
+  };
 }
 
 /** MODULES_DIR and GLOBAL_HOOKS_DIR as they are on disk, when no Git source is set. */
@@ -390,22 +415,29 @@ function localModulesTree(config: OperatorConfig): OperatorTree {
   };
 }
 
-/** The webhook secret; a file is read at each request, so a rotated Secret is picked up. */
-function webhookSecretReader(secret: GitWebhookSecret): () => string {
-  if ('value' in secret) return () => secret.value;
-  return () => readFileSync(secret.file, 'utf8').replace(/\r?\n$/u, '');
+/** Checks a webhook against the secret; a secret file is read at each request, so a rotated Secret is picked up. */
+function webhookVerifier(secret: GitWebhookSecret): GitWebhookOptions['verifySignature'] {
+  const read =
+    'value' in secret ? () => secret.value : () => readFileSync(secret.file, 'utf8').replace(/\r?\n$/u, '');
+  return (headers, body) => verifyWebhookSignature(headers, body, read());
+}
+
+function withoutWebhookSecret(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, ...Object.fromEntries(SETTINGS.gitWebhookSecret.env.map((name) => [name, undefined])) };
+}
+
+/** ADDON_OPERATOR_HA's lease, as the settings give it. */
+function leaseSettings(config: OperatorConfig): Omit<LeaseSettings, 'name'> {
+  return {
+    namespace: config.namespace,
+    identity: config.haIdentity,
+    leaseDurationMs: config.haLeaseDurationMs,
+    renewDeadlineMs: config.haRenewDeadlineMs,
+    retryPeriodMs: config.haRetryPeriodMs,
+  };
 }
 
 type OperatorTree = Pick<PreparedTree, 'tree' | 'schemas' | 'globalHooksDir' | 'sharedComponentRoots'>;
-
-/** How long SIGTERM lets a running hook finish before its process group is ended. */
-const HOOK_GRACE_MS = 10_000;
-/** How long SIGTERM waits for the running task (a hook, a helm upgrade) before exiting anyway. */
-const STOP_GRACE_MS = 20_000;
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
 
 /**
  * Resolves on the first SIGTERM/SIGINT. The listeners stay installed (later signals are ignored):

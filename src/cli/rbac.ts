@@ -1,7 +1,8 @@
 import { stopOnSignals, throwIfStopped } from './stop-on-signals.ts';
 import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
-import { findSetting } from '../config/setting-names.ts';
+import { crdFilterPrefixes, hookEnv, resolveNamespace } from '../config/operator-config.ts';
+import { SettingReader } from '../config/setting-reader.ts';
 import { rbacObjects } from '../core/rbac-rules.ts';
 import { EMPTY_CONFIG_VALUES, parseConfigValues } from '../core/values.ts';
 import { parseYamlDocument, stringifyYaml } from '../core/yaml.ts';
@@ -68,24 +69,27 @@ export async function runRbac(args: readonly string[], io: CliIo): Promise<void>
     io.stdout(`${rbacUsage}\n`);
     return;
   }
-  const dirs = splitPaths(
-    positionals.length > 0 ? positionals.join(':') : (findSetting(process.env, 'modulesDir')?.value ?? ''),
-  );
+  const read = new SettingReader(process.env, {
+    namespace: values.namespace,
+    'helm-path': values['helm-path'],
+    'global-hooks-dir': values['global-hooks-dir'],
+  });
+  const dirs = splitPaths(positionals.length > 0 ? positionals.join(':') : read.text('modulesDir', ''));
   if (dirs.length === 0)
     throw new UsageError(
       'name a modules directory or set MODULES_DIR (or ADDON_OPERATOR_MODULES_DIR)',
       rbacUsage,
     );
-  const namespace = values.namespace ?? findSetting(process.env, 'namespace')?.value ?? 'kaddon';
+  const namespace = resolveNamespace(read, 'rbac');
   const serviceAccount = values['service-account'];
-  const globalHooksDir = values['global-hooks-dir'] ?? findSetting(process.env, 'globalHooksDir')?.value;
+  const globalHooksDir = read.find('globalHooksDir')?.value;
   const stop = stopOnSignals();
   const stopSignal = stop.signal;
-  const jq = await loadJqEngine({ timeoutMs: jqTimeoutMs(process.env) });
+  const jq = await loadJqEngine({ timeoutMs: jqTimeoutMs(read) });
   const runDeps = createHookRunDeps({
     stopSignal,
     logger: stderrLogger(io),
-    baseEnv: hookEnvironment(process.env, process.env.KADDON_HOOK_ENV === 'minimal' ? 'minimal' : 'operator'),
+    baseEnv: hookEnvironment(process.env, hookEnv(read)),
     cwd: process.cwd(),
     tmpRoot: tmpdir(),
   });
@@ -101,7 +105,7 @@ export async function runRbac(args: readonly string[], io: CliIo): Promise<void>
     globalHooksDir,
     sharedComponentRoots: componentRoots(values['components-path'], dirs),
     jq,
-    charts: buildChartsOptions(values['helm-path'], namespace, process.env, tmpdir(), stopSignal),
+    charts: buildChartsOptions(read, namespace, tmpdir(), stopSignal),
   }).catch((error: unknown) => {
     stop.release();
     throw error;
@@ -114,9 +118,7 @@ export async function runRbac(args: readonly string[], io: CliIo): Promise<void>
     slices: result.rendered.slices,
     globalHooksDir,
     namespace,
-    crdFilterPrefixes: (process.env.ADDON_OPERATOR_CRD_FILTER_PREFIXES ?? 'doc-,_')
-      .split(',')
-      .filter(Boolean),
+    crdFilterPrefixes: crdFilterPrefixes(read),
     runDeps,
     jq,
     ...(values['kube-config'] ? { discover: await clusterDiscovery(values['kube-config']) } : {}),
@@ -138,7 +140,10 @@ async function clusterDiscovery(kubeconfig: string): Promise<DiscoverKind> {
   const { KubeClient, KubeApiError } = await import('../delivery/kube-client.ts');
   const { loadKubeConnection } = await import('../delivery/kube-connection.ts');
   const client = new KubeClient(
-    loadKubeConnection(process.env, { kubeconfig, context: findSetting(process.env, 'kubeContext')?.value }),
+    loadKubeConnection(process.env, {
+      kubeconfig,
+      context: new SettingReader(process.env).find('kubeContext')?.value,
+    }),
   );
   return async (apiVersion, kind) => {
     if (apiVersion === '') return undefined;

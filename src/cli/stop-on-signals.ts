@@ -1,7 +1,7 @@
 import { KaddonError } from '../core/errors.ts';
 
 /** SIGTERM or SIGINT stopped a command before it printed anything. */
-export class StoppedBySignalError extends KaddonError {
+class StoppedBySignalError extends KaddonError {
   readonly code = 'stopped-by-signal';
   constructor(command: string) {
     super(`${command}: stopped by a signal (SIGTERM or SIGINT); nothing was printed.`, 'Run it again.');

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { KaddonError } from '../core/errors.ts';
 import { loadJqEngine } from '../jq/jq-engine.ts';
+import { SettingReader } from '../config/setting-reader.ts';
 import { jqTimeoutMs } from './jq-timeout.ts';
 import { stderrLogger, type CliIo } from './cli-io.ts';
 import { gitSourceConfig, gitSourceOptions, gitSourceUsage, openGitSource } from './git-source.ts';
@@ -34,7 +35,7 @@ export async function runSync(args: readonly string[], io: CliIo): Promise<void>
   const source = openGitSource(
     config,
     stderrLogger(io),
-    validateByBuild(await loadJqEngine({ timeoutMs: jqTimeoutMs(process.env) })),
+    validateByBuild(await loadJqEngine({ timeoutMs: jqTimeoutMs(new SettingReader(process.env)) })),
   );
   const outcome = await source.sync();
   if (outcome.kind === 'failed') throw outcome.error;

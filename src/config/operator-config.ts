@@ -1,10 +1,14 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
-import { KaddonError } from '../core/errors.ts';
-import { parseGoDuration } from '../core/go-duration.ts';
 import { DEFAULT_JQ_TIMEOUT_MS } from '../jq/jq-engine.ts';
 import { DEFAULT_HELM_TEMPLATE_TIMEOUT_MS } from '../delivery/helm/helm-client.ts';
-import { HELM2_SETTINGS, SETTING_NAMES } from './setting-names.ts';
+import { HELM2_SETTINGS, SETTINGS } from './setting-names.ts';
+import {
+  OperatorConfigError,
+  SettingReader,
+  type FoundSetting,
+  type SettingSource,
+} from './setting-reader.ts';
 import { LOG_LEVELS, LOG_TYPES, type LogLevel, type LogType } from '../observability/logger.ts';
 
 /**
@@ -113,30 +117,79 @@ export interface OperatorConfig {
 
 export type GitWebhookSecret = { readonly value: string } | { readonly file: string };
 
-/** A setting with a value that cannot be used, naming the variable or flag to fix. */
-export class OperatorConfigError extends KaddonError {
-  readonly code = 'config-invalid';
-  constructor(setting: string, problem: string, hint: string) {
-    super(`setting '${setting}': ${problem}.`, hint);
-  }
-}
-
-type Source = Readonly<Record<string, string | undefined>>;
+export { OperatorConfigError } from './setting-reader.ts';
 
 /**
  * Reads each setting from the first of its names that is set: command-line flags, then the
  * environment under addon-operator's documented names (the settings table in README.md) and addon-operator's
  * current ADDON_OPERATOR_* names, then the default.
  */
-export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorConfig {
-  const get = (flag: string, ...names: readonly string[]): { name: string; value: string } | undefined => {
-    if (flags[flag] !== undefined) return { name: `--${flag}`, value: flags[flag] };
-    for (const name of names) {
-      const value = env[name];
-      if (value !== undefined && value !== '') return { name, value };
-    }
-    return undefined;
+export function loadOperatorConfig(env: SettingSource, flags: SettingSource = {}): OperatorConfig {
+  refuseHelm2(env);
+  const read = new SettingReader(env, flags);
+  const namespace = resolveNamespace(read, 'operator');
+  const helm = resolveHelmBinary(read);
+  return {
+    modulesDirs: splitPaths(read.text('modulesDir', 'modules')),
+    globalHooksDir: read.text('globalHooksDir', 'global-hooks'),
+    unnumberedModulesOrder: read.int('unnumberedModulesOrder', 1),
+    namespace,
+    configMapName: read.text('configMap', 'addon-operator'),
+    tmpDir: read.text('tmpDir', '/tmp/addon-operator'),
+    listenAddress: read.text('listenAddress', '0.0.0.0'),
+    listenPort: read.port('listenPort', 9650),
+    metricsPrefix: read.text('metricsPrefix', 'addon_operator_'),
+    debugUnixSocket: read.text('debugUnixSocket', DEFAULT_DEBUG_UNIX_SOCKET),
+    logType: read.choice('logType', LOG_TYPES, 'text'),
+    logLevel: read.choice('logLevel', LOG_LEVELS, 'info'),
+    logNoTime: read.bool('logNoTime', false),
+    helmIgnoreRelease: read.text('helmIgnoreRelease', ''),
+    helmTimeoutSeconds: read.seconds('helmTimeout', 20 * 60),
+    helmHistoryMax: read.int('helmHistoryMax', 10),
+    helmPath: helm.command,
+    helmPathSetting: helm.from === 'PATH' ? 'HELM_BIN_PATH (unset: helm on PATH)' : helm.from,
+    crdExtraLabels: labels(read.find('crdExtraLabels')),
+    crdFilterPrefixes: crdFilterPrefixes(read),
+    // addon-operator turns these metrics off with exactly `no`.
+    queueActionsMetrics: read.find('queueActionsMetrics')?.value !== 'no',
+    keepTempFiles: read.bool('keepTempFiles', false),
+    kubeconfig: read.find('kubeconfig')?.value,
+    kubeContext: read.find('kubeContext')?.value,
+    kubeServer: read.find('kubeServer')?.value,
+    kubeClientQps: read.rate('kubeClientQps', 5),
+    kubeClientBurst: read.int('kubeClientBurst', 10),
+    monitorKubeClientQps: read.rate('monitorKubeClientQps', 5),
+    monitorKubeClientBurst: read.int('monitorKubeClientBurst', 10),
+    objectPatcherQps: read.rate('objectPatcherQps', 5),
+    objectPatcherBurst: read.int('objectPatcherBurst', 10),
+    objectPatcherTimeoutMs: read.durationMs('objectPatcherTimeout', 10_000),
+    ha: read.bool('ha', false),
+    haIdentity: read.text('haIdentity', hostname()),
+    haLeaseDurationMs: read.durationMs('haLeaseDuration', 35_000),
+    haRenewDeadlineMs: read.durationMs('haRenewDeadline', 30_000),
+    haRetryPeriodMs: read.durationMs('haRetryPeriod', 10_000),
+    hookTimeoutMs: read.durationMs('hookTimeout', 30 * 60_000),
+    jqTimeoutMs: read.durationMs('jqTimeout', DEFAULT_JQ_TIMEOUT_MS),
+    helmTemplateTimeoutMs: read.durationMs('helmTemplateTimeout', DEFAULT_HELM_TEMPLATE_TIMEOUT_MS),
+    hookEnv: hookEnv(read),
+    concurrentDeliveries: Math.max(1, read.int('concurrentDeliveries', 4)),
+    concurrentModuleRuns: Math.max(1, read.int('concurrentModuleRuns', availableParallelism())),
+    inClusterRoot: read.find('inClusterRoot')?.value,
+    resourcesMonitorIntervalMs: read.durationMs('resourcesMonitorInterval', RESOURCES_MONITOR_INTERVAL_MS),
+    healthTimeoutMs: read.durationMs('healthTimeout', 5 * 60_000),
+    moduleFailurePolicy: read.choice('moduleFailurePolicy', ['isolate', 'block'] as const, 'isolate'),
+    moduleStatus: read.choice('moduleStatus', ['on', 'off'] as const, 'on') === 'on',
+    driftMode: read.choice('driftMode', ['correct', 'warn', 'off'] as const, 'correct'),
+    driftIntervalMs: read.durationMs(
+      'driftInterval',
+      read.durationMs('resourcesMonitorInterval', RESOURCES_MONITOR_INTERVAL_MS),
+    ),
+    gitWebhookSecret: gitWebhookSecret(read),
   };
+}
+
+/** addon-operator refuses to start with a Helm 2 setting; kaddon does the same. */
+function refuseHelm2(env: SettingSource): void {
   const helm2 = HELM2_SETTINGS.find((name) => env[name] !== undefined && env[name] !== '');
   if (helm2 !== undefined)
     throw new OperatorConfigError(
@@ -144,161 +197,60 @@ export function loadOperatorConfig(env: Source, flags: Source = {}): OperatorCon
       'is a Helm 2 setting',
       'Remove it: kaddon, like addon-operator, speaks Helm 3 only.',
     );
-  const text = (flag: string, fallback: string, ...names: readonly string[]): string =>
-    get(flag, ...names)?.value ?? fallback;
-  const int = (flag: string, fallback: number, ...names: readonly string[]): number => {
-    const found = get(flag, ...names);
-    if (!found) return fallback;
-    const value = Number(found.value);
-    if (!Number.isInteger(value) || value < 0)
-      throw new OperatorConfigError(
-        found.name,
-        `'${found.value}' is not a whole number`,
-        `Set ${found.name} to a number such as ${fallback}.`,
-      );
-    return value;
-  };
-  const bool = (flag: string, fallback: boolean, ...names: readonly string[]): boolean => {
-    const found = get(flag, ...names);
-    if (!found) return fallback;
-    if (/^(true|yes|1)$/i.test(found.value)) return true;
-    if (/^(false|no|0)$/i.test(found.value)) return false;
-    throw new OperatorConfigError(
-      found.name,
-      `'${found.value}' is not true or false`,
-      `Set ${found.name} to true or false.`,
-    );
-  };
-  const choice = <T extends string>(
-    allowed: readonly T[],
-    flag: string,
-    fallback: T,
-    ...names: readonly string[]
-  ): T => {
-    const found = get(flag, ...names);
-    if (!found) return fallback;
-    const value = found.value.toLowerCase();
-    if (!(allowed as readonly string[]).includes(value))
-      throw new OperatorConfigError(
-        found.name,
-        `'${found.value}' is not one of ${allowed.join(', ')}`,
-        `Set ${found.name} to one of ${allowed.join(', ')}.`,
-      );
-    return value as T;
-  };
-  const rate = (flag: string, fallback: number, ...names: readonly string[]): number => {
-    const found = get(flag, ...names);
-    if (!found) return fallback;
-    const value = Number(found.value);
-    if (!Number.isFinite(value) || value < 0)
-      throw new OperatorConfigError(
-        found.name,
-        `'${found.value}' is not a rate`,
-        `Set ${found.name} to requests per second such as ${fallback}.`,
-      );
-    return value;
-  };
-  const names = SETTING_NAMES;
-  const helm = get('helm-path', ...names.helmPath);
-  const namespace = text('namespace', '', ...names.namespace);
-  if (!namespace)
-    throw new OperatorConfigError(
-      'ADDON_OPERATOR_NAMESPACE',
-      'is not set',
-      'Set it to the namespace kaddon runs in (fieldRef metadata.namespace).',
-    );
-  return {
-    modulesDirs: splitPaths(text('modules-dir', 'modules', ...names.modulesDir)),
-    globalHooksDir: text('global-hooks-dir', 'global-hooks', ...names.globalHooksDir),
-    unnumberedModulesOrder: int('unnumbered-modules-order', 1, ...names.unnumberedModulesOrder),
-    namespace,
-    configMapName: text('config-map', 'addon-operator', ...names.configMap),
-    tmpDir: text('tmp-dir', '/tmp/addon-operator', ...names.tmpDir),
-    listenAddress: text('listen-address', '0.0.0.0', ...names.listenAddress),
-    listenPort: port(get('listen-port', ...names.listenPort)),
-    metricsPrefix: text('prometheus-metrics-prefix', 'addon_operator_', ...names.metricsPrefix),
-    debugUnixSocket: text('debug-unix-socket', DEFAULT_DEBUG_UNIX_SOCKET, 'DEBUG_UNIX_SOCKET'),
-    logType: choice(LOG_TYPES, 'log-type', 'text', 'LOG_TYPE'),
-    logLevel: choice(LOG_LEVELS, 'log-level', 'info', 'LOG_LEVEL'),
-    logNoTime: bool('log-no-time', false, 'LOG_NO_TIME'),
-    helmIgnoreRelease: text('helm-ignore-release', '', 'HELM_IGNORE_RELEASE'),
-    helmTimeoutSeconds: durationSeconds(get('helm-timeout', 'HELM_TIMEOUT'), 20 * 60),
-    helmHistoryMax: int('helm-history-max', 10, 'HELM_HISTORY_MAX'),
-    helmPath: helm?.value ?? 'helm',
-    helmPathSetting: helm?.name ?? 'HELM_BIN_PATH (unset: helm on PATH)',
-    crdExtraLabels: labels(get('crd-extra-labels', 'ADDON_OPERATOR_CRD_EXTRA_LABELS')),
-    crdFilterPrefixes: text('crd-filters', 'doc-,_', 'ADDON_OPERATOR_CRD_FILTER_PREFIXES')
-      .split(',')
-      .filter(Boolean),
-    queueActionsMetrics: env.QUEUE_ACTIONS_METRICS !== 'no',
-    keepTempFiles: bool('debug-keep-tmp-files', false, 'DEBUG_KEEP_TMP_FILES'),
-    kubeconfig: get('kube-config', ...names.kubeconfig)?.value,
-    kubeContext: get('kube-context', ...names.kubeContext)?.value,
-    kubeServer: get('kube-server', ...names.kubeServer)?.value,
-    kubeClientQps: rate('kube-client-qps', 5, ...names.kubeClientQps),
-    kubeClientBurst: int('kube-client-burst', 10, ...names.kubeClientBurst),
-    monitorKubeClientQps: rate('helm-monitor-kube-client-qps', 5, ...names.monitorKubeClientQps),
-    monitorKubeClientBurst: int('helm-monitor-kube-client-burst', 10, ...names.monitorKubeClientBurst),
-    objectPatcherQps: rate('object-patcher-kube-client-qps', 5, ...names.objectPatcherQps),
-    objectPatcherBurst: int('object-patcher-kube-client-burst', 10, ...names.objectPatcherBurst),
-    objectPatcherTimeoutMs: positiveDurationMs(
-      get('object-patcher-kube-client-timeout', ...names.objectPatcherTimeout),
-      10_000,
-    ),
-    ha: bool('ha', false, ...names.ha),
-    haIdentity: text('pod', hostname(), ...names.haIdentity),
-    haLeaseDurationMs: positiveDurationMs(get('ha-lease-duration', ...names.haLeaseDuration), 35_000),
-    haRenewDeadlineMs: positiveDurationMs(get('ha-renew-deadline', ...names.haRenewDeadline), 30_000),
-    haRetryPeriodMs: positiveDurationMs(get('ha-retry-period', ...names.haRetryPeriod), 10_000),
-    hookTimeoutMs: positiveDurationMs(get('hook-timeout', ...names.hookTimeout), 30 * 60_000),
-    jqTimeoutMs: positiveDurationMs(get('jq-timeout', ...names.jqTimeout), DEFAULT_JQ_TIMEOUT_MS),
-    helmTemplateTimeoutMs: positiveDurationMs(
-      get('helm-template-timeout', ...names.helmTemplateTimeout),
-      DEFAULT_HELM_TEMPLATE_TIMEOUT_MS,
-    ),
-    hookEnv: choice(['operator', 'minimal'] as const, 'hook-env', 'operator', ...names.hookEnv),
-    concurrentDeliveries: Math.max(1, int('concurrent-deliveries', 4, ...names.concurrentDeliveries)),
-    concurrentModuleRuns: Math.max(
-      1,
-      int('concurrent-module-runs', availableParallelism(), ...names.concurrentModuleRuns),
-    ),
-    inClusterRoot: env.KADDON_IN_CLUSTER_ROOT || undefined,
-    resourcesMonitorIntervalMs: positiveDurationMs(
-      get('resources-monitor-interval', 'KADDON_RESOURCES_MONITOR_INTERVAL'),
-      RESOURCES_MONITOR_INTERVAL_MS,
-    ),
-    healthTimeoutMs: positiveDurationMs(get('health-timeout', ...names.healthTimeout), 5 * 60_000),
-    moduleFailurePolicy: choice(
-      ['isolate', 'block'] as const,
-      'module-failure-policy',
-      'isolate',
-      ...names.moduleFailurePolicy,
-    ),
-    moduleStatus: choice(['on', 'off'] as const, 'module-status', 'on', ...names.moduleStatus) === 'on',
-    driftMode: choice(['correct', 'warn', 'off'] as const, 'drift-mode', 'correct', ...names.driftMode),
-    driftIntervalMs: positiveDurationMs(
-      get('drift-interval', ...names.driftInterval),
-      positiveDurationMs(
-        get('resources-monitor-interval', 'KADDON_RESOURCES_MONITOR_INTERVAL'),
-        RESOURCES_MONITOR_INTERVAL_MS,
-      ),
-    ),
-    gitWebhookSecret: gitWebhookSecret(env, get),
-  };
+}
+
+/** The commands that need the operator's namespace. */
+export type NamespaceUser = 'operator' | 'build' | 'rbac';
+
+/**
+ * The operator's namespace: --namespace, then ADDON_OPERATOR_NAMESPACE or SHELL_OPERATOR_NAMESPACE,
+ * for every command alike. The operator needs it set (it runs in it, fieldRef metadata.namespace);
+ * the offline commands fall back: `build` to helm's own `default`, the namespace `helm template`
+ * renders a chart for, and `rbac` to `kaddon`, the namespace deploy/ installs the operator into.
+ */
+export function resolveNamespace(read: SettingReader, user: NamespaceUser): string {
+  const found = read.find('namespace')?.value;
+  if (found !== undefined) return found;
+  if (user === 'build') return 'default';
+  if (user === 'rbac') return 'kaddon';
+  throw new OperatorConfigError(
+    SETTINGS.namespace.env[0],
+    'is not set',
+    'Set it to the namespace kaddon runs in (fieldRef metadata.namespace).',
+  );
+}
+
+/** The helm binary to run, and what named it (`--helm-path`, a variable, or PATH) for messages. */
+export interface HelmBinarySetting {
+  readonly command: string;
+  readonly from: string;
+}
+
+/** --helm-path, HELM_BIN_PATH, KADDON_HELM_PATH, else `helm` on PATH: the same for every command. */
+export function resolveHelmBinary(read: SettingReader): HelmBinarySetting {
+  const found = read.find('helmPath');
+  return found ? { command: found.value, from: found.name } : { command: 'helm', from: 'PATH' };
+}
+
+/** KADDON_HOOK_ENV: hooks get the operator's environment or an allow-list, in every command. */
+export function hookEnv(read: SettingReader): 'operator' | 'minimal' {
+  return read.choice('hookEnv', ['operator', 'minimal'] as const, 'operator');
+}
+
+/** ADDON_OPERATOR_CRD_FILTER_PREFIXES: files of crds/ starting with one of these are not CRDs. */
+export function crdFilterPrefixes(read: SettingReader): string[] {
+  return read.text('crdFilterPrefixes', 'doc-,_').split(',').filter(Boolean);
 }
 
 /** Only one of the two settings, a file that exists, and a Git source for the webhook to trigger. */
-function gitWebhookSecret(
-  env: Source,
-  get: (flag: string, ...names: readonly string[]) => { name: string; value: string } | undefined,
-): GitWebhookSecret | undefined {
-  const value = get('git-webhook-secret', ...SETTING_NAMES.gitWebhookSecret);
-  const file = get('git-webhook-secret-file', ...SETTING_NAMES.gitWebhookSecretFile);
+function gitWebhookSecret(read: SettingReader): GitWebhookSecret | undefined {
+  const value = read.find('gitWebhookSecret');
+  const file = read.find('gitWebhookSecretFile');
   const found = value ?? file;
   if (found === undefined) return undefined;
   if (value !== undefined && file !== undefined)
     throw new OperatorConfigError(file.name, `is set together with ${value.name}`, 'Set one of the two.');
-  if (!env.MODULES_GIT_URL)
+  if (read.find('modulesGitUrl') === undefined)
     throw new OperatorConfigError(
       found.name,
       'is set but MODULES_GIT_URL is not: the webhook has no Git source to trigger',
@@ -318,58 +270,14 @@ function splitPaths(value: string): string[] {
   return value.split(':').filter((part) => part !== '');
 }
 
-function port(found: { name: string; value: string } | undefined): number {
-  if (!found) return 9650;
-  const value = Number(found.value);
-  if (!Number.isInteger(value) || value < 1 || value > 65535)
-    throw new OperatorConfigError(
-      found.name,
-      `'${found.value}' is not a port`,
-      'Use a port number from 1 to 65535.',
-    );
-  return value;
-}
-
-/** A Go duration (`20m`, `90s`, `1h30m`) or a number of seconds. */
-function durationSeconds(found: { name: string; value: string } | undefined, fallback: number): number {
-  if (!found) return fallback;
-  if (/^\d+$/.test(found.value)) return Number(found.value);
-  const parts = [...found.value.matchAll(/(\d+(?:\.\d+)?)(h|m|s)/g)];
-  const consumed = parts.map((part) => part[0]).join('');
-  if (parts.length === 0 || consumed !== found.value)
-    throw new OperatorConfigError(
-      found.name,
-      `'${found.value}' is not a duration`,
-      'Write it like 20m, 90s or 1h30m.',
-    );
-  const unit = { h: 3600, m: 60, s: 1 } as const;
-  return parts.reduce((sum, part) => sum + Number(part[1]) * unit[part[2] as keyof typeof unit], 0);
-}
-
 /**
  * addon-operator's resources monitor ticks every 4m30s (docs/lifecycle.md "Helm delivery"); the monitor adds
  * the jitter.
  */
 const RESOURCES_MONITOR_INTERVAL_MS = 270_000;
 
-/** A Go duration as MODULES_GIT_POLL_INTERVAL takes it (`2s`, `5m`, `4m30s`), above zero. */
-export function positiveDurationMs(
-  found: { name: string; value: string } | undefined,
-  fallback: number,
-): number {
-  if (!found) return fallback;
-  const ms = parseGoDuration(found.value);
-  if (ms === undefined || ms <= 0)
-    throw new OperatorConfigError(
-      found.name,
-      `'${found.value}' is not a positive duration`,
-      'Write it like 30s, 5m or 4m30s.',
-    );
-  return ms;
-}
-
 /** `heritage=addon-operator,team=x`; `heritage=addon-operator` is always there, as in addon-operator. */
-function labels(found: { name: string; value: string } | undefined): Record<string, string> {
+function labels(found: FoundSetting | undefined): Record<string, string> {
   const out: Record<string, string> = { heritage: 'addon-operator' };
   for (const pair of (found?.value ?? '').split(',').filter(Boolean)) {
     const [key, value, extra] = pair.split('=');

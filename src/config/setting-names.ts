@@ -1,73 +1,91 @@
 /**
- * The environment variables each setting answers to, first name first: addon-operator's documented
- * name, the ADDON_OPERATOR_* name its current code reads, the SHELL_OPERATOR_* fallback, then
- * kaddon's own. `kaddon operator` and `kaddon build` read settings through this one table (the
- * settings table in README.md lists it for users).
+ * Every setting kaddon reads: its command-line flag and the environment variables it answers to,
+ * first name first (addon-operator's documented name, the ADDON_OPERATOR_* name its current code
+ * reads, the SHELL_OPERATOR_* fallback, then kaddon's own). Every command reads settings through this
+ * one table (config/setting-reader.ts); the settings table in README.md lists it for users. The Git
+ * source's MODULES_GIT_* settings are read by sources/git-source-config.ts.
  */
-export const SETTING_NAMES = {
-  modulesDir: ['MODULES_DIR', 'ADDON_OPERATOR_MODULES_DIR'],
-  globalHooksDir: ['GLOBAL_HOOKS_DIR', 'ADDON_OPERATOR_GLOBAL_HOOKS_DIR', 'SHELL_OPERATOR_HOOKS_DIR'],
-  unnumberedModulesOrder: [
-    'UNNUMBERED_MODULE_ORDER',
-    'UNNUMBERED_MODULES_ORDER',
-    'ADDON_OPERATOR_UNNUMBERED_MODULES_ORDER',
-  ],
-  namespace: ['ADDON_OPERATOR_NAMESPACE', 'SHELL_OPERATOR_NAMESPACE'],
-  configMap: ['ADDON_OPERATOR_CONFIG_MAP'],
-  tmpDir: ['ADDON_OPERATOR_TMP_DIR', 'SHELL_OPERATOR_TMP_DIR'],
-  listenAddress: ['ADDON_OPERATOR_LISTEN_ADDRESS', 'SHELL_OPERATOR_LISTEN_ADDRESS'],
-  listenPort: ['ADDON_OPERATOR_LISTEN_PORT', 'SHELL_OPERATOR_LISTEN_PORT'],
-  metricsPrefix: ['ADDON_OPERATOR_PROMETHEUS_METRICS_PREFIX', 'SHELL_OPERATOR_PROMETHEUS_METRICS_PREFIX'],
-  helmPath: ['HELM_BIN_PATH', 'KADDON_HELM_PATH'],
-  kubeconfig: ['KUBE_CONFIG', 'KUBECONFIG'],
-  kubeContext: ['KUBE_CONTEXT'],
-  kubeServer: ['KUBE_SERVER'],
-  kubeClientQps: ['KUBE_CLIENT_QPS'],
-  kubeClientBurst: ['KUBE_CLIENT_BURST'],
-  monitorKubeClientQps: ['HELM_MONITOR_KUBE_CLIENT_QPS'],
-  monitorKubeClientBurst: ['HELM_MONITOR_KUBE_CLIENT_BURST'],
-  objectPatcherQps: ['OBJECT_PATCHER_KUBE_CLIENT_QPS'],
-  objectPatcherBurst: ['OBJECT_PATCHER_KUBE_CLIENT_BURST'],
-  objectPatcherTimeout: ['OBJECT_PATCHER_KUBE_CLIENT_TIMEOUT'],
-  hookEnv: ['KADDON_HOOK_ENV'],
-  jqTimeout: ['KADDON_JQ_TIMEOUT'],
-  helmTemplateTimeout: ['KADDON_HELM_TEMPLATE_TIMEOUT'],
-  hookTimeout: ['KADDON_HOOK_TIMEOUT'],
-  ha: ['ADDON_OPERATOR_HA'],
-  haIdentity: ['ADDON_OPERATOR_POD'],
-  haLeaseDuration: ['KADDON_HA_LEASE_DURATION'],
-  haRenewDeadline: ['KADDON_HA_RENEW_DEADLINE'],
-  haRetryPeriod: ['KADDON_HA_RETRY_PERIOD'],
-  concurrentDeliveries: ['KADDON_CONCURRENT_DELIVERIES'],
-  concurrentModuleRuns: ['KADDON_CONCURRENT_MODULE_RUNS'],
-  healthTimeout: ['KADDON_HEALTH_TIMEOUT'],
-  moduleFailurePolicy: ['KADDON_MODULE_FAILURE_POLICY'],
-  moduleStatus: ['KADDON_MODULE_STATUS'],
-  driftMode: ['KADDON_DRIFT_MODE'],
-  driftInterval: ['KADDON_DRIFT_INTERVAL'],
-  gitWebhookSecret: ['KADDON_GIT_WEBHOOK_SECRET'],
-  gitWebhookSecretFile: ['KADDON_GIT_WEBHOOK_SECRET_FILE'],
-} as const satisfies Record<string, readonly string[]>;
+export const SETTINGS = {
+  modulesDir: { flag: 'modules-dir', env: ['MODULES_DIR', 'ADDON_OPERATOR_MODULES_DIR'] },
+  globalHooksDir: {
+    flag: 'global-hooks-dir',
+    env: ['GLOBAL_HOOKS_DIR', 'ADDON_OPERATOR_GLOBAL_HOOKS_DIR', 'SHELL_OPERATOR_HOOKS_DIR'],
+  },
+  unnumberedModulesOrder: {
+    flag: 'unnumbered-modules-order',
+    env: ['UNNUMBERED_MODULE_ORDER', 'UNNUMBERED_MODULES_ORDER', 'ADDON_OPERATOR_UNNUMBERED_MODULES_ORDER'],
+  },
+  namespace: { flag: 'namespace', env: ['ADDON_OPERATOR_NAMESPACE', 'SHELL_OPERATOR_NAMESPACE'] },
+  configMap: { flag: 'config-map', env: ['ADDON_OPERATOR_CONFIG_MAP'] },
+  tmpDir: { flag: 'tmp-dir', env: ['ADDON_OPERATOR_TMP_DIR', 'SHELL_OPERATOR_TMP_DIR'] },
+  listenAddress: {
+    flag: 'listen-address',
+    env: ['ADDON_OPERATOR_LISTEN_ADDRESS', 'SHELL_OPERATOR_LISTEN_ADDRESS'],
+  },
+  listenPort: { flag: 'listen-port', env: ['ADDON_OPERATOR_LISTEN_PORT', 'SHELL_OPERATOR_LISTEN_PORT'] },
+  metricsPrefix: {
+    flag: 'prometheus-metrics-prefix',
+    env: ['ADDON_OPERATOR_PROMETHEUS_METRICS_PREFIX', 'SHELL_OPERATOR_PROMETHEUS_METRICS_PREFIX'],
+  },
+  debugUnixSocket: { flag: 'debug-unix-socket', env: ['DEBUG_UNIX_SOCKET'] },
+  logType: { flag: 'log-type', env: ['LOG_TYPE'] },
+  logLevel: { flag: 'log-level', env: ['LOG_LEVEL'] },
+  logNoTime: { flag: 'log-no-time', env: ['LOG_NO_TIME'] },
+  helmPath: { flag: 'helm-path', env: ['HELM_BIN_PATH', 'KADDON_HELM_PATH'] },
+  helmIgnoreRelease: { flag: 'helm-ignore-release', env: ['HELM_IGNORE_RELEASE'] },
+  helmTimeout: { flag: 'helm-timeout', env: ['HELM_TIMEOUT'] },
+  helmHistoryMax: { flag: 'helm-history-max', env: ['HELM_HISTORY_MAX'] },
+  crdExtraLabels: { flag: 'crd-extra-labels', env: ['ADDON_OPERATOR_CRD_EXTRA_LABELS'] },
+  crdFilterPrefixes: { flag: 'crd-filters', env: ['ADDON_OPERATOR_CRD_FILTER_PREFIXES'] },
+  queueActionsMetrics: { flag: 'queue-actions-metrics', env: ['QUEUE_ACTIONS_METRICS'] },
+  keepTempFiles: { flag: 'debug-keep-tmp-files', env: ['DEBUG_KEEP_TMP_FILES'] },
+  kubeconfig: { flag: 'kube-config', env: ['KUBE_CONFIG', 'KUBECONFIG'] },
+  kubeContext: { flag: 'kube-context', env: ['KUBE_CONTEXT'] },
+  kubeServer: { flag: 'kube-server', env: ['KUBE_SERVER'] },
+  kubeClientQps: { flag: 'kube-client-qps', env: ['KUBE_CLIENT_QPS'] },
+  kubeClientBurst: { flag: 'kube-client-burst', env: ['KUBE_CLIENT_BURST'] },
+  monitorKubeClientQps: { flag: 'helm-monitor-kube-client-qps', env: ['HELM_MONITOR_KUBE_CLIENT_QPS'] },
+  monitorKubeClientBurst: { flag: 'helm-monitor-kube-client-burst', env: ['HELM_MONITOR_KUBE_CLIENT_BURST'] },
+  objectPatcherQps: { flag: 'object-patcher-kube-client-qps', env: ['OBJECT_PATCHER_KUBE_CLIENT_QPS'] },
+  objectPatcherBurst: { flag: 'object-patcher-kube-client-burst', env: ['OBJECT_PATCHER_KUBE_CLIENT_BURST'] },
+  objectPatcherTimeout: {
+    flag: 'object-patcher-kube-client-timeout',
+    env: ['OBJECT_PATCHER_KUBE_CLIENT_TIMEOUT'],
+  },
+  inClusterRoot: { flag: 'in-cluster-root', env: ['KADDON_IN_CLUSTER_ROOT'] },
+  hookEnv: { flag: 'hook-env', env: ['KADDON_HOOK_ENV'] },
+  jqTimeout: { flag: 'jq-timeout', env: ['KADDON_JQ_TIMEOUT'] },
+  helmTemplateTimeout: { flag: 'helm-template-timeout', env: ['KADDON_HELM_TEMPLATE_TIMEOUT'] },
+  hookTimeout: { flag: 'hook-timeout', env: ['KADDON_HOOK_TIMEOUT'] },
+  ha: { flag: 'ha', env: ['ADDON_OPERATOR_HA'] },
+  haIdentity: { flag: 'pod', env: ['ADDON_OPERATOR_POD'] },
+  haLeaseDuration: { flag: 'ha-lease-duration', env: ['KADDON_HA_LEASE_DURATION'] },
+  haRenewDeadline: { flag: 'ha-renew-deadline', env: ['KADDON_HA_RENEW_DEADLINE'] },
+  haRetryPeriod: { flag: 'ha-retry-period', env: ['KADDON_HA_RETRY_PERIOD'] },
+  concurrentDeliveries: { flag: 'concurrent-deliveries', env: ['KADDON_CONCURRENT_DELIVERIES'] },
+  concurrentModuleRuns: { flag: 'concurrent-module-runs', env: ['KADDON_CONCURRENT_MODULE_RUNS'] },
+  resourcesMonitorInterval: {
+    flag: 'resources-monitor-interval',
+    env: ['KADDON_RESOURCES_MONITOR_INTERVAL'],
+  },
+  healthTimeout: { flag: 'health-timeout', env: ['KADDON_HEALTH_TIMEOUT'] },
+  moduleFailurePolicy: { flag: 'module-failure-policy', env: ['KADDON_MODULE_FAILURE_POLICY'] },
+  moduleStatus: { flag: 'module-status', env: ['KADDON_MODULE_STATUS'] },
+  driftMode: { flag: 'drift-mode', env: ['KADDON_DRIFT_MODE'] },
+  driftInterval: { flag: 'drift-interval', env: ['KADDON_DRIFT_INTERVAL'] },
+  gitWebhookSecret: { flag: 'git-webhook-secret', env: ['KADDON_GIT_WEBHOOK_SECRET'] },
+  gitWebhookSecretFile: { flag: 'git-webhook-secret-file', env: ['KADDON_GIT_WEBHOOK_SECRET_FILE'] },
+  /** Read here only to refuse a webhook secret without a Git source (sources/git-source-config.ts reads it). */
+  modulesGitUrl: { flag: 'git-url', env: ['MODULES_GIT_URL'] },
+} as const satisfies Record<string, { readonly flag: string; readonly env: readonly string[] }>;
 
-export type SettingKey = keyof typeof SETTING_NAMES;
-
-/** The first of a setting's variables that is set (and not empty), with the name it was found under. */
-export function findSetting(
-  env: Readonly<Record<string, string | undefined>>,
-  key: SettingKey,
-): { readonly name: string; readonly value: string } | undefined {
-  for (const name of SETTING_NAMES[key]) {
-    const value = env[name];
-    if (value !== undefined && value !== '') return { name, value };
-  }
-  return undefined;
-}
+export type SettingKey = keyof typeof SETTINGS;
 
 /**
  * addon-operator and shell-operator settings kaddon does not support. The operator logs a warning
  * naming each one that is set, so a Deployment moved to kaddon shows what it relied on.
  */
-export const UNSUPPORTED_SETTINGS: readonly { readonly names: readonly string[]; readonly why: string }[] = [
+const UNSUPPORTED_SETTINGS: readonly { readonly names: readonly string[]; readonly why: string }[] = [
   {
     names: [
       'ADDON_OPERATOR_ADMISSION_SERVER_ENABLED',

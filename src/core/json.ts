@@ -1,5 +1,5 @@
 /** The JSON data model every Kubernetes object and values tree is held in. */
-export type JsonPrimitive = null | boolean | number | string;
+type JsonPrimitive = null | boolean | number | string;
 export type JsonValue = JsonPrimitive | JsonValue[] | JsonObject;
 export interface JsonObject {
   [key: string]: JsonValue;

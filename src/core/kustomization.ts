@@ -218,7 +218,7 @@ export const KUSTOMIZATION_FIELDS: ReadonlySet<string> = new Set([
 export type KustomizationKind = 'Kustomization' | 'Component';
 
 /** Objects read from one resource file, in file order. */
-export interface FileEntry {
+interface FileEntry {
   readonly type: 'file';
   /** The entry as written in the kustomization. */
   readonly entry: string;
@@ -227,7 +227,7 @@ export interface FileEntry {
   readonly objects: readonly LoadedObject[];
 }
 
-export interface DirectoryEntry {
+interface DirectoryEntry {
   readonly type: 'directory';
   readonly entry: string;
   readonly node: KustomizationNode;

@@ -2,7 +2,7 @@ import { createTwoFilesPatch } from 'diff';
 import type { JsonObject } from './json.ts';
 import { stringifyYaml } from './yaml.ts';
 
-export type ObjectAction = 'create' | 'update' | 'delete';
+type ObjectAction = 'create' | 'update' | 'delete';
 
 /** One object a delivery would change. */
 export interface ObjectChange {
@@ -30,7 +30,7 @@ export function hasChanges(diffs: readonly ModuleDiff[]): boolean {
 }
 
 /** A unified diff of the compared fields' YAML; the object's whole YAML for a creation or deletion. */
-export function unifiedDiff(change: ObjectChange): string {
+function unifiedDiff(change: ObjectChange): string {
   const before = change.before ? stringifyYaml(change.before) : '';
   const after = change.after ? stringifyYaml(change.after) : '';
   const name = objectLabel(change);
@@ -45,7 +45,7 @@ export function unifiedDiff(change: ObjectChange): string {
     .trimEnd();
 }
 
-export function objectLabel(change: Pick<ObjectChange, 'kind' | 'namespace' | 'name'>): string {
+function objectLabel(change: Pick<ObjectChange, 'kind' | 'namespace' | 'name'>): string {
   return `${change.kind} ${change.namespace ? `${change.namespace}/` : ''}${change.name}`;
 }
 

@@ -11,7 +11,7 @@ import { ownerValuesKey, type ValuesOwner } from './values.ts';
  */
 
 /** JSON Patch operations a hook may return. `replace` is refused, as addon-operator refuses it. */
-export type ValuesPatchOp = 'add' | 'remove' | 'move' | 'copy' | 'test';
+type ValuesPatchOp = 'add' | 'remove' | 'move' | 'copy' | 'test';
 
 export interface ValuesPatchOperation {
   readonly op: ValuesPatchOp;
@@ -23,7 +23,7 @@ export interface ValuesPatchOperation {
 export type ValuesPatch = readonly ValuesPatchOperation[];
 
 /** Which file a patch came from. */
-export type ValuesPatchKind = 'values' | 'config';
+type ValuesPatchKind = 'values' | 'config';
 
 /** Who produced the operations, for messages: a hook, or (no hook) the patches stored from earlier runs. */
 export interface PatchSource {

@@ -1,7 +1,7 @@
 import jsyaml from 'js-yaml';
 import type { JsonValue } from './json.ts';
 import { resolvePlainScalar } from './plain-scalar.ts';
-import type { YamlDocument } from './yaml.ts';
+import type { YamlDocument } from './yaml-document.ts';
 
 /** What `.inf` and `.nan` construct: JSON holds neither, so the document goes to the `yaml` library, which says so. */
 const NOT_JSON = Object.freeze({ notJson: true });

@@ -19,12 +19,9 @@ import { printBlockDocument } from './yaml-block-printer.ts';
 import { isYaml11NonString } from './go-yaml-scalar.ts';
 import { expandVars, VarTypeError, type VarLookup } from './var-expansion.ts';
 import type { JsonObject, JsonValue } from './json.ts';
+import type { YamlDocument } from './yaml-document.ts';
 
-/** A parsed YAML document with the line it starts on. */
-export interface YamlDocument {
-  readonly value: JsonValue;
-  readonly line: number;
-}
+export type { YamlDocument } from './yaml-document.ts';
 
 export interface YamlParseOptions {
   /**
@@ -272,7 +269,7 @@ export interface YamlExpansion {
 }
 
 /** A document whose metadata has this annotation set to "false" is not expanded. */
-export const EXPAND_VARS_ANNOTATION = 'kaddon.io/expand-vars';
+const EXPAND_VARS_ANNOTATION = 'kaddon.io/expand-vars';
 
 /**
  * Expands the string values of one document. A plain scalar that is exactly one reference takes the value

@@ -26,7 +26,7 @@ export interface ConfigMapStoreOptions {
 const CONFLICT_BACKOFF: Backoff = { initialMs: 20, maxMs: 500, jitter: true };
 
 /** The config ConfigMap could not be written. */
-export class ConfigMapError extends KaddonError {
+class ConfigMapError extends KaddonError {
   readonly code = 'configmap-failed';
   constructor(configMap: string, problem: string, hint: string, options?: { cause?: unknown }) {
     super(`ConfigMap '${configMap}': ${problem}.`, hint, options);

@@ -62,7 +62,7 @@ export interface WatchSubscriber {
 /** A watch the server closes sooner than this without an event counts as a failure (no tight loop). */
 const MIN_HEALTHY_WATCH_MS = 1000;
 
-export function defaultWatchTiming(clock: Clock = systemClock): ListWatchTiming {
+function defaultWatchTiming(clock: Clock = systemClock): ListWatchTiming {
   return {
     clock,
     backoff: WATCH_BACKOFF,

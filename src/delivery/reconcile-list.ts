@@ -2,7 +2,7 @@ import type { JsonObject } from '../core/json.ts';
 import { compareKeys, objectKeyOf, resourceVersionOf } from '../core/object-key.ts';
 
 /** A change as bindings name it (docs/hooks.md "Binding contexts"). */
-export type WatchEventType = 'Added' | 'Modified' | 'Deleted';
+type WatchEventType = 'Added' | 'Modified' | 'Deleted';
 
 /** A change to the objects a list/watch sees, as a binding receives it. */
 export interface ResourceEvent {

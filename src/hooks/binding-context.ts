@@ -67,7 +67,7 @@ export interface GroupContext {
   readonly snapshots?: Snapshots;
 }
 
-export type BindingContextV1 =
+type BindingContextV1 =
   | OnStartupContext
   | LifecycleContext
   | ScheduleContext

@@ -50,7 +50,7 @@ export const LIFECYCLE_BINDINGS = {
 
 export type LabelSelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
 
-export interface LabelSelectorRequirement {
+interface LabelSelectorRequirement {
   readonly key: string;
   readonly operator: LabelSelectorOperator;
   readonly values?: readonly string[];
@@ -67,7 +67,7 @@ export interface NameSelector {
 
 export type FieldSelectorOperator = '=' | '==' | 'Equals' | '!=' | 'NotEquals';
 
-export interface FieldSelectorRequirement {
+interface FieldSelectorRequirement {
   readonly field: string;
   readonly operator: FieldSelectorOperator;
   readonly value: string;

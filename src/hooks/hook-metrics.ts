@@ -1,28 +1,6 @@
-/**
- * Metric operations a hook writes to $METRICS_PATH (docs/hooks.md "Metrics from hooks"): one JSON object per
- * line; like addon-operator's decoder, any sequence of JSON objects is read, so an object may also span
- * lines. A group is only the one the hook wrote: addon-operator's documentation says metrics without a group
- * are never expired (the current addon-operator's default group is a DIVERGENCE kaddon does not follow).
- */
-export type MetricOperation =
-  | {
-      readonly action: 'add' | 'set';
-      readonly name: string;
-      readonly value: number;
-      readonly labels: Readonly<Record<string, string>>;
-      readonly group: string | undefined;
-    }
-  | {
-      readonly action: 'observe';
-      readonly name: string;
-      readonly value: number;
-      readonly buckets: readonly number[];
-      readonly labels: Readonly<Record<string, string>>;
-      readonly group: undefined;
-    }
-  | { readonly action: 'expire'; readonly group: string };
+import type { MetricOperation } from '../observability/hook-metrics-store.ts';
 
-export interface InvalidMetricLine {
+interface InvalidMetricLine {
   /** 1-based line where the rejected text starts. */
   readonly line: number;
   readonly reason: string;
@@ -35,7 +13,14 @@ export interface ParsedHookMetrics {
   readonly invalid: InvalidMetricLine[];
 }
 
-/** Parses and validates $METRICS_PATH content; a bad line is reported, never thrown. */
+/**
+ * Metric operations a hook writes to $METRICS_PATH (docs/hooks.md "Metrics from hooks"): one JSON object per
+ * line; like addon-operator's decoder, any sequence of JSON objects is read, so an object may also span
+ * lines. A group is only the one the hook wrote: addon-operator's documentation says metrics without a group
+ * are never expired (the current addon-operator's default group is a DIVERGENCE kaddon does not follow).
+ *
+ * A bad line is reported, never thrown.
+ */
 export function parseHookMetrics(text: string): ParsedHookMetrics {
   const operations: MetricOperation[] = [];
   const invalid: InvalidMetricLine[] = [];

@@ -9,8 +9,8 @@ import { parseYamlDocument, parseYamlDocuments } from '../core/yaml.ts';
  */
 export type ObjectPatchOperation = CreateOperation | DeleteOperation | PatchOperation;
 
-export const CREATE_OPERATIONS = ['Create', 'CreateOrUpdate', 'CreateIfNotExists'] as const;
-export const DELETE_OPERATIONS = ['Delete', 'DeleteInBackground', 'DeleteNonCascading'] as const;
+const CREATE_OPERATIONS = ['Create', 'CreateOrUpdate', 'CreateIfNotExists'] as const;
+const DELETE_OPERATIONS = ['Delete', 'DeleteInBackground', 'DeleteNonCascading'] as const;
 
 export interface CreateOperation {
   readonly operation: (typeof CREATE_OPERATIONS)[number];

@@ -3,7 +3,7 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import type { JsonValue } from '../core/json.ts';
 
 /** What the worker answers for one evaluation. */
-export type JqWorkerReply = { readonly outputs: JsonValue[] } | { readonly error: string };
+type JqWorkerReply = { readonly outputs: JsonValue[] } | { readonly error: string };
 
 /** One evaluation that did not finish in its budget; the worker was stopped and will be replaced. */
 export class JqBudgetExceeded extends Error {}

@@ -31,7 +31,7 @@ export interface LoadOptions {
 }
 
 /** How a module's components entries are resolved. */
-export interface ComponentResolution {
+interface ComponentResolution {
   /** Folders holding shared components, searched in order for `shared: NAME`. */
   readonly sharedRoots: readonly string[];
   /** Decides a `when` condition; `file` is the kustomization that holds it. */
@@ -109,13 +109,13 @@ function loadDirectory(
  * How deep kustomizations may nest through resources, bases and components (docs/modules.md "Limits
  * on input"): far beyond any real tree, well below what the recursive build could hold.
  */
-export const MAX_KUSTOMIZATION_DEPTH = 100;
+const MAX_KUSTOMIZATION_DEPTH = 100;
 
 /**
  * How many kustomizations one build may load, counting each time a directory is named: a chain
  * naming the next level twice would otherwise load 2^depth of them (docs/modules.md "Limits on input").
  */
-export const MAX_KUSTOMIZATIONS = 2_000;
+const MAX_KUSTOMIZATIONS = 2_000;
 
 function tooMany(display: string, context: LoadContext): KustomizeError {
   return new KustomizeError(

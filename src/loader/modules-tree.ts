@@ -11,7 +11,7 @@ import { parseYamlDocument } from '../core/yaml.ts';
 import { KUSTOMIZATION_FILE_NAMES } from './kustomization-file.ts';
 
 /** How a module's manifests are made: a kustomization, a Helm chart, or none (hooks only). */
-export type ModuleSource = 'kustomization' | 'chart' | 'none';
+type ModuleSource = 'kustomization' | 'chart' | 'none';
 
 export interface ModuleDefinition {
   readonly name: string;
@@ -39,7 +39,7 @@ export interface ModulesTree {
 }
 
 /** A module directory whose name cannot be a module's. */
-export class ModuleNameError extends KaddonError {
+class ModuleNameError extends KaddonError {
   readonly code = 'module-name-invalid';
   constructor(dir: string, name: string) {
     super(
@@ -131,7 +131,7 @@ function readStaticValues(dirs: readonly string[], modules: readonly ModuleDefin
 }
 
 /** Reads a values.yaml inside `root`; a missing file is empty values. */
-export function readValuesFile(file: string, root: string): JsonObject {
+function readValuesFile(file: string, root: string): JsonObject {
   const text = readTreeFile(file, root);
   if (text === undefined) return {};
   const value = parseYamlDocument(text, file) ?? {};

@@ -36,7 +36,7 @@ function readSchemaFile(file: string, root: string): { file: string; schema: Jso
 }
 
 /** Reads and compiles the schemas in `<dir>/openapi/`. */
-export function loadValuesSchemas(owner: ValuesOwner, dir: string): ValuesSchemas {
+function loadValuesSchemas(owner: ValuesOwner, dir: string): ValuesSchemas {
   return new ValuesSchemas(owner, readValuesSchemaFiles(path.join(dir, 'openapi')));
 }
 

@@ -1,5 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { verifyWebhookSignature } from '../sources/git-webhook-signature.ts';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from './logger.ts';
 
 /** The route of the Git webhook receiver (docs/git-webhook.md). */
@@ -9,8 +8,11 @@ export const GIT_WEBHOOK_PATH = '/hooks/git';
 export const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
 
 export interface GitWebhookOptions {
-  /** The shared secret, asked at each request so that a rotated secret file is picked up. */
-  readonly secret: () => string;
+  /**
+   * The provider whose signature of `body` under the shared secret the headers carry, or undefined
+   * (sources/git-webhook-signature.ts; docs/git-webhook.md "Providers").
+   */
+  readonly verifySignature: (headers: IncomingHttpHeaders, body: Buffer) => string | undefined;
   /**
    * Asks the Git source to fetch now; false when this process has no Git source to ask (an HA
    * standby). The payload never says what to fetch: the revision still comes from Git.
@@ -38,7 +40,7 @@ export async function handleGitWebhook(
     refuseTooLarge(request, response);
     return;
   }
-  const provider = verifyWebhookSignature(request.headers, body, options.secret());
+  const provider = options.verifySignature(request.headers, body);
   if (provider === undefined) {
     options.logger?.debug('git webhook refused: signature missing or wrong');
     answer(response, 401, 'signature missing or wrong\n');

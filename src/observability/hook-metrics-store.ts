@@ -1,5 +1,26 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { MetricOperation } from '../hooks/hook-metrics.ts';
+
+/**
+ * One operation a hook asks of its metrics (docs/hooks.md "Metrics from hooks"): hooks/hook-metrics.ts
+ * reads them from $METRICS_PATH, this store applies them.
+ */
+export type MetricOperation =
+  | {
+      readonly action: 'add' | 'set';
+      readonly name: string;
+      readonly value: number;
+      readonly labels: Readonly<Record<string, string>>;
+      readonly group: string | undefined;
+    }
+  | {
+      readonly action: 'observe';
+      readonly name: string;
+      readonly value: number;
+      readonly buckets: readonly number[];
+      readonly labels: Readonly<Record<string, string>>;
+      readonly group: undefined;
+    }
+  | { readonly action: 'expire'; readonly group: string };
 
 /** The hook whose run wrote the operations: its name becomes the `hook` label, its module `module`. */
 export interface MetricsSource {
@@ -8,7 +29,7 @@ export interface MetricsSource {
 }
 
 /** An operation that was not applied (or applied differently), for the hook's log. */
-export interface HookMetricsConflict {
+interface HookMetricsConflict {
   readonly name: string;
   readonly reason: string;
 }

@@ -4,7 +4,7 @@ import { GIT_WEBHOOK_PATH, handleGitWebhook, type GitWebhookOptions } from './gi
 import type { Logger } from './logger.ts';
 
 /** A registry's exposition: prom-client's Registry fits. */
-export interface MetricsSource {
+interface MetricsSource {
   readonly contentType: string;
   metrics(): Promise<string>;
 }

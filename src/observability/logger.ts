@@ -11,13 +11,13 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const LOG_TYPES = ['json', 'text', 'color'] as const;
 export type LogType = (typeof LOG_TYPES)[number];
 
-export type LogFieldValue = string | number | boolean | null | undefined;
+type LogFieldValue = string | number | boolean | null | undefined;
 
 /**
  * Structured fields of a log line. The named ones are stable across the code base so that log
  * queries keep working; `undefined` values are left out of the output.
  */
-export interface LogFields {
+interface LogFields {
   readonly module?: string | undefined;
   readonly hook?: string | undefined;
   readonly binding?: string | undefined;
@@ -36,7 +36,7 @@ export interface Logger {
 }
 
 /** Where lines go: process.stderr, a file stream, or anything with a `write`. */
-export interface LogSink {
+interface LogSink {
   write(chunk: string): unknown;
 }
 
@@ -54,7 +54,7 @@ type Format = (level: LogLevel, time: string | undefined, msg: string, fields: L
 /** Keys a field may not take over in an output line; a clashing field is written as `fields.<key>`. */
 const RESERVED = new Set(['level', 'time', 'msg']);
 
-export function isLevelEnabled(threshold: LogLevel, level: LogLevel): boolean {
+function isLevelEnabled(threshold: LogLevel, level: LogLevel): boolean {
   return LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(threshold);
 }
 
@@ -70,7 +70,7 @@ export function createLogger(options: LoggerOptions): Logger {
   return bindLogger(write, {});
 }
 
-export interface CapturedLogEntry {
+interface CapturedLogEntry {
   readonly level: LogLevel;
   readonly msg: string;
   readonly fields: Readonly<Record<string, LogFieldValue>>;

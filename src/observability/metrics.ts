@@ -2,10 +2,10 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { BUCKETS_1MS_TO_10S, METRIC_CATALOG, type MetricKey } from './metrics-catalog.ts';
 import { PROCESS_METRIC_NAMES, registerProcessMetrics } from './process-metrics.ts';
 
-export type HookRunOutcome = 'success' | 'error' | 'allowed-error';
+type HookRunOutcome = 'success' | 'error' | 'allowed-error';
 
 /** Labels of one hook run; `module` absent means a global hook. */
-export interface HookRunLabels {
+interface HookRunLabels {
   readonly hook: string;
   readonly binding: string;
   readonly activation: string;
@@ -14,7 +14,7 @@ export interface HookRunLabels {
 }
 
 /** What one hook run measured; the rusage fields are absent when the process never started. */
-export interface HookRunSample {
+interface HookRunSample {
   readonly seconds: number;
   readonly outcome: HookRunOutcome;
   readonly userCpu?: number | undefined;
@@ -30,7 +30,7 @@ export interface BindingLabels {
   readonly module?: string | undefined;
 }
 
-export interface TaskLabels {
+interface TaskLabels {
   readonly queue: string;
   readonly module?: string | undefined;
   readonly hook?: string | undefined;
@@ -106,7 +106,7 @@ type Instrument<K extends MetricKey> = Catalog[K]['type'] extends 'counter'
     : Histogram<LabelOf<K>>;
 type Instruments = { readonly [K in MetricKey]: Instrument<K> };
 
-export const everyWithNodeTimer: ScheduleEvery = (ms, tick) => {
+const everyWithNodeTimer: ScheduleEvery = (ms, tick) => {
   const timer = setInterval(tick, ms);
   timer.unref();
   return () => {

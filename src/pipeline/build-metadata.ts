@@ -2,11 +2,11 @@ import path from 'node:path';
 import { ensureMap } from '../core/json.ts';
 import type { Resource, ResourceOrigin } from '../core/resource.ts';
 
-export const ORIGIN_ANNOTATION = 'config.kubernetes.io/origin';
-export const TRANSFORMATIONS_ANNOTATION = 'alpha.config.kubernetes.io/transformations';
-export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
+const ORIGIN_ANNOTATION = 'config.kubernetes.io/origin';
+const TRANSFORMATIONS_ANNOTATION = 'alpha.config.kubernetes.io/transformations';
+const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 /** The kustomize release kaddon's engine reproduces, as kustomize names itself in managedByLabel. */
-export const MANAGED_BY_VALUE = 'kustomize-v5.5.0';
+const MANAGED_BY_VALUE = 'kustomize-v5.5.0';
 
 /**
  * kustomize's `buildMetadata` of the kustomization that was built: `originAnnotations` says where each

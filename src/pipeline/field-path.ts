@@ -4,7 +4,7 @@ import type { FieldSpec } from '../core/kustomization.ts';
 import type { Gvk } from '../core/res-id.ts';
 
 /** A field spec that walks into a scalar: kustomize's `expected sequence or mapping node`. */
-export class FieldPathError extends KaddonError {
+class FieldPathError extends KaddonError {
   readonly code = 'field-spec-invalid';
   constructor(path: string, segment: string) {
     super(
@@ -23,7 +23,7 @@ export type FieldVisitor = (value: JsonValue | undefined, set: (value: JsonValue
 /**
  * Splits a field-spec path at `/`, honouring `\/` inside keys (kustomize's api/konfig/builtinpluginconsts).
  */
-export function splitFieldPath(path: string): string[] {
+function splitFieldPath(path: string): string[] {
   const segments: string[] = [];
   let current = '';
   for (let i = 0; i < path.length; i++) {

@@ -131,7 +131,7 @@ export interface LabelRequirement {
   readonly values: readonly string[];
 }
 
-export type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
+type LabelOperator = 'in' | 'notin' | '=' | '==' | '!=' | 'exists' | '!' | 'gt' | 'lt';
 
 /** True when the labels (or annotations) satisfy every requirement; an empty selector matches all. */
 export function matchesLabelSelector(

@@ -52,7 +52,7 @@ function checkObject(obj: JsonObject, module: string, source: string): JsonObjec
 }
 
 /** helm printed a document that is not a Kubernetes object kaddon can place in a release. */
-export class ChartObjectError extends KaddonError {
+class ChartObjectError extends KaddonError {
   readonly code = 'chart-object-invalid';
   constructor(module: string, source: string, kind: JsonObject[string] | undefined) {
     super(

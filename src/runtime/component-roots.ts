@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The components that ship with kaddon: `components/` at the root of its package. */
-export const builtinComponents = path.join(packageRoot(fileURLToPath(import.meta.url)), 'components');
+const builtinComponents = path.join(packageRoot(fileURLToPath(import.meta.url)), 'components');
 
 /** The nearest folder above `file` with a package.json: this module may be in src/, dist/ or a bundle chunk. */
 function packageRoot(file: string): string {

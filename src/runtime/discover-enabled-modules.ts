@@ -8,7 +8,7 @@ import type { ModulesTree } from '../loader/modules-tree.ts';
 import type { ValuesStore } from './values-store.ts';
 
 /** A module's `enabled` script that could not decide (docs/lifecycle.md step 4). */
-export class EnabledScriptError extends KaddonError {
+class EnabledScriptError extends KaddonError {
   readonly code = 'enabled-script-failed';
   constructor(module: string, cause: KaddonError | undefined) {
     super(

@@ -26,7 +26,7 @@ export interface LoadedHook {
 }
 
 /** A hook run that failed; the values it would have changed are left as they were. */
-export class HookRunFailedError extends KaddonError {
+class HookRunFailedError extends KaddonError {
   readonly code = 'hook-run-failed';
   constructor(hook: string, binding: string, cause: HookError | KaddonError) {
     super(`hook '${hook}': the ${binding} run failed: ${cause.message.replace(/\.$/, '')}.`, cause.hint, {

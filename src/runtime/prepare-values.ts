@@ -141,7 +141,7 @@ export function parseSnapshotObjects(value: JsonValue | undefined, file: string)
   return out;
 }
 
-export class SnapshotsFileError extends KaddonError {
+class SnapshotsFileError extends KaddonError {
   readonly code = 'snapshots-invalid';
   constructor(file: string, problem: string) {
     super(`snapshots '${file}': ${problem}.`, 'Write {<hook name>: {<kubernetes binding name>: [objects]}}.');

@@ -13,7 +13,7 @@ import type { ModulesTree } from '../loader/modules-tree.ts';
 import { loadHooks } from './lifecycle-hooks.ts';
 
 /** A kind neither the tree's CRDs, the built-in table nor the cluster's discovery knows. */
-export class UnknownKindError extends KaddonError {
+class UnknownKindError extends KaddonError {
   readonly code = 'rbac-kind-unknown';
   constructor(apiVersion: string, kind: string, where: string, discovery: boolean) {
     super(

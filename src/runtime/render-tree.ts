@@ -62,7 +62,7 @@ export interface RenderTreeResult {
 }
 
 /** An enabled chart module whose rendered chart the caller did not pass (see renderCharts). */
-export class ModuleSourceError extends KaddonError {
+class ModuleSourceError extends KaddonError {
   readonly code = 'chart-not-rendered';
   constructor(module: ModuleDefinition) {
     super(

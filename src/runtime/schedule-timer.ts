@@ -6,9 +6,9 @@ import type { Clock } from '../core/clock.ts';
 export const MAX_TIMER_DELAY_MS = 2_147_483_647;
 
 /** The next occurrence strictly after `afterMs`, or undefined when the schedule never fires again. */
-export type NextOccurrence = (afterMs: number) => number | undefined;
+type NextOccurrence = (afterMs: number) => number | undefined;
 
-export function nextOccurrenceOf(schedule: CrontabSchedule): NextOccurrence {
+function nextOccurrenceOf(schedule: CrontabSchedule): NextOccurrence {
   // cron.v2's ConstantDelaySchedule: the delay counts from the start of the current second.
   if (schedule.kind === 'every') return (afterMs) => Math.floor(afterMs / 1000) * 1000 + schedule.everyMs;
   const cron = new Cron(toCronerPattern(schedule.pattern), {

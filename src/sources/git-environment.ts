@@ -20,7 +20,7 @@ esac
 `;
 
 /** The user sent with a token when none is configured (GitHub's; GitLab and Gitea accept any). */
-export const TOKEN_USERNAME = 'x-access-token';
+const TOKEN_USERNAME = 'x-access-token';
 
 /**
  * The environment for git: nothing inherited but PATH and HOME (simple-git strips GIT_* variables

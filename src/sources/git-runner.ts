@@ -6,7 +6,7 @@ import type { Redact } from './redact-secrets.ts';
 /** Runs one git command and returns its stdout; failures are GitSourceErrors with redacted text. */
 export type RunGit = (args: readonly string[], options?: RunGitOptions) => Promise<string>;
 
-export interface RunGitOptions {
+interface RunGitOptions {
   readonly cwd?: string;
   /** Variables for this command only (GIT_DIR, GIT_INDEX_FILE, GIT_WORK_TREE). */
   readonly env?: Readonly<Record<string, string>>;

@@ -45,7 +45,7 @@ export const GIT_SOURCE_SETTINGS = {
 
 type Setting = keyof typeof GIT_SOURCE_SETTINGS;
 
-export const DEFAULT_POLL_INTERVAL_MS = 60_000;
+const DEFAULT_POLL_INTERVAL_MS = 60_000;
 
 /** Whether a Git source is configured at all (the flag or MODULES_GIT_URL). */
 export function hasGitSource(env: Source, flags: Source): boolean {

@@ -12,7 +12,7 @@ export interface ApplyCrdsOptions {
   readonly filterPrefixes: readonly string[];
 }
 
-export class CrdError extends KaddonError {
+class CrdError extends KaddonError {
   readonly code = 'crd-invalid';
   readonly file: string;
   constructor(file: string, problem: string) {

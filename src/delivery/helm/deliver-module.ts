@@ -47,7 +47,7 @@ export interface DeliverDeps {
 }
 
 /** Why helm upgrade ran. */
-export type UpgradeReason = 'absent' | 'checksum-changed' | 'not-deployed' | 'resources-missing';
+type UpgradeReason = 'absent' | 'checksum-changed' | 'not-deployed' | 'resources-missing';
 
 export type DeliverResult =
   | {

@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import { KaddonError } from '../../core/errors.ts';
 
 /** The helm binary a setting names cannot be run: the operator does not start. */
-export class HelmBinaryError extends KaddonError {
+class HelmBinaryError extends KaddonError {
   readonly code = 'helm-binary';
   constructor(setting: string, helmPath: string, problem: string) {
     super(

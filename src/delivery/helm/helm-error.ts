@@ -37,7 +37,7 @@ export class HelmError extends KaddonError {
 }
 
 /** How much of one stderr line a message quotes: a recursing template makes lines of 100 KB. */
-export const QUOTED_LINE_CHARS = 400;
+const QUOTED_LINE_CHARS = 400;
 
 function lastLines(text: string): string {
   const lines = text

@@ -29,7 +29,7 @@ export interface EnabledScriptRequest {
  * - `script`: the script ran and wrote true or false;
  * - `failed`: the script could not be run, failed, or wrote something else; `enabled` is false.
  */
-export type EnabledScriptOutcome = 'absent' | 'not-executable' | 'script' | 'failed';
+type EnabledScriptOutcome = 'absent' | 'not-executable' | 'script' | 'failed';
 
 export interface EnabledScriptResult {
   readonly outcome: EnabledScriptOutcome;

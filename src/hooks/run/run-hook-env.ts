@@ -19,7 +19,7 @@ export const HOOK_INHERITED_ENV = [
 ] as const;
 
 /** The search path when the operator has none, as in Debian's default login environment. */
-export const DEFAULT_HOOK_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+const DEFAULT_HOOK_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 /** The part of the operator's environment that hooks get: HOOK_INHERITED_ENV plus `extraNames`. */
 export function selectHookEnv(

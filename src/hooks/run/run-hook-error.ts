@@ -37,7 +37,7 @@ export class HookError extends KaddonError {
 }
 
 /** The last stderr line, quoted for a message, or nothing. */
-export function lastLineOf(stderrTail: string): string {
+function lastLineOf(stderrTail: string): string {
   const last = stderrTail.split('\n').at(-1) ?? '';
   if (last === '') return '';
   return `: ${last.length > 200 ? `${last.slice(0, 200)}…` : last}`;

@@ -10,7 +10,7 @@ export interface HookTempDir {
   read(name: string, maxBytes: number): Promise<OutputFileText>;
 }
 
-export type OutputFileText =
+type OutputFileText =
   { readonly ok: true; readonly text: string } | { readonly ok: false; readonly problem: string };
 
 /**
@@ -44,7 +44,7 @@ export async function withHookTempDir<T>(
  * nothing); a file that is not a regular file (a FIFO would block the read) or is larger than
  * `maxBytes` is a problem the caller reports as the hook's.
  */
-export async function readOutputFile(file: string, maxBytes: number): Promise<OutputFileText> {
+async function readOutputFile(file: string, maxBytes: number): Promise<OutputFileText> {
   let stats;
   try {
     stats = await lstat(file);

@@ -8,7 +8,7 @@ export interface HookUsage {
   readonly maxRssBytes: number | undefined;
 }
 
-export interface UsageMeasurement {
+interface UsageMeasurement {
   /** Called once the process has exited and been reaped. */
   end(): HookUsage | undefined;
 }

@@ -1,15 +1,6 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
 import { callBuiltin, setKey } from './jq-builtins.ts';
-import {
-  addValues,
-  compareValues,
-  Defer,
-  equalValues,
-  isTruthy,
-  JqError,
-  toJsonText,
-  typeOf,
-} from './jq-values.ts';
+import { addValues, compareValues, Defer, equalValues, isTruthy, JqError, toJsonText } from './jq-values.ts';
 import type { BinaryOp, Node } from './parse-filter.ts';
 
 /**
@@ -242,9 +233,7 @@ function conditional(
 }
 
 /** The one output of an expression where the subset handles only one. */
-export function single(outputs: readonly JsonValue[]): JsonValue {
+function single(outputs: readonly JsonValue[]): JsonValue {
   if (outputs.length !== 1) throw new Defer();
   return outputs[0] ?? null;
 }
-
-export { typeOf };

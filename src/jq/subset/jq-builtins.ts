@@ -2,7 +2,6 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.t
 import {
   addValues,
   codePoints,
-  compareStrings,
   compareValues,
   Defer,
   equalValues,
@@ -308,5 +307,3 @@ function indexIn(input: JsonValue, needle: JsonValue): JsonValue {
 export function setKey(object: JsonObject, key: string, value: JsonValue): void {
   Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
 }
-
-export { compareStrings };

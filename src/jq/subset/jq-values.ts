@@ -47,7 +47,7 @@ export function compareValues(a: JsonValue, b: JsonValue): number {
 }
 
 /** By code point, as jq compares UTF-8 bytes (JavaScript's `<` compares UTF-16 units). */
-export function compareStrings(a: string, b: string): number {
+function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
   const left = codePoints(a);
   const right = codePoints(b);

@@ -14,7 +14,7 @@ import {
 } from './debug-text.ts';
 
 /** A matched request: the state, the `{module}` / `{hook}` path parameters and the query. */
-export interface RouteRequest {
+interface RouteRequest {
   readonly state: DebugState;
   readonly module: string;
   readonly hook: string;

@@ -9,8 +9,6 @@ import { listenOwnerOnly, prepareSocketPath } from './debug-socket.ts';
 import type { DebugState } from './debug-state.ts';
 import type { Logger } from '../logger.ts';
 
-export type { DebugDocument, DebugModule, DebugState, HookSnapshots } from './debug-state.ts';
-
 export interface DebugServerOptions {
   /** DEBUG_UNIX_SOCKET (OperatorConfig.debugUnixSocket). */
   readonly socketPath: string;

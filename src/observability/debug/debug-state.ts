@@ -1,7 +1,6 @@
 import type { ModuleDiff } from '../../core/module-diff.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { ValuesPatch } from '../../core/values-patch.ts';
-import type { Snapshots } from '../../hooks/binding-context.ts';
 
 /**
  * What the debug server reads (docs/observability.md "Debug socket"), declared here where it is consumed; the
@@ -78,5 +77,13 @@ export interface HookSnapshots {
   /** Absent for a global hook. */
   readonly module?: string;
   /** By binding name, sorted by namespace and name. */
-  readonly bindings: Snapshots;
+  readonly bindings: Readonly<Record<string, readonly SnapshotItem[]>>;
+}
+
+/** One object of a binding's snapshot, as a hook's binding context carries it (docs/hooks.md). */
+export interface SnapshotItem {
+  /** Absent when the binding has keepFullObjectsInMemory: false. */
+  readonly object?: JsonObject;
+  /** Present exactly when the binding has a jqFilter. */
+  readonly filterResult?: JsonValue;
 }

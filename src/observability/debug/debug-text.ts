@@ -1,6 +1,5 @@
 import { isJsonObject, scalarText, type JsonValue } from '../../core/json.ts';
-import type { ObjectAndFilterResult } from '../../hooks/binding-context.ts';
-import type { DebugModule, GitStatus, HookSnapshots } from './debug-state.ts';
+import type { DebugModule, GitStatus, HookSnapshots, SnapshotItem } from './debug-state.ts';
 
 /** The text forms of the debug routes that read better as tables or lists than as YAML. */
 
@@ -56,7 +55,7 @@ export function formatHookSnapshots(hooks: readonly HookSnapshots[]): string {
   return `${blocks.join('\n\n')}\n`;
 }
 
-function describeItem(item: ObjectAndFilterResult): string {
+function describeItem(item: SnapshotItem): string {
   const filter = item.filterResult === undefined ? '' : `filterResult: ${scalarText(item.filterResult)}`;
   if (item.object === undefined) return filter;
   const id = objectId(item.object);

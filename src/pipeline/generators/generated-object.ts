@@ -17,7 +17,7 @@ export interface GeneratedObject {
  * The kustomization-wide `generatorOptions` merged into an entry's own `options` (kustomize's api/types/generatoroptions.go): labels and
  * annotations per key with the entry winning; the booleans OR-ed, so a global true stays true.
  */
-export function mergeGeneratorOptions(
+function mergeGeneratorOptions(
   global: GeneratorOptions | undefined,
   local: GeneratorOptions | undefined,
 ): Required<GeneratorOptions> {
@@ -30,7 +30,7 @@ export function mergeGeneratorOptions(
 }
 
 /** Anything but merge or replace, the empty value included, behaves as create. */
-export function behaviorOf(value: string | undefined): GeneratorBehavior {
+function behaviorOf(value: string | undefined): GeneratorBehavior {
   return value === 'merge' || value === 'replace' ? value : 'create';
 }
 

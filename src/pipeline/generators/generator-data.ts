@@ -34,7 +34,7 @@ export function collectGeneratorData(ctx: GeneratorContext, args: GeneratorArgs)
 }
 
 /** An error about a generator entry; `file` is the source file at fault when it is not the kustomization. */
-export function generatorError(
+function generatorError(
   ctx: GeneratorContext,
   problem: string,
   hint: string,

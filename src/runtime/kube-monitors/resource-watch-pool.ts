@@ -17,7 +17,7 @@ export interface WatchSpec {
   readonly fieldSelector: string;
 }
 
-export function watchSpecKey(spec: WatchSpec): string {
+function watchSpecKey(spec: WatchSpec): string {
   const { group, version, name } = spec.resource;
   return [`${group}/${version}/${name}`, spec.namespace, spec.labelSelector, spec.fieldSelector].join('|');
 }

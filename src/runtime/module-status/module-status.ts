@@ -2,7 +2,7 @@ import type { HealthStatus } from '../../core/object-health.ts';
 import type { FailureReason } from './failure-reason.ts';
 
 /** Every reason the Ready condition can carry (docs/module-status.md "Conditions"). */
-export type ReadyReason =
+type ReadyReason =
   'Succeeded' | 'Progressing' | 'Disabled' | 'HealthCheckFailed' | 'DependencyNotReady' | FailureReason;
 
 /** A metav1.Condition. */

@@ -17,13 +17,11 @@ import type { Logger } from '../../observability/logger.ts';
 import type { OperatorMetrics } from '../../observability/metrics.ts';
 import { isSelected } from '../../pipeline/select-resources.ts';
 
-/** KADDON_DRIFT_MODE (docs/drift.md): put drifted objects back, or only say so. */
-export type DriftMode = 'correct' | 'warn' | 'off';
-
 /** The annotation that leaves one object out of drift detection. */
-export const DRIFT_ANNOTATION = 'kaddon.dev/drift';
+const DRIFT_ANNOTATION = 'kaddon.dev/drift';
 
 export interface DriftOptions {
+  /** KADDON_DRIFT_MODE (docs/drift.md): put drifted objects back, or only say so. */
   readonly mode: 'correct' | 'warn';
   readonly api: ApplyApi;
   /** ADDON_OPERATOR_NAMESPACE: the releases' namespace and the default of their objects. */

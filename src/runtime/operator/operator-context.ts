@@ -83,7 +83,7 @@ export interface OperatorContext {
 }
 
 /** What the operator tells the resource monitor (ResourceMonitor). */
-export interface ReleaseResources {
+interface ReleaseResources {
   delivered(
     module: string,
     objects: readonly ResId[],

@@ -234,7 +234,7 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
 }
 
 /** docs/lifecycle.md step 16: global or enabled flags changed → reload all; module sections → run those. */
-export function followUps(ctx: OperatorContext, changes: ValuesChanges, now: number): AnyTask[] {
+function followUps(ctx: OperatorContext, changes: ValuesChanges, now: number): AnyTask[] {
   if (changes.global || changes.enabled.length > 0)
     return [
       createTask('ConvergeModules', { queue: MAIN_QUEUE, payload: { event: 'ReloadAllModules' } }, now),

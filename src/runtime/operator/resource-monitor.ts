@@ -11,13 +11,13 @@ import { systemClock, type Clock } from '../../core/clock.ts';
 /** The part of KubeClient the monitor uses: discovery and GET. */
 export type MonitorApi = Pick<KubeClient, 'request' | 'resolveResource'>;
 
-export type ResourceMonitorMetrics = Pick<OperatorMetrics, 'absentResource' | 'helmReleaseRedeployed'>;
+type ResourceMonitorMetrics = Pick<OperatorMetrics, 'absentResource' | 'helmReleaseRedeployed'>;
 
 /**
  * addon-operator's first check of a tick (docs/lifecycle.md "Helm delivery"): a release not `deployed` is
  * redeployed too.
  */
-export interface ReleaseStatusCheck {
+interface ReleaseStatusCheck {
   /** The release's helm status; undefined when the release is gone. */
   status(module: string): Promise<string | undefined>;
   onUnexpectedStatus(module: string, status: string | undefined): void;

@@ -19,14 +19,14 @@ export interface QueueDump {
   };
 }
 
-export interface QueueDumpEntry {
+interface QueueDumpEntry {
   readonly name: string;
   readonly tasksCount: number;
   readonly status: string;
   readonly tasks: readonly TaskDumpEntry[];
 }
 
-export interface TaskDumpEntry {
+interface TaskDumpEntry {
   /** 1-based, as in the text dump. */
   readonly index: number;
   readonly id: string;

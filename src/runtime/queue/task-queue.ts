@@ -10,7 +10,7 @@ import type { TaskResult } from './task-result.ts';
 import type { TokenBucket } from '../../core/token-bucket.ts';
 
 /** shell-operator's 25 ms pause before a repeated task runs again (docs/lifecycle.md "Tasks and queues"). */
-export const REPEAT_DELAY_MS = 25;
+const REPEAT_DELAY_MS = 25;
 
 /** A task in a queue and what the queue knows about its failures. */
 export interface QueuedTask {

@@ -9,7 +9,7 @@ import type { BindingType, ConfigVersion } from '../../hooks/hook-config.ts';
  * GlobalHookEnableKubernetesBindings and ModuleRun here, DiscoverHelmReleases is part of every converge, and
  * modules run one at a time (no ParallelModuleRun).
  */
-export interface TaskPayloads {
+interface TaskPayloads {
   /** A global hook with the binding contexts of one or more events (combined when piled up). */
   readonly GlobalHookRun: HookRunPayload;
   readonly ModuleHookRun: HookRunPayload;
@@ -33,13 +33,13 @@ export interface TaskPayloads {
 
 export type TaskType = keyof TaskPayloads;
 
-export type EmptyPayload = Readonly<Record<string, never>>;
+type EmptyPayload = Readonly<Record<string, never>>;
 
 /**
  * 'Reload all modules' in two phases (docs/lifecycle.md "Tasks and queues"): StandBy runs beforeAll and
  * discovery and queues the module tasks before an AfterAll task, which runs afterAll and ends the converge.
  */
-export interface ConvergeModulesPayload {
+interface ConvergeModulesPayload {
   readonly event: ConvergeEvent;
   /** Absent: StandBy. */
   readonly phase?: 'AfterAll';
@@ -50,7 +50,7 @@ export interface ConvergeModulesPayload {
 /** Why a converge was queued; also the `activation` label of convergence metrics. */
 export type ConvergeEvent = 'OperatorStartup' | 'GlobalValuesChanged' | 'ReloadAllModules';
 
-export interface HookRunPayload {
+interface HookRunPayload {
   readonly bindingContexts: readonly BindingContext[];
   /** Only v1 hooks get the contexts of piled-up tasks combined (docs/hooks.md "Binding contexts"). */
   readonly hookVersion: ConfigVersion;
@@ -66,7 +66,7 @@ export interface HookRunPayload {
   readonly scheduleKey?: string;
 }
 
-export interface ModuleRunPayload {
+interface ModuleRunPayload {
   /** Run onStartup hooks and enable kubernetes bindings first: the module was just enabled. */
   readonly doModuleStartup: boolean;
   /** Queued by a converge (counts as a converge task) rather than by a values change. */
