@@ -26,7 +26,7 @@ export class Tuple {
 }
 
 /** A function written in Go. */
-export class GoFunc {
+class GoFunc {
   constructor(decl, env, interp) {
     this.decl = decl;
     this.env = env;
@@ -43,7 +43,7 @@ export class Builtin {
 }
 
 /** A Go struct value: its fields by name. Copied on assignment, as Go copies structs. */
-export class GoStruct {
+class GoStruct {
   constructor(fields) {
     this.fields = fields;
   }

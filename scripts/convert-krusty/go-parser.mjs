@@ -14,7 +14,7 @@ const BINARY_PRECEDENCE = {
 };
 const ASSIGN_OPS = new Set(['=', ':=', '+=', '-=', '*=', '/=', '%=', '|=', '&=', '^=', '<<=', '>>=']);
 
-export class GoSyntaxError extends Error {}
+class GoSyntaxError extends Error {}
 
 class Parser {
   constructor(text, file) {

@@ -57,7 +57,7 @@ class MemFs {
 }
 
 /** One build a test runs, with what the test expects of it. */
-export class Run {
+class Run {
   constructor(fs, entry, options, expect) {
     const snapshot = fs.snapshot();
     this.files = snapshot.files;
@@ -535,4 +535,4 @@ export function makePackages(recorder, readTestdata, legacyConfigs) {
   );
 }
 
-export { MemFs, TMP_DIR };
+export { TMP_DIR };

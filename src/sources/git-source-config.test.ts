@@ -1,8 +1,16 @@
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { loadGitSourceConfig } from './git-source-config.ts';
 import { GitSourceError } from './git-source-error.ts';
 
+/** A path under a folder that was never made: no other process can have created it. */
+const MISSING_FILE = path.join(
+  tmpdir(),
+  `kaddon-never-made-${String(process.pid)}-${String(Date.now())}`,
+  'token',
+);
 describe('loadGitSourceConfig', () => {
   it('reads the environment; flags win', () => {
     const config = loadGitSourceConfig(
@@ -37,7 +45,7 @@ describe('loadGitSourceConfig', () => {
       /MODULES_GIT_POLL_INTERVAL/,
     );
     assert.match(
-      error({ MODULES_GIT_URL: 'https://git.example.com/m.git', MODULES_GIT_TOKEN_FILE: '/nonexistent' })
+      error({ MODULES_GIT_URL: 'https://git.example.com/m.git', MODULES_GIT_TOKEN_FILE: MISSING_FILE })
         .message,
       /does not exist/,
     );
