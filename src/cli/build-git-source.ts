@@ -12,6 +12,7 @@ export async function checkoutGitSource(
   flags: Readonly<Record<string, unknown>>,
   positionals: readonly string[],
   io: CliIo,
+  stopSignal?: AbortSignal,
 ): Promise<GitRevision> {
   if (positionals.length > 0)
     throw new UsageError('name a modules directory or --git-url, not both', 'Run `kaddon build --help`.');
@@ -19,6 +20,7 @@ export async function checkoutGitSource(
     config: gitSourceConfig(flags),
     logger: stderrLogger(io),
     validate: () => Promise.resolve(),
+    ...(stopSignal === undefined ? {} : { stopSignal }),
   });
   const outcome = await source.sync();
   if (outcome.kind === 'failed' || outcome.kind === 'refused') throw outcome.error;

@@ -132,44 +132,54 @@ export async function renderForCli(
     'helm-path': values['helm-path'],
     namespace: values.namespace,
   });
-  const git =
-    values['git-url'] === undefined ? undefined : await checkoutGitSource(values, [...positionals], io);
-  const dirs = git
-    ? [git.modulesDir]
-    : splitPaths(positionals.length > 0 ? positionals.join(':') : read.text('modulesDir', ''));
-  if (dirs.length === 0)
-    throw new UsageError(
-      'name a modules directory or set MODULES_DIR (or ADDON_OPERATOR_MODULES_DIR)',
-      usage,
-    );
   const stop = stopOnSignals();
   const stopSignal = stop.signal;
-  const jq = await loadJqEngine({ timeoutMs: jqTimeoutMs(read) });
-  const result = await buildTree({
-    dirs,
-    ...(values.values ? { extraValues: readValues(values.values) } : {}),
-    config:
-      overrides.config ??
-      (values['config-values']
-        ? parseConfigValues(readYaml(values['config-values']), values['config-values'])
-        : EMPTY_CONFIG_VALUES),
-    globalHooksDir:
-      values['global-hooks-dir'] ?? (git ? globalHooksDirOf(git) : read.find('globalHooksDir')?.value),
-    sharedComponentRoots: componentRoots(values['components-path'], dirs),
-    jq,
-    ...(values['run-hooks']
-      ? { hooks: hookOptions(values.snapshots, values['hook-timeout'], { io, stopSignal, read }) }
-      : {}),
-    charts: buildChartsOptions(read, resolveNamespace(read, 'build'), tmpdir(), stopSignal),
-  }).finally(stop.release);
-  throwIfStopped(stopSignal, 'build');
-  for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
-  if (values.strict && result.unresolved.length > 0) throw new UnresolvedVarsError(result.unresolved);
-  for (const ref of result.unresolved)
-    io.stderr(`warning: ${describeRef(ref)} is unresolved and left as written\n`);
-  const known = result.tree.modules.map((m) => m.name);
-  const slices = selectSlices(result.rendered.slices, values.module, result.enabledModules, known, usage);
-  return { known, enabled: result.enabledModules, slices };
+  try {
+    const git =
+      values['git-url'] === undefined
+        ? undefined
+        : await checkoutGitSource(values, [...positionals], io, stopSignal).catch((error: unknown) => {
+            // git was ended by the signal: say so, not the failure it caused.
+            throwIfStopped(stopSignal, 'build');
+            throw error;
+          });
+    const dirs = git
+      ? [git.modulesDir]
+      : splitPaths(positionals.length > 0 ? positionals.join(':') : read.text('modulesDir', ''));
+    if (dirs.length === 0)
+      throw new UsageError(
+        'name a modules directory or set MODULES_DIR (or ADDON_OPERATOR_MODULES_DIR)',
+        usage,
+      );
+    const jq = await loadJqEngine({ timeoutMs: jqTimeoutMs(read) });
+    const result = await buildTree({
+      dirs,
+      ...(values.values ? { extraValues: readValues(values.values) } : {}),
+      config:
+        overrides.config ??
+        (values['config-values']
+          ? parseConfigValues(readYaml(values['config-values']), values['config-values'])
+          : EMPTY_CONFIG_VALUES),
+      globalHooksDir:
+        values['global-hooks-dir'] ?? (git ? globalHooksDirOf(git) : read.find('globalHooksDir')?.value),
+      sharedComponentRoots: componentRoots(values['components-path'], dirs),
+      jq,
+      ...(values['run-hooks']
+        ? { hooks: hookOptions(values.snapshots, values['hook-timeout'], { io, stopSignal, read }) }
+        : {}),
+      charts: buildChartsOptions(read, resolveNamespace(read, 'build'), tmpdir(), stopSignal),
+    });
+    throwIfStopped(stopSignal, 'build');
+    for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
+    if (values.strict && result.unresolved.length > 0) throw new UnresolvedVarsError(result.unresolved);
+    for (const ref of result.unresolved)
+      io.stderr(`warning: ${describeRef(ref)} is unresolved and left as written\n`);
+    const known = result.tree.modules.map((m) => m.name);
+    const slices = selectSlices(result.rendered.slices, values.module, result.enabledModules, known, usage);
+    return { known, enabled: result.enabledModules, slices };
+  } finally {
+    stop.release();
+  }
 }
 
 function hookOptions(

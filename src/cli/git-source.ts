@@ -40,6 +40,12 @@ export function openGitSource(
   config: GitSourceConfig,
   logger: Logger,
   validate: ValidateRevision,
+  stopSignal?: AbortSignal,
 ): GitModulesSource {
-  return new GitModulesSource({ config, logger, validate });
+  return new GitModulesSource({
+    config,
+    logger,
+    validate,
+    ...(stopSignal === undefined ? {} : { stopSignal }),
+  });
 }

@@ -6,6 +6,7 @@ import { jqTimeoutMs } from './jq-timeout.ts';
 import { stderrLogger, type CliIo } from './cli-io.ts';
 import { gitSourceConfig, gitSourceOptions, gitSourceUsage, openGitSource } from './git-source.ts';
 import { validateByBuild } from '../runtime/git-revision-tree.ts';
+import { stopOnSignals, throwIfStopped } from './stop-on-signals.ts';
 
 export const syncUsage = `Usage: kaddon sync [options]
 
@@ -32,12 +33,16 @@ export async function runSync(args: readonly string[], io: CliIo): Promise<void>
     return;
   }
   const config = gitSourceConfig(values);
+  const stop = stopOnSignals();
   const source = openGitSource(
     config,
     stderrLogger(io),
     validateByBuild(await loadJqEngine({ timeoutMs: jqTimeoutMs(new SettingReader(process.env)) })),
+    stop.signal,
   );
-  const outcome = await source.sync();
+  const outcome = await source.sync().finally(stop.release);
+  // git was ended by the signal: say so, not the failure it caused.
+  throwIfStopped(stop.signal, 'sync');
   if (outcome.kind === 'failed') throw outcome.error;
   if (outcome.kind === 'refused') throw new RevisionRefusedError(outcome.sha, outcome.error);
   io.stdout(`revision: ${outcome.revision.sha}\ndirectory: ${outcome.revision.modulesDir}\n`);

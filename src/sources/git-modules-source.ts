@@ -63,6 +63,8 @@ export interface GitModulesSourceOptions {
   readonly maxBackoffMs?: number;
   /** Polls and the time of the last sync (docs/architecture.md "Where things live"). */
   readonly clock?: Clock;
+  /** Ends a running git process: a one-shot command stopped by SIGTERM or SIGINT leaves none behind. */
+  readonly stopSignal?: AbortSignal;
 }
 
 /**
@@ -188,7 +190,13 @@ export class GitModulesSource {
   async #syncOnce(): Promise<SyncOutcome> {
     const env = createGitEnvironment(this.#options.config.credentials, this.#options.config.cacheDir);
     const redact = createRedactor(env.secrets);
-    const git = createGitRunner({ environment: env, redact, subject: this.#subject });
+    const stopSignal = this.#options.stopSignal;
+    const git = createGitRunner({
+      environment: env,
+      redact,
+      subject: this.#subject,
+      ...(stopSignal === undefined ? {} : { stopSignal }),
+    });
     const mirrorDir = path.join(this.#options.config.cacheDir, 'mirror.git');
     const mirror = new GitMirror(mirrorDir, this.#options.config.url, git, this.#subject);
     let sha: string | undefined;

@@ -19,6 +19,8 @@ export interface GitRunnerOptions {
   readonly subject: string;
   /** A git process silent for this long is killed (a hung server). */
   readonly blockTimeoutMs?: number;
+  /** Ends the running git process (SIGTERM or SIGINT of `sync` and `build --git-url`). */
+  readonly stopSignal?: AbortSignal;
 }
 
 /** git through simple-git, with the source's environment and nothing inherited. */
@@ -28,6 +30,7 @@ export function createGitRunner(options: GitRunnerOptions): RunGit {
     const git = simpleGit({
       ...(run.cwd === undefined ? {} : { baseDir: run.cwd }),
       timeout: { block: options.blockTimeoutMs ?? 120_000 },
+      ...(options.stopSignal === undefined ? {} : { abort: options.stopSignal }),
       unsafe: {
         allowUnsafeAskPass: environment.allowAskPass,
         allowUnsafeSshCommand: environment.allowSshCommand,

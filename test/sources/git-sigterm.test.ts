@@ -1,0 +1,103 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { repoRoot } from '../repo-root.ts';
+import { makeTempTree } from '../temp-tree.ts';
+
+/**
+ * `kaddon sync` and `kaddon build --git-url` stopped by SIGTERM (a CI job's timeout) while git waits
+ * on a remote that never answers: the command exits 1 saying it was stopped, and no git process
+ * outlives it (docs/modules.md "Limits on input": no child process of kaddon outlives it).
+ */
+const tmp = makeTempTree('git-sigterm');
+const held: Socket[] = [];
+let server: Server;
+let url: string;
+
+before(async () => {
+  // A git daemon that takes the connection and never says a word.
+  server = createServer((socket) => {
+    held.push(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  url = `git://127.0.0.1:${typeof address === 'object' && address ? String(address.port) : ''}/modules.git`;
+});
+after(async () => {
+  for (const socket of held) socket.destroy();
+  await new Promise((resolve) => server.close(resolve));
+  tmp.remove();
+});
+
+/** Every process below `root`, children first found through /proc (field 4 of /proc/PID/stat). */
+function descendants(root: number): { pid: number; command: string }[] {
+  const parents = new Map<number, { parent: number; command: string }>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parents.set(Number(entry), {
+        parent: Number(fields[1]),
+        command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
+      });
+    } catch {
+      // The process exited meanwhile.
+    }
+  }
+  const found: { pid: number; command: string }[] = [];
+  const walk = (pid: number): void => {
+    for (const [child, info] of parents)
+      if (info.parent === pid) {
+        found.push({ pid: child, command: info.command });
+        walk(child);
+      }
+  };
+  walk(root);
+  return found;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function stopMidFetch(args: readonly string[]): Promise<void> {
+  const cacheDir = tmp.write(`cache-${args[0] ?? ''}`, {});
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/kaddon.js'), ...args, '--git-url', url], {
+    env: { ...process.env, MODULES_GIT_CACHE_DIR: cacheDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+  let git: number[] = [];
+  for (let waited = 0; git.length === 0; waited += 100) {
+    assert.ok(waited < 30_000, `git never started: ${stderr}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    git = descendants(child.pid ?? 0)
+      .filter((process) => process.command.startsWith('git'))
+      .map((process) => process.pid);
+  }
+  child.kill('SIGTERM');
+  // git's own limit for a silent remote is 120 s: a kaddon that waits for it has not stopped git.
+  const code = await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 30_000, 'running'))]);
+  assert.equal(code, 1, `not stopped 30 s after SIGTERM: ${stderr}`);
+  assert.match(stderr, /stopped by a signal/);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.deepEqual(git.filter(isAlive), [], 'no git process outlives kaddon');
+}
+
+describe('SIGTERM while git waits on a remote', () => {
+  it('kaddon sync exits 1 and leaves no git running', () => stopMidFetch(['sync']));
+  it('kaddon build --git-url exits 1 and leaves no git running', () => stopMidFetch(['build']));
+});
