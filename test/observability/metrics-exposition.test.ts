@@ -70,6 +70,8 @@ function recordEverything(metrics: OperatorMetrics): void {
   metrics.gitSyncError();
   metrics.moduleStatus('echo', { ready: false, reason: 'HookFailed' });
   metrics.helmOperationStarted('echo', 'deliver');
+  metrics.driftedObjects('echo', 2);
+  metrics.driftCorrected('echo', 2);
 }
 
 describe('/metrics exposition', () => {
