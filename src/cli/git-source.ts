@@ -8,8 +8,8 @@ import {
 
 /** parseArgs options for the Git source flags, shared by `sync` and `build`. */
 export const gitSourceOptions = Object.fromEntries(
-  Object.values(GIT_SOURCE_SETTINGS).map(([flag]) => [flag, { type: 'string' as const }]),
-) as Record<(typeof GIT_SOURCE_SETTINGS)[keyof typeof GIT_SOURCE_SETTINGS][0], { type: 'string' }>;
+  Object.values(GIT_SOURCE_SETTINGS).map(({ flag }) => [flag, { type: 'string' as const }]),
+) as Record<(typeof GIT_SOURCE_SETTINGS)[keyof typeof GIT_SOURCE_SETTINGS]['flag'], { type: 'string' }>;
 
 export const gitSourceUsage = `Git source (each flag also reads the variable named after it):
   --git-url URL              the modules repository (MODULES_GIT_URL): https://, ssh://,

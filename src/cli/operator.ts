@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../core/errors.ts';
 import { loadOperatorConfig, type GitWebhookSecret, type OperatorConfig } from '../config/operator-config.ts';
-import { SETTINGS, unsupportedSettingWarnings } from '../config/setting-names.ts';
+import { SETTINGS, unsupportedSettingWarnings } from '../core/setting-names.ts';
 import { checkHelmBinary } from '../delivery/helm/helm-binary.ts';
 import { ConfigMapConfigStore } from '../delivery/configmap-config-store.ts';
 import { applyCrds } from '../delivery/helm/apply-crds.ts';

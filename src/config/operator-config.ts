@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import { DEFAULT_JQ_TIMEOUT_MS } from '../jq/jq-engine.ts';
 import { DEFAULT_HELM_TEMPLATE_TIMEOUT_MS } from '../delivery/helm/helm-client.ts';
-import { HELM2_SETTINGS, SETTINGS } from './setting-names.ts';
+import { HELM2_SETTINGS, SETTINGS } from '../core/setting-names.ts';
 import {
   OperatorConfigError,
   SettingReader,

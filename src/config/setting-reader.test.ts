@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { crdFilterPrefixes, hookEnv, resolveHelmBinary, resolveNamespace } from './operator-config.ts';
-import { SETTINGS } from './setting-names.ts';
+import { SETTINGS } from '../core/setting-names.ts';
 import { OperatorConfigError, SettingReader } from './setting-reader.ts';
 
 describe('the settings table', () => {

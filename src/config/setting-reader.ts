@@ -1,6 +1,6 @@
 import { KaddonError } from '../core/errors.ts';
 import { parseGoDuration } from '../core/go-duration.ts';
-import { SETTINGS, type SettingKey } from './setting-names.ts';
+import { SETTINGS, type SettingKey } from '../core/setting-names.ts';
 
 /** A setting with a value that cannot be used, naming the variable or flag to fix. */
 export class OperatorConfigError extends KaddonError {
@@ -19,7 +19,7 @@ export interface FoundSetting {
 }
 
 /**
- * Reads settings through the one table (config/setting-names.ts): the command-line flag first, then
+ * Reads settings through the one table (core/setting-names.ts): the command-line flag first, then
  * the first of the setting's variables that is set and not empty, then the default. Each reader
  * checks the value and names the flag or variable to fix.
  */

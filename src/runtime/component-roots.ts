@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SETTINGS } from '../core/setting-names.ts';
 
 /** The components that ship with kaddon: `components/` at the root of its package. */
 const builtinComponents = path.join(packageRoot(fileURLToPath(import.meta.url)), 'components');
@@ -16,7 +17,7 @@ function packageRoot(file: string): string {
 export function componentRoots(flag: string | undefined, modulesDirs: readonly string[]): string[] {
   const candidates = [
     ...splitPaths(flag ?? ''),
-    ...splitPaths(process.env.KADDON_COMPONENTS_PATH ?? ''),
+    ...SETTINGS.componentsPath.env.flatMap((name) => splitPaths(process.env[name] ?? '')),
     ...modulesDirs.map((dir) => path.join(dir, '..', 'components')),
     builtinComponents,
   ];

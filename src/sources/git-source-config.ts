@@ -1,3 +1,4 @@
+import { SETTINGS } from '../core/setting-names.ts';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -29,19 +30,19 @@ export interface GitSourceConfig {
 
 type Source = Readonly<Record<string, string | undefined>>;
 
-/** Each setting: its flag (without --) and its environment variable. */
+/** Each setting of the Git source in the one settings table (core/setting-names.ts). */
 export const GIT_SOURCE_SETTINGS = {
-  url: ['git-url', 'MODULES_GIT_URL'],
-  ref: ['git-ref', 'MODULES_GIT_REF'],
-  subpath: ['git-subpath', 'MODULES_GIT_SUBPATH'],
-  pollInterval: ['git-poll-interval', 'MODULES_GIT_POLL_INTERVAL'],
-  cacheDir: ['git-cache-dir', 'MODULES_GIT_CACHE_DIR'],
-  username: ['git-username', 'MODULES_GIT_USERNAME'],
-  passwordFile: ['git-password-file', 'MODULES_GIT_PASSWORD_FILE'],
-  tokenFile: ['git-token-file', 'MODULES_GIT_TOKEN_FILE'],
-  sshKeyFile: ['git-ssh-key-file', 'MODULES_GIT_SSH_KEY_FILE'],
-  knownHostsFile: ['git-known-hosts-file', 'MODULES_GIT_KNOWN_HOSTS_FILE'],
-} as const satisfies Record<string, readonly [string, string]>;
+  url: SETTINGS.modulesGitUrl,
+  ref: SETTINGS.modulesGitRef,
+  subpath: SETTINGS.modulesGitSubpath,
+  pollInterval: SETTINGS.modulesGitPollInterval,
+  cacheDir: SETTINGS.modulesGitCacheDir,
+  username: SETTINGS.modulesGitUsername,
+  passwordFile: SETTINGS.modulesGitPasswordFile,
+  tokenFile: SETTINGS.modulesGitTokenFile,
+  sshKeyFile: SETTINGS.modulesGitSshKeyFile,
+  knownHostsFile: SETTINGS.modulesGitKnownHostsFile,
+} as const;
 
 type Setting = keyof typeof GIT_SOURCE_SETTINGS;
 
@@ -49,13 +50,20 @@ const DEFAULT_POLL_INTERVAL_MS = 60_000;
 
 /** Whether a Git source is configured at all (the flag or MODULES_GIT_URL). */
 export function hasGitSource(env: Source, flags: Source): boolean {
-  return (flags['git-url'] ?? env.MODULES_GIT_URL ?? '') !== '';
+  const {
+    flag,
+    env: [variable],
+  } = SETTINGS.modulesGitUrl;
+  return (flags[flag] ?? env[variable] ?? '') !== '';
 }
 
 /** Flags first, then the environment; checked once, errors name the flag and the variable. */
 export function loadGitSourceConfig(env: Source, flags: Source = {}): GitSourceConfig {
   const get = (setting: Setting): string | undefined => {
-    const [flag, variable] = GIT_SOURCE_SETTINGS[setting];
+    const {
+      flag,
+      env: [variable],
+    } = GIT_SOURCE_SETTINGS[setting];
     const value = flags[flag] ?? env[variable];
     return value === '' ? undefined : value;
   };
@@ -141,7 +149,10 @@ function existingFile(setting: Setting, file: string | undefined): string | unde
 }
 
 function configError(setting: Setting, problem: string, hint: string): GitSourceError {
-  const [flag, variable] = GIT_SOURCE_SETTINGS[setting];
+  const {
+    flag,
+    env: [variable],
+  } = GIT_SOURCE_SETTINGS[setting];
   return new GitSourceError(
     'config-invalid',
     `setting '--${flag}' / '${variable}'`,

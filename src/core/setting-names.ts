@@ -2,8 +2,8 @@
  * Every setting kaddon reads: its command-line flag and the environment variables it answers to,
  * first name first (addon-operator's documented name, the ADDON_OPERATOR_* name its current code
  * reads, the SHELL_OPERATOR_* fallback, then kaddon's own). Every command reads settings through this
- * one table (config/setting-reader.ts); the settings table in README.md lists it for users. The Git
- * source's MODULES_GIT_* settings are read by sources/git-source-config.ts.
+ * one table (config/setting-reader.ts; the Git source's MODULES_GIT_* settings through
+ * sources/git-source-config.ts, which checks them); the settings table in README.md lists it for users.
  */
 export const SETTINGS = {
   modulesDir: { flag: 'modules-dir', env: ['MODULES_DIR', 'ADDON_OPERATOR_MODULES_DIR'] },
@@ -75,8 +75,18 @@ export const SETTINGS = {
   driftInterval: { flag: 'drift-interval', env: ['KADDON_DRIFT_INTERVAL'] },
   gitWebhookSecret: { flag: 'git-webhook-secret', env: ['KADDON_GIT_WEBHOOK_SECRET'] },
   gitWebhookSecretFile: { flag: 'git-webhook-secret-file', env: ['KADDON_GIT_WEBHOOK_SECRET_FILE'] },
-  /** Read here only to refuse a webhook secret without a Git source (sources/git-source-config.ts reads it). */
+  componentsPath: { flag: 'components-path', env: ['KADDON_COMPONENTS_PATH'] },
+  // The Git source (README "The operator and Git"), checked by sources/git-source-config.ts.
   modulesGitUrl: { flag: 'git-url', env: ['MODULES_GIT_URL'] },
+  modulesGitRef: { flag: 'git-ref', env: ['MODULES_GIT_REF'] },
+  modulesGitSubpath: { flag: 'git-subpath', env: ['MODULES_GIT_SUBPATH'] },
+  modulesGitPollInterval: { flag: 'git-poll-interval', env: ['MODULES_GIT_POLL_INTERVAL'] },
+  modulesGitCacheDir: { flag: 'git-cache-dir', env: ['MODULES_GIT_CACHE_DIR'] },
+  modulesGitUsername: { flag: 'git-username', env: ['MODULES_GIT_USERNAME'] },
+  modulesGitPasswordFile: { flag: 'git-password-file', env: ['MODULES_GIT_PASSWORD_FILE'] },
+  modulesGitTokenFile: { flag: 'git-token-file', env: ['MODULES_GIT_TOKEN_FILE'] },
+  modulesGitSshKeyFile: { flag: 'git-ssh-key-file', env: ['MODULES_GIT_SSH_KEY_FILE'] },
+  modulesGitKnownHostsFile: { flag: 'git-known-hosts-file', env: ['MODULES_GIT_KNOWN_HOSTS_FILE'] },
 } as const satisfies Record<string, { readonly flag: string; readonly env: readonly string[] }>;
 
 export type SettingKey = keyof typeof SETTINGS;
