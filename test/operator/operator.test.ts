@@ -37,7 +37,9 @@ before(async () => {
   );
   operator = env.startOperator({
     forceKillAfterDelay: 30_000,
-    extraEnv: { KADDON_RESOURCES_MONITOR_INTERVAL: '1s' },
+    // addon-operator's auto-healing (a helm upgrade of the module's release) is what this file pins;
+    // kaddon's default drift correction is tested in operator-drift.test.ts.
+    extraEnv: { KADDON_RESOURCES_MONITOR_INTERVAL: '1s', KADDON_DRIFT_MODE: 'off' },
   });
 });
 after(() => env.stop());
