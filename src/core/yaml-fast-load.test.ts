@@ -81,6 +81,12 @@ const jsonValue: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue }>((tie)
   value: fc.oneof(
     { depthSize: 'small' },
     fc.string(),
+    // Long enough to be folded over lines, with what the fast path must tell inside text from outside.
+    fc.string({
+      minLength: 70,
+      maxLength: 200,
+      unit: fc.constantFrom('a', ' ', ' ', '!', '?', '[', ']', ':', '#', '-', "'", '"', '\n', '|', '>', '1'),
+    }),
     fc.constantFrom('0755', '1.50', 'on', 'null', '', '- x', 'a: b', 'x\ny', '2024-01-02'),
     fc.integer(),
     fc.double({ noNaN: true, noDefaultInfinity: true }),
@@ -146,5 +152,35 @@ describe('the js-yaml fast path reads YAML as the yaml library does', () => {
     );
     const deep = `${'['.repeat(MAX_YAML_DEPTH + 1)}${']'.repeat(MAX_YAML_DEPTH + 1)}\n`;
     assert.equal(loadPlainYaml(deep, false, limits), undefined);
+  });
+
+  it('takes what looks like a tag, a key or an empty entry when it is inside a scalar, as CRDs hold them', () => {
+    const crd = [
+      'spec:',
+      '  additionalPrinterColumns:',
+      '  - jsonPath: .status.conditions[?(@.type=="Ready")].status',
+      '    name: Ready',
+      '  description: |-',
+      '    Hello !world, see [1]: the list',
+      '    -',
+      '    - # not a comment',
+      '    : not a key',
+      '    a|2 b',
+      "  rule: 'self.mode == ''Terminate'' ? size(self.refs)",
+      "    > 0 : true'",
+      '  pattern: "^[a-z]#?$"',
+      '',
+    ].join('\n');
+    assert.ok(assertSameAsLibrary(crd), 'the fast path declined the text');
+    for (const outside of [
+      'a: !x b\n',
+      '? a\n: b\n',
+      'a:\n- \n',
+      '[a]: b\n',
+      'a: |2\n   b\n',
+      'a: "b"#c\n',
+    ]) {
+      assert.equal(loadPlainYaml(outside, false, limits), undefined, outside);
+    }
   });
 });

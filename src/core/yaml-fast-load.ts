@@ -25,33 +25,50 @@ const GO_YAML_SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
 
 /**
  * Text the fast path leaves to the `yaml` library, each found by differential testing
- * (yaml-fast-load.test.ts): directives (`%YAML 1.1` changes the schema); tags; keys that are empty, explicit (`? `) or collections
- * (`[a]: b`), which the libraries turn into different strings; tabs; a document marker with
- * anything but a comment after it, or run into text (`---x`); a block scalar's indentation
- * indicator; an empty sequence entry (`- #c`, `- - `); `#` right after a bracket, comma or quote.
- * On each, js-yaml reads something the library refuses or reads otherwise.
+ * (yaml-fast-load.test.ts), where js-yaml reads something the library refuses or reads otherwise.
+ * Anywhere in the text: directives (`%YAML 1.1` changes the schema), tabs, and a document marker
+ * with anything but a comment after it or run into text (`---x`).
  */
-const LIBRARY_ONLY = new RegExp(
+const LIBRARY_ONLY = /^%|\t|^(?:---|\.\.\.)(?! *(?:#.*)?$)/m;
+
+/**
+ * The same outside scalars: tags; keys that are empty, explicit (`? `) or collections (`[a]: b`),
+ * which the libraries turn into different strings; a block scalar's indentation indicator; an
+ * empty sequence entry (`- #c`, `- - `); `#` right after a bracket, comma or quote. Inside a
+ * scalar's content (a CRD's description, a regular expression) these are text, read alike, so
+ * each match is looked up among the scalars js-yaml read (NodeScan) before the text is declined.
+ */
+const LIBRARY_ONLY_OUTSIDE_SCALARS = new RegExp(
   [
-    '^%',
     '(?:^|[\\s[{,])[!?]',
     '^[ -]*:(?:[ ]|$)',
-    '\\t',
-    '^(?:---|\\.\\.\\.)(?! *(?:#.*)?$)',
     '[\\]}] *:',
     '[|>][+-]?[0-9]',
     '(?:^|\\s)-(?: *#| *$| +-(?: |$))',
     `[\\]}"'[{,]#`,
   ].join('|'),
-  'm',
+  'gm',
 );
+
+/** Where each match of LIBRARY_ONLY_OUTSIDE_SCALARS starts and ends, overlapping ones too. */
+function outsideScalarSuspects(text: string): number[] {
+  const found: number[] = [];
+  LIBRARY_ONLY_OUTSIDE_SCALARS.lastIndex = 0;
+  for (let match = LIBRARY_ONLY_OUTSIDE_SCALARS.exec(text); match !== null;) {
+    found.push(match.index, match.index + match[0].length);
+    LIBRARY_ONLY_OUTSIDE_SCALARS.lastIndex = match.index + 1;
+    match = LIBRARY_ONLY_OUTSIDE_SCALARS.exec(text);
+  }
+  return found;
+}
 
 /**
  * Parses a YAML stream of plain data with js-yaml, several times faster than the `yaml` library's
  * document model (docs/performance.md), giving the same values and lines. Undefined when the text
- * holds what only the library reads alike (LIBRARY_ONLY, NodeScan), when js-yaml refuses it, or
- * when the result holds what only the library resolves: the caller then parses with the library,
- * which also words every error. Nesting past `maxDepth` is left to the library too.
+ * holds what only the library reads alike (LIBRARY_ONLY, LIBRARY_ONLY_OUTSIDE_SCALARS, NodeScan),
+ * when js-yaml refuses it, or when the result holds what only the library resolves: the caller
+ * then parses with the library, which also words every error. Nesting past `maxDepth` is left to
+ * the library too.
  */
 export function loadPlainYaml(
   text: string,
@@ -59,8 +76,9 @@ export function loadPlainYaml(
   limits: YamlLimits,
 ): YamlDocument[] | undefined {
   if (LIBRARY_ONLY.test(text) || mayEndInBlockScalar(text)) return undefined;
+  const suspects = outsideScalarSuspects(text);
   const maxDepth = limits.depth;
-  const scan = new NodeScan(text, limits.aliases);
+  const scan = new NodeScan(text, limits.aliases, suspects.length > 0);
   // maxDepth is js-yaml 4.3's bound on its recursion; @types/js-yaml predates it.
   const options: jsyaml.LoadOptions & { maxDepth: number } = {
     schema: GO_YAML_SCHEMA,
@@ -77,7 +95,7 @@ export function loadPlainYaml(
   } catch {
     return undefined;
   }
-  if (scan.lines.length !== values.length || !scan.agrees()) return undefined;
+  if (scan.lines.length !== values.length || !scan.agrees() || !scan.holdsAll(suspects)) return undefined;
   const out: YamlDocument[] = [];
   const budget = { nodes: MAX_EXPANDED_NODES };
   for (const [index, value] of values.entries()) {
@@ -120,10 +138,15 @@ class NodeScan {
   private readonly stack: { start: number; holdsAlias: boolean }[] = [];
   private aliases = 0;
   private differs = false;
+  /** Where each scalar's content starts and ends, in the order read, when `recordScalars`. */
+  private readonly scalars: number[] = [];
+  /** A node with a tag or an anchor: js-yaml may read past it and back, so scalars are not trusted. */
+  private hasProperties = false;
 
   constructor(
     private readonly text: string,
     private readonly maxAliases: number,
+    private readonly recordScalars: boolean,
   ) {}
 
   open(position: number, line: number): void {
@@ -143,12 +166,79 @@ class NodeScan {
     if (parent && (first === '*' || node.holdsAlias)) parent.holdsAlias = true;
     if (kind === 'scalar' && (first === '"' || first === "'")) {
       const newline = this.text.indexOf('\n', start);
-      if (newline !== -1 && newline < position) this.differs = true;
+      if (newline !== -1 && newline < position && !this.isIndentedBlockScalarText(start, newline, position))
+        this.differs = true;
     }
+    // A block scalar as a document's root may have its lines at column 0, which js-yaml ends it at.
+    if ((first === '|' || first === '>') && parent === undefined) this.differs = true;
+    if (first === '!' || first === '&') this.hasProperties = true;
+    if (this.recordScalars && kind === 'scalar') this.recordScalar(start, position, first);
+  }
+
+  /**
+   * A quoted scalar spanning lines that both libraries read alike: in block context (no flow
+   * collection around it), each of its lines after the first either empty or indented deeper than
+   * the first node of the line it starts on (past any `- `).
+   */
+  private isIndentedBlockScalarText(start: number, newline: number, end: number): boolean {
+    for (const ancestor of this.stack) {
+      const opening = this.text[contentStart(this.text, ancestor.start)];
+      if (opening === '[' || opening === '{') return false;
+    }
+    const indent = nodeColumn(this.text, this.text.lastIndexOf('\n', start - 1) + 1);
+    for (let line = newline + 1; line < end; line = this.text.indexOf('\n', line) + 1) {
+      const spaces = indentationAt(this.text, line);
+      const next = this.text[line + spaces];
+      if (next !== '\n' && next !== '\r' && spaces <= indent) return false;
+      if (this.text.indexOf('\n', line) === -1) break;
+    }
+    return true;
+  }
+
+  /** A scalar's content: a block scalar's from the end of its header line, where `|2-` stands. */
+  private recordScalar(start: number, end: number, first: string | undefined): void {
+    if (first === '*' || first === '!' || first === '&') return;
+    const from = first === '|' || first === '>' ? this.text.indexOf('\n', start) : start;
+    if (from !== -1 && from < end) this.scalars.push(from, end);
   }
 
   agrees(): boolean {
     return !this.differs && this.aliases <= this.maxAliases;
+  }
+
+  /** True when each span of `suspects` (start, end, start, end…, by start) lies inside one scalar's content. */
+  holdsAll(suspects: readonly number[]): boolean {
+    if (suspects.length === 0) return true;
+    if (this.hasProperties) return false;
+    const scalars = this.scalars;
+    // Scalars are read in text order; a key's may be reported twice (its node and the node it starts).
+    let at = 0;
+    for (let i = 0; i < suspects.length; i += 2) {
+      const start = suspects[i] ?? 0;
+      const end = suspects[i + 1] ?? 0;
+      while (at + 2 < scalars.length && (scalars[at + 2] ?? 0) <= start) at += 2;
+      const from = scalars[at] ?? Infinity;
+      const to = scalars[at + 1] ?? -Infinity;
+      if (start < from || end > to) return false;
+    }
+    return true;
+  }
+}
+
+/** How many spaces start the line at `lineStart`. */
+function indentationAt(text: string, lineStart: number): number {
+  let at = lineStart;
+  while (text.charCodeAt(at) === 0x20) at++;
+  return at - lineStart;
+}
+
+/** The column of the first node on the line at `lineStart`: past its indentation and any `- `. */
+function nodeColumn(text: string, lineStart: number): number {
+  let at = lineStart;
+  for (;;) {
+    const char = text.charCodeAt(at);
+    if (char === 0x20 || (char === 0x2d && text.charCodeAt(at + 1) === 0x20)) at++;
+    else return at - lineStart;
   }
 }
 
