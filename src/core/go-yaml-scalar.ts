@@ -350,7 +350,7 @@ function writeLiteral(w: ScalarWriter, text: string): void {
 /** How long a key go-yaml v2 still writes as a simple `key:` (yaml_emitter_check_simple_key). */
 const MAX_SIMPLE_KEY_BYTES = 128;
 
-/** Keys repeat across objects (`name`, `metadata`, …): each is worked out once, up to this many. */
+/** Keys repeat across objects (`name`, `metadata`, …): the first this many are worked out once. */
 const MAX_REMEMBERED_KEYS = 10_000;
 const printedKeys = new Map<string, string | undefined>();
 
@@ -362,8 +362,7 @@ export function printKey(text: string): string | undefined {
   const remembered = printedKeys.get(text);
   if (remembered !== undefined || printedKeys.has(text)) return remembered;
   const printed = keyText(text);
-  if (printedKeys.size >= MAX_REMEMBERED_KEYS) printedKeys.clear();
-  printedKeys.set(text, printed);
+  if (printedKeys.size < MAX_REMEMBERED_KEYS) printedKeys.set(text, printed);
   return printed;
 }
 

@@ -154,7 +154,7 @@ describe('the js-yaml fast path reads YAML as the yaml library does', () => {
     assert.equal(loadPlainYaml(deep, false, limits), undefined);
   });
 
-  it('takes what looks like a tag, a key or an empty entry when it is inside a scalar, as CRDs hold them', () => {
+  it('takes what looks like a tag, a key, an empty entry or a tab where it is text, as CRDs and ConfigMaps hold them', () => {
     const crd = [
       'spec:',
       '  additionalPrinterColumns:',
@@ -172,6 +172,12 @@ describe('the js-yaml fast path reads YAML as the yaml library does', () => {
       '',
     ].join('\n');
     assert.ok(assertSameAsLibrary(crd), 'the fast path declined the text');
+    const tabs =
+      'data:\n  Makefile: |\n    all:\n    \tmake it\n  q: "a\tb"\n# a\tcomment\nb: c # and\there\n';
+    assert.ok(
+      assertSameAsLibrary(tabs),
+      'the fast path declined tabs in block and quoted scalars and comments',
+    );
     for (const outside of [
       'a: !x b\n',
       '? a\n: b\n',
@@ -179,6 +185,11 @@ describe('the js-yaml fast path reads YAML as the yaml library does', () => {
       '[a]: b\n',
       'a: |2\n   b\n',
       'a: "b"#c\n',
+      'a:\tb\n',
+      'a: b\t\n',
+      'a: b\tc\n',
+      '{"a":, [b]}\n',
+      '{"a":#c\n}\n',
     ]) {
       assert.equal(loadPlainYaml(outside, false, limits), undefined, outside);
     }

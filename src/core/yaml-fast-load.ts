@@ -26,15 +26,16 @@ const GO_YAML_SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
 /**
  * Text the fast path leaves to the `yaml` library, each found by differential testing
  * (yaml-fast-load.test.ts), where js-yaml reads something the library refuses or reads otherwise.
- * Anywhere in the text: directives (`%YAML 1.1` changes the schema), tabs, and a document marker
- * with anything but a comment after it or run into text (`---x`).
+ * Anywhere in the text: directives (`%YAML 1.1` changes the schema) and a document marker with
+ * anything but a comment after it or run into text (`---x`). Tabs too, but where NodeScan finds
+ * them inside a quoted or block scalar (a script in a ConfigMap) or in a comment.
  */
-const LIBRARY_ONLY = /^%|\t|^(?:---|\.\.\.)(?! *(?:#.*)?$)/m;
+const LIBRARY_ONLY = /^%|^(?:---|\.\.\.)(?! *(?:#.*)?$)/m;
 
 /**
  * The same outside scalars: tags; keys that are empty, explicit (`? `) or collections (`[a]: b`),
  * which the libraries turn into different strings; a block scalar's indentation indicator; an
- * empty sequence entry (`- #c`, `- - `); `#` right after a bracket, comma or quote. Inside a
+ * empty sequence entry (`- #c`, `- - `); `#` right after a bracket, comma, colon or quote. Inside a
  * scalar's content (a CRD's description, a regular expression) these are text, read alike, so
  * each match is looked up among the scalars js-yaml read (NodeScan) before the text is declined.
  */
@@ -45,7 +46,7 @@ const LIBRARY_ONLY_OUTSIDE_SCALARS = new RegExp(
     '[\\]}] *:',
     '[|>][+-]?[0-9]',
     '(?:^|\\s)-(?: *#| *$| +-(?: |$))',
-    `[\\]}"'[{,]#`,
+    `[\\]}"'[{,:]#`,
   ].join('|'),
   'gm',
 );
@@ -59,6 +60,13 @@ function outsideScalarSuspects(text: string): number[] {
     LIBRARY_ONLY_OUTSIDE_SCALARS.lastIndex = match.index + 1;
     match = LIBRARY_ONLY_OUTSIDE_SCALARS.exec(text);
   }
+  return found;
+}
+
+/** Where each tab stands. */
+function tabPositions(text: string): number[] {
+  const found: number[] = [];
+  for (let at = text.indexOf('\t'); at !== -1; at = text.indexOf('\t', at + 1)) found.push(at);
   return found;
 }
 
@@ -77,8 +85,9 @@ export function loadPlainYaml(
 ): YamlDocument[] | undefined {
   if (LIBRARY_ONLY.test(text) || mayEndInBlockScalar(text)) return undefined;
   const suspects = outsideScalarSuspects(text);
+  const tabs = tabPositions(text);
   const maxDepth = limits.depth;
-  const scan = new NodeScan(text, limits.aliases, suspects.length > 0);
+  const scan = new NodeScan(text, limits.aliases, suspects.length > 0 || tabs.length > 0);
   // maxDepth is js-yaml 4.3's bound on its recursion; @types/js-yaml predates it.
   const options: jsyaml.LoadOptions & { maxDepth: number } = {
     schema: GO_YAML_SCHEMA,
@@ -95,7 +104,13 @@ export function loadPlainYaml(
   } catch {
     return undefined;
   }
-  if (scan.lines.length !== values.length || !scan.agrees() || !scan.holdsAll(suspects)) return undefined;
+  if (
+    scan.lines.length !== values.length ||
+    !scan.agrees() ||
+    !scan.holdsAll(suspects) ||
+    !scan.holdsTabs(tabs)
+  )
+    return undefined;
   const out: YamlDocument[] = [];
   const budget = { nodes: MAX_EXPANDED_NODES };
   for (const [index, value] of values.entries()) {
@@ -140,6 +155,8 @@ class NodeScan {
   private differs = false;
   /** Where each scalar's content starts and ends, in the order read, when `recordScalars`. */
   private readonly scalars: number[] = [];
+  /** The same for quoted and block scalars only, whose tabs both libraries keep as text. */
+  private readonly tabSafeScalars: number[] = [];
   /** A node with a tag or an anchor: js-yaml may read past it and back, so scalars are not trusted. */
   private hasProperties = false;
 
@@ -172,6 +189,8 @@ class NodeScan {
     // A block scalar as a document's root may have its lines at column 0, which js-yaml ends it at.
     if ((first === '|' || first === '>') && parent === undefined) this.differs = true;
     if (first === '!' || first === '&') this.hasProperties = true;
+    if ((first === '[' || first === '{') && parent && this.isFlowMappingKey(start, parent.start))
+      this.differs = true;
     if (this.recordScalars && kind === 'scalar') this.recordScalar(start, position, first);
   }
 
@@ -195,11 +214,24 @@ class NodeScan {
     return true;
   }
 
+  /**
+   * A collection as a key of a flow mapping (`{a: 1, [b]}`), which js-yaml names otherwise: inside a
+   * flow mapping (not the node itself, reported twice) and not after a `:`.
+   */
+  private isFlowMappingKey(start: number, parentStart: number): boolean {
+    const parentContent = contentStart(this.text, parentStart);
+    if (parentContent === start || this.text[parentContent] !== '{') return false;
+    return !/:\s*$/.test(this.text.slice(Math.max(0, start - 64), start));
+  }
+
   /** A scalar's content: a block scalar's from the end of its header line, where `|2-` stands. */
   private recordScalar(start: number, end: number, first: string | undefined): void {
     if (first === '*' || first === '!' || first === '&') return;
-    const from = first === '|' || first === '>' ? this.text.indexOf('\n', start) : start;
-    if (from !== -1 && from < end) this.scalars.push(from, end);
+    const block = first === '|' || first === '>';
+    const from = block ? this.text.indexOf('\n', start) : start;
+    if (from === -1 || from >= end) return;
+    this.scalars.push(from, end);
+    if (block || first === '"' || first === "'") this.tabSafeScalars.push(from, end);
   }
 
   agrees(): boolean {
@@ -216,13 +248,59 @@ class NodeScan {
     for (let i = 0; i < suspects.length; i += 2) {
       const start = suspects[i] ?? 0;
       const end = suspects[i + 1] ?? 0;
-      while (at + 2 < scalars.length && (scalars[at + 2] ?? 0) <= start) at += 2;
-      const from = scalars[at] ?? Infinity;
-      const to = scalars[at + 1] ?? -Infinity;
-      if (start < from || end > to) return false;
+      at = lastStartingBy(scalars, start, at);
+      if (start < (scalars[at] ?? Infinity) || end > (scalars[at + 1] ?? -Infinity)) return false;
     }
     return true;
   }
+
+  /**
+   * True when each tab (positions, ascending) is text of a quoted or block scalar, or of a
+   * comment: after a `#` outside every scalar that starts its line or follows a space.
+   */
+  holdsTabs(tabs: readonly number[]): boolean {
+    if (tabs.length === 0) return true;
+    if (this.hasProperties) return false;
+    const safe = this.tabSafeScalars;
+    let at = 0;
+    for (const tab of tabs) {
+      at = lastStartingBy(safe, tab, at);
+      if (tab >= (safe[at] ?? Infinity) && tab < (safe[at + 1] ?? -Infinity)) continue;
+      if (!this.isInComment(tab)) return false;
+    }
+    return true;
+  }
+
+  /** Whether a `#` before `position` on its line, outside every scalar, starts a comment holding it. */
+  private isInComment(position: number): boolean {
+    const lineStart = this.text.lastIndexOf('\n', position - 1) + 1;
+    for (let hash = this.text.indexOf('#', lineStart); hash !== -1 && hash < position;) {
+      const startsComment = hash === lineStart || this.text[hash - 1] === ' ';
+      if (startsComment && !this.isInScalar(hash)) return true;
+      hash = this.text.indexOf('#', hash + 1);
+    }
+    return false;
+  }
+
+  private isInScalar(position: number): boolean {
+    const spans = this.scalars;
+    // Binary search for the last span starting at or before `position`.
+    let low = 0;
+    let high = spans.length / 2 - 1;
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      if ((spans[2 * middle] ?? 0) <= position) low = middle;
+      else high = middle - 1;
+    }
+    return position >= (spans[2 * low] ?? Infinity) && position < (spans[2 * low + 1] ?? -Infinity);
+  }
+}
+
+/** In `spans` (start, end, start, end…, by start), the last span starting by `position`, searched on from `from`. */
+function lastStartingBy(spans: readonly number[], position: number, from: number): number {
+  let at = from;
+  while (at + 2 < spans.length && (spans[at + 2] ?? 0) <= position) at += 2;
+  return at;
 }
 
 /** How many spaces start the line at `lineStart`. */
@@ -270,9 +348,9 @@ function isPlainJson(
   if (depth > maxDepth || value === NOT_JSON || --budget.nodes < 0) return false;
   if (value === null || typeof value !== 'object') return true;
   if (Array.isArray(value)) return value.every((item) => isPlainJson(item, depth + 1, maxDepth, budget));
-  for (const [key, item] of Object.entries(value)) {
+  for (const key of Object.keys(value)) {
     if (key === 'null' || key === '[object Object]') return false;
-    if (!isPlainJson(item, depth + 1, maxDepth, budget)) return false;
+    if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1, maxDepth, budget)) return false;
   }
   return true;
 }
