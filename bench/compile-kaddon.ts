@@ -7,9 +7,10 @@ import type { BuildCommand } from './measure-build.ts';
  * Bundles src/ with scripts/build.mjs into bench/out/dist (gitignored), as `npm run build` makes
  * dist/ for the package, and returns the command that runs `kaddon kustomize` from it. Through tsx
  * the sources are compiled at every start, which would swamp the build times; the benchmark makes
- * its own copy, fresh, so that it never depends on the state of the checkout's dist/.
+ * its own copy, fresh, so that it never depends on the state of the checkout's dist/. `node` is
+ * the Node binary that runs it: this process's, or another given with --node.
  */
-export function compileKaddon(repoRoot: string): BuildCommand {
+export function compileKaddon(repoRoot: string, node = process.execPath): BuildCommand {
   const outDir = path.join(repoRoot, 'bench', 'out', 'dist');
   const result = spawnSync(process.execPath, ['scripts/build.mjs', '--outdir', outDir], {
     cwd: repoRoot,
@@ -21,7 +22,7 @@ export function compileKaddon(repoRoot: string): BuildCommand {
       `scripts/build.mjs did not bundle ${main}: ${result.error?.message ?? firstLines(result.stderr)}`,
     );
   }
-  return { file: process.execPath, args: [main, 'kustomize'], cwd: repoRoot };
+  return { file: node, args: [main, 'kustomize'], cwd: repoRoot };
 }
 
 function firstLines(text: string): string {

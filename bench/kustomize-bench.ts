@@ -12,19 +12,21 @@ import { runBuild, timeBuildCommand, timeInProcess, type BuildCommand } from './
 import { formatGrowthTable, formatTimingTable, type SizeTiming } from './results-table.ts';
 
 const usage = `Usage: npm run bench -- [--sizes 100,300,600,1200] [--runs 3]
-       npm run bench -- --corpus real-world [--only TEXT] [--runs 3]
+       npm run bench -- --corpus real-world [--only TEXT] [--runs 3] [--node PATH]
 
 Builds generated kustomization trees of about each size (objects) with \`kubectl kustomize\`
 and kaddon, checks that both print the same objects, and prints median wall times. kaddon's
 process runs src/ bundled by scripts/build.mjs into bench/out/dist at the start of the run, as the package runs it.
 With --corpus real-world it times both tools on every tree of test/conformance/corpus/real-world
-(or those whose name contains --only) and prints each ratio kaddon/kubectl.`;
+(or those whose name contains --only), taking turns, keeps each one's fastest of --runs runs and
+prints each ratio kaddon/kubectl. --node runs kaddon with another Node binary than this one.`;
 
 interface BenchOptions {
   readonly sizes: readonly number[];
   readonly runs: number;
   readonly corpus?: string;
   readonly only?: string;
+  readonly node?: string;
 }
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -35,7 +37,13 @@ function parseOptions(argv: readonly string[]): BenchOptions {
   const sizes = values.sizes.split(',').map((size) => parsePositive(size, '--sizes'));
   if (values.corpus !== undefined && values.corpus !== 'real-world')
     throw new UsageError(`--corpus takes 'real-world', not '${values.corpus}'`, usage);
-  return { sizes, runs: parsePositive(values.runs, '--runs'), corpus: values.corpus, only: values.only };
+  return {
+    sizes,
+    runs: parsePositive(values.runs, '--runs'),
+    corpus: values.corpus,
+    only: values.only,
+    node: values.node,
+  };
 }
 
 function parseFlags(argv: readonly string[]): {
@@ -43,6 +51,7 @@ function parseFlags(argv: readonly string[]): {
   runs: string;
   corpus?: string;
   only?: string;
+  node?: string;
 } {
   try {
     return parseArgs({
@@ -52,6 +61,7 @@ function parseFlags(argv: readonly string[]): {
         runs: { type: 'string', default: '3' },
         corpus: { type: 'string' },
         only: { type: 'string' },
+        node: { type: 'string' },
       },
     }).values;
   } catch (error: unknown) {
@@ -146,11 +156,12 @@ function describeSetup(options: BenchOptions, withKubectl: boolean): string {
 function runBench(argv: readonly string[]): void {
   const options = parseOptions(argv);
   const withKubectl = isKubectlInstalled();
-  const kaddon = compileKaddon(repoRoot);
+  const kaddon = compileKaddon(repoRoot, options.node);
   if (options.corpus !== undefined) {
     if (!withKubectl) throw new UsageError('--corpus compares with kubectl, which is not on PATH', usage);
+    const nodeVersion = spawnSync(kaddon.file, ['--version'], { encoding: 'utf8' }).stdout.trim();
     console.log(
-      `real-world corpus, kubectl kustomize vs kaddon (bench/out/dist), median of ${String(options.runs)} runs`,
+      `real-world corpus, kubectl kustomize vs kaddon (bench/out/dist, Node ${nodeVersion}), fastest of ${String(options.runs)} runs, taking turns`,
     );
     console.log(`\n${summarize(benchRealWorld(kaddon, kubectl, options.runs, options.only))}`);
     return;

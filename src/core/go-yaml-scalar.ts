@@ -54,49 +54,49 @@ function isBlank(code: number | undefined): boolean {
   return code === 0x20 || code === 0x09;
 }
 
-/** go-yaml v2's yaml_emitter_analyze_scalar: which styles can hold the string. */
-function analyze(chars: readonly number[]): ScalarAnalysis {
-  if (chars.length === 0)
-    return { multiline: false, blockPlainAllowed: true, singleQuotedAllowed: true, blockAllowed: false };
-  let blockIndicators = isDocumentMarker(chars);
-  let special = false;
-  let lineBreaks = false;
-  let leadingSpaceOrBreak = false;
-  let trailingSpace = false;
-  let trailingBreak = false;
-  let breakSpace = false;
-  let spaceBreak = false;
-  let previousSpace = false;
-  let previousBreak = false;
-  let precededByWhitespace = true;
-  for (const [i, code] of chars.entries()) {
-    const next = chars[i + 1];
-    const followedByWhitespace = next === undefined || isBlank(next);
-    if (i === 0) blockIndicators ||= isLeadingIndicator(code, followedByWhitespace);
-    else if ((code === 0x3a && followedByWhitespace) || (code === 0x23 && precededByWhitespace))
-      blockIndicators = true;
-    if (!isPrintable(code)) special = true;
-    const last = i === chars.length - 1;
-    if (code === 0x20) {
-      if (i === 0) leadingSpaceOrBreak = true;
-      if (last) trailingSpace = true;
-      if (previousBreak) breakSpace = true;
-      previousSpace = true;
-      previousBreak = false;
-    } else if (isBreak(code)) {
-      lineBreaks = true;
-      if (i === 0) leadingSpaceOrBreak = true;
-      if (last) trailingBreak = true;
-      if (previousSpace) spaceBreak = true;
-      previousSpace = false;
-      previousBreak = true;
-    } else {
-      previousSpace = false;
-      previousBreak = false;
-    }
-    precededByWhitespace = isBlank(code) || isBreak(code);
-  }
-  const noPlain = leadingSpaceOrBreak || trailingSpace || trailingBreak || breakSpace || lineBreaks;
+/**
+ * The writers below walk a string by UTF-16 unit and count columns in code points, as go-yaml
+ * counts characters. Plain, single-quoted and literal scalars hold only printable characters of
+ * the Basic Multilingual Plane (a surrogate is not printable, so analyze sends its string to
+ * double quotes): there a unit is a character. Only double quotes meet astral characters.
+ */
+function unitsOf(code: number): number {
+  return code > 0xffff ? 2 : 1;
+}
+
+const BREAKS = '\\n\\r\\u0085\\u2028\\u2029';
+/** A character outside is_printable: astral characters too, whose surrogates are outside it. */
+const NOT_PRINTABLE = /[^\n\x20-\x7e\xa0-\ud7ff\ue000-\ufefe\uff00-\ufffd]/;
+const LINE_BREAK = new RegExp(`[${BREAKS}]`);
+const BREAK_SPACE = new RegExp(`[${BREAKS}] `);
+const SPACE_BREAK = new RegExp(` [${BREAKS}]`);
+/** Past the first character: `: ` (or a colon at the end), and `#` after a blank or a break. */
+const INNER_INDICATOR = new RegExp(`[\\s\\S]:(?:[ \\t]|$)|[ \\t${BREAKS}]#`);
+const EMPTY_ANALYSIS: ScalarAnalysis = {
+  multiline: false,
+  blockPlainAllowed: true,
+  singleQuotedAllowed: true,
+  blockAllowed: false,
+};
+
+/**
+ * go-yaml v2's yaml_emitter_analyze_scalar: which styles can hold the string. Its walk over the
+ * characters is written as a few regular expressions, each one of its conditions.
+ */
+function analyze(text: string): ScalarAnalysis {
+  if (text.length === 0) return EMPTY_ANALYSIS;
+  const first = text.codePointAt(0) ?? 0;
+  const size = unitsOf(first);
+  const last = text.charCodeAt(text.length - 1);
+  const followedByWhitespace = size >= text.length || isBlank(text.charCodeAt(size));
+  const blockIndicators =
+    isDocumentMarker(text) || isLeadingIndicator(first, followedByWhitespace) || INNER_INDICATOR.test(text);
+  const special = NOT_PRINTABLE.test(text);
+  const lineBreaks = LINE_BREAK.test(text);
+  const trailingSpace = last === 0x20;
+  const breakSpace = lineBreaks && BREAK_SPACE.test(text);
+  const spaceBreak = lineBreaks && SPACE_BREAK.test(text);
+  const noPlain = first === 0x20 || isBreak(first) || trailingSpace || isBreak(last) || lineBreaks;
   return {
     multiline: lineBreaks,
     blockPlainAllowed: !(noPlain || spaceBreak || special || blockIndicators),
@@ -105,9 +105,9 @@ function analyze(chars: readonly number[]): ScalarAnalysis {
   };
 }
 
-function isDocumentMarker(chars: readonly number[]): boolean {
-  const [a, b, c] = chars;
-  return a !== undefined && a === b && b === c && (a === 0x2d || a === 0x2e);
+function isDocumentMarker(text: string): boolean {
+  const a = text.charCodeAt(0);
+  return (a === 0x2d || a === 0x2e) && text.charCodeAt(1) === a && text.charCodeAt(2) === a;
 }
 
 /** Characters that may not start a plain scalar in block context. */
@@ -128,24 +128,38 @@ function selectStyle(text: string, analysis: ScalarAnalysis, isKey: boolean): St
   return style;
 }
 
-/** The emitter's position while a scalar is written. */
+/**
+ * The emitter's position while a scalar is written. The writers advance `column` past the
+ * characters they pass over and copy each run of them at once (`copy`) before anything else is
+ * written, so a long scalar costs a few slices rather than one step per character.
+ */
 class ScalarWriter {
   text = '';
   whitespace: boolean;
   indention: boolean;
+  /** Where the run of source characters not yet copied starts. */
+  private from = 0;
 
   constructor(
     public column: number,
     private readonly indent: number,
     atLineStart: boolean,
+    private readonly source: string,
   ) {
     this.whitespace = atLineStart;
     this.indention = atLineStart;
   }
 
+  /** Copies the source up to `to`, whose columns are already counted, and skips to `resume`. */
+  copy(to: number, resume = to): void {
+    if (to > this.from) this.text += this.source.slice(this.from, to);
+    this.from = resume;
+  }
+
+  /** Writes text of the writer's own (indicators, escapes, indentation): ASCII, one column a unit. */
   put(text: string): void {
     this.text += text;
-    this.column += codePoints(text).length; // go-yaml counts columns in characters
+    this.column += text.length;
   }
 
   putBreak(): void {
@@ -174,51 +188,74 @@ class ScalarWriter {
   writeBreak(code: number): void {
     if (code === 0x0a) this.putBreak();
     else {
-      this.text += String.fromCodePoint(code);
+      this.text += String.fromCharCode(code);
       this.column = 0;
     }
   }
 }
 
-function writePlain(w: ScalarWriter, chars: readonly number[], allowBreaks: boolean): void {
+function writePlain(w: ScalarWriter, text: string, allowBreaks: boolean): void {
   if (!w.whitespace) w.put(' ');
+  // A plain scalar neither starts nor ends with a space (analyze); it breaks only at a space
+  // reached past BEST_WIDTH, so one that ends by then is written as it is.
+  if (!allowBreaks || w.column + text.length - 1 <= BEST_WIDTH) {
+    w.column += text.length;
+    if (text.length > 0) w.indention = false;
+    w.copy(text.length);
+    return;
+  }
   let spaces = false;
-  for (const [i, code] of chars.entries()) {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
     if (code === 0x20) {
-      if (allowBreaks && !spaces && w.column > BEST_WIDTH && chars[i + 1] !== 0x20) w.writeIndent();
-      else w.put(' ');
+      if (!spaces && w.column > BEST_WIDTH && text.charCodeAt(i + 1) !== 0x20) {
+        w.copy(i, i + 1);
+        w.writeIndent();
+      } else w.column++;
       spaces = true;
     } else {
-      w.put(String.fromCodePoint(code));
+      w.column++;
       w.indention = false;
       spaces = false;
     }
   }
+  w.copy(text.length);
 }
 
-function writeSingleQuoted(w: ScalarWriter, chars: readonly number[], allowBreaks: boolean): void {
+function writeSingleQuoted(w: ScalarWriter, text: string, allowBreaks: boolean): void {
   w.indicator("'", true, false, false);
   let spaces = false;
   let breaks = false;
-  for (const [i, code] of chars.entries()) {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
     if (code === 0x20) {
-      const inside = i > 0 && i < chars.length - 1;
-      if (allowBreaks && !spaces && w.column > BEST_WIDTH && inside && chars[i + 1] !== 0x20) w.writeIndent();
-      else w.put(' ');
+      const inside = i > 0 && i < text.length - 1;
+      if (allowBreaks && !spaces && w.column > BEST_WIDTH && inside && text.charCodeAt(i + 1) !== 0x20) {
+        w.copy(i, i + 1);
+        w.writeIndent();
+      } else w.column++;
       spaces = true;
     } else if (isBreak(code)) {
+      w.copy(i, i + 1);
       if (!breaks && code === 0x0a) w.putBreak();
       w.writeBreak(code);
       w.indention = true;
       breaks = true;
     } else {
-      if (breaks) w.writeIndent();
-      w.put(code === 0x27 ? "''" : String.fromCodePoint(code));
+      if (breaks) {
+        w.copy(i);
+        w.writeIndent();
+      }
+      if (code === 0x27) {
+        w.copy(i, i + 1);
+        w.put("''");
+      } else w.column++;
       w.indention = false;
       spaces = false;
       breaks = false;
     }
   }
+  w.copy(text.length);
   w.indicator("'", false, false, false);
 }
 
@@ -247,71 +284,93 @@ function escape(code: number): string {
   return `\\${prefix}${code.toString(16).toUpperCase().padStart(width, '0')}`;
 }
 
-function writeDoubleQuoted(w: ScalarWriter, chars: readonly number[], allowBreaks: boolean): void {
+function writeDoubleQuoted(w: ScalarWriter, text: string, allowBreaks: boolean): void {
   w.indicator('"', true, false, false);
   let spaces = false;
-  for (const [i, code] of chars.entries()) {
+  for (let i = 0; i < text.length;) {
+    const code = text.codePointAt(i) ?? 0;
+    const size = unitsOf(code);
     if (!isPrintable(code) || code === 0xfeff || isBreak(code) || code === 0x22 || code === 0x5c) {
+      w.copy(i, i + size);
       w.put(escape(code));
       spaces = false;
     } else if (code === 0x20) {
-      if (allowBreaks && !spaces && w.column > BEST_WIDTH && i > 0 && i < chars.length - 1) {
+      if (allowBreaks && !spaces && w.column > BEST_WIDTH && i > 0 && i + size < text.length) {
+        w.copy(i, i + size);
         w.writeIndent();
-        if (chars[i + 1] === 0x20) w.put('\\');
-      } else w.put(' ');
+        if (text.charCodeAt(i + size) === 0x20) w.put('\\');
+      } else w.column++;
       spaces = true;
     } else {
-      w.put(String.fromCodePoint(code));
+      w.column++;
       spaces = false;
     }
+    i += size;
   }
+  w.copy(text.length);
   w.indicator('"', false, false, false);
 }
 
 /** yaml_emitter_write_block_scalar_hints: an indentation indicator and the chomping indicator. */
-function blockHints(chars: readonly number[]): string {
-  const [first] = chars;
+function blockHints(text: string): string {
+  const first = text.charCodeAt(0);
   const indentation = first === 0x20 || isBreak(first) ? String(BEST_INDENT) : '';
-  const last = chars.at(-1);
+  const last = text.charCodeAt(text.length - 1);
   if (!isBreak(last)) return `${indentation}-`;
-  const keep = chars.length === 1 || isBreak(chars.at(-2));
+  const keep = text.length === 1 || isBreak(text.charCodeAt(text.length - 2));
   return `${indentation}${keep ? '+' : ''}`;
 }
 
-function writeLiteral(w: ScalarWriter, chars: readonly number[]): void {
+const NEXT_BREAK = new RegExp(`[${BREAKS}]`, 'g');
+
+/** Line by line: each run of characters between breaks is copied whole after its indentation. */
+function writeLiteral(w: ScalarWriter, text: string): void {
   w.indicator('|', true, false, false);
-  w.indicator(blockHints(chars), false, false, false);
+  w.indicator(blockHints(text), false, false, false);
   w.putBreak();
   w.indention = true;
   w.whitespace = true;
-  let breaks = true;
-  for (const code of chars) {
-    if (isBreak(code)) {
-      w.writeBreak(code);
-      w.indention = true;
-      breaks = true;
-    } else {
-      if (breaks) w.writeIndent();
-      w.put(String.fromCodePoint(code));
+  for (let i = 0; i < text.length;) {
+    NEXT_BREAK.lastIndex = i;
+    const end = NEXT_BREAK.exec(text)?.index ?? text.length;
+    if (end > i) {
+      w.writeIndent();
+      w.column += end - i;
       w.indention = false;
-      breaks = false;
     }
+    if (end === text.length) break;
+    w.copy(end, end + 1);
+    w.writeBreak(text.charCodeAt(end));
+    w.indention = true;
+    i = end + 1;
   }
+  w.copy(text.length);
 }
 
 /** How long a key go-yaml v2 still writes as a simple `key:` (yaml_emitter_check_simple_key). */
 const MAX_SIMPLE_KEY_BYTES = 128;
+
+/** Keys repeat across objects (`name`, `metadata`, …): the first this many are worked out once. */
+const MAX_REMEMBERED_KEYS = 10_000;
+const printedKeys = new Map<string, string | undefined>();
 
 /**
  * A map key as go-yaml v2 writes it at the start of a line; undefined when it would write an
  * explicit `? key` instead (a key longer than 128 bytes or spanning lines).
  */
 export function printKey(text: string): string | undefined {
-  const chars = codePoints(text);
-  const analysis = analyze(chars);
+  const remembered = printedKeys.get(text);
+  if (remembered !== undefined || printedKeys.has(text)) return remembered;
+  const printed = keyText(text);
+  if (printedKeys.size < MAX_REMEMBERED_KEYS) printedKeys.set(text, printed);
+  return printed;
+}
+
+function keyText(text: string): string | undefined {
+  const analysis = analyze(text);
   if (analysis.multiline || Buffer.byteLength(text) > MAX_SIMPLE_KEY_BYTES) return undefined;
-  const writer = new ScalarWriter(0, 0, true);
-  write(writer, chars, selectStyle(text, analysis, true), false);
+  const writer = new ScalarWriter(0, 0, true, text);
+  write(writer, text, selectStyle(text, analysis, true), false);
   return writer.text;
 }
 
@@ -321,17 +380,16 @@ export function printKey(text: string): string | undefined {
  * and ends without a line break: a literal block's last break is the end of its line.
  */
 export function printValue(text: string, column: number, indent: number): string {
-  const chars = codePoints(text);
-  const writer = new ScalarWriter(column, indent, false);
-  write(writer, chars, selectStyle(text, analyze(chars), false), true);
+  const writer = new ScalarWriter(column, indent, false, text);
+  write(writer, text, selectStyle(text, analyze(text), false), true);
   return writer.text.endsWith('\n') ? writer.text.slice(0, -1) : writer.text;
 }
 
-function write(writer: ScalarWriter, chars: readonly number[], style: Style, allowBreaks: boolean): void {
-  if (style === 'plain') writePlain(writer, chars, allowBreaks);
-  else if (style === 'single') writeSingleQuoted(writer, chars, allowBreaks);
-  else if (style === 'double') writeDoubleQuoted(writer, chars, allowBreaks);
-  else writeLiteral(writer, chars);
+function write(writer: ScalarWriter, text: string, style: Style, allowBreaks: boolean): void {
+  if (style === 'plain') writePlain(writer, text, allowBreaks);
+  else if (style === 'single') writeSingleQuoted(writer, text, allowBreaks);
+  else if (style === 'double') writeDoubleQuoted(writer, text, allowBreaks);
+  else writeLiteral(writer, text);
 }
 
 function codePoints(text: string): number[] {
@@ -364,9 +422,31 @@ export function printNumber(value: number): string | undefined {
 
 /**
  * go-yaml v2's order of map keys (its sorter.go): character by character, a letter after any
- * other character, and runs of digits compared as numbers (`a9` before `a10`).
+ * other character, and runs of digits compared as numbers (`a9` before `a10`). Compares UTF-16
+ * units while they are not surrogates, code points otherwise.
  */
 export function compareKeys(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const ac = a.charCodeAt(i);
+    const bc = b.charCodeAt(i);
+    if (isSurrogate(ac) || isSurrogate(bc)) return compareCodePoints(a, b);
+    if (ac === bc) continue;
+    const aLetter = isLetter(ac);
+    const bLetter = isLetter(bc);
+    if (aLetter && bLetter) return ac - bc;
+    if (aLetter || bLetter) return aLetter ? 1 : -1;
+    return compareDigitRuns(a, b, i) || ac - bc;
+  }
+  return a.length - b.length;
+}
+
+function isSurrogate(code: number): boolean {
+  return code >= 0xd800 && code <= 0xdfff;
+}
+
+/** compareKeys on code points, for keys with characters past the Basic Multilingual Plane. */
+function compareCodePoints(a: string, b: string): number {
   const ar = codePoints(a);
   const br = codePoints(b);
   for (let i = 0; i < ar.length && i < br.length; i++) {
@@ -382,15 +462,20 @@ export function compareKeys(a: string, b: string): number {
   return ar.length - br.length;
 }
 
-function compareDigitRuns(ar: readonly number[], br: readonly number[], i: number): number {
+/** A key's character at `i`: a UTF-16 unit of a string, or a code point of an array. */
+function charAt(chars: string | readonly number[], i: number): number | undefined {
+  return typeof chars === 'string' ? (i < chars.length ? chars.charCodeAt(i) : undefined) : chars[i];
+}
+
+function compareDigitRuns(ar: string | readonly number[], br: string | readonly number[], i: number): number {
   let an = 0n;
   let bn = 0n;
-  const ac = ar[i];
-  const bc = br[i];
+  const ac = charAt(ar, i);
+  const bc = charAt(br, i);
   // A zero inside a number already begun counts as a digit of it, not as padding.
   if (ac === 0x30 || bc === 0x30) {
-    for (let j = i - 1; j >= 0 && isDigit(ar[j]); j--) {
-      if (ar[j] !== 0x30) {
+    for (let j = i - 1; j >= 0 && isDigit(charAt(ar, j)); j--) {
+      if (charAt(ar, j) !== 0x30) {
         an = 1n;
         bn = 1n;
         break;
@@ -398,9 +483,11 @@ function compareDigitRuns(ar: readonly number[], br: readonly number[], i: numbe
     }
   }
   let ai = i;
-  for (; ai < ar.length && isDigit(ar[ai]); ai++) an = an * 10n + BigInt((ar[ai] ?? 0x30) - 0x30);
+  for (; ai < ar.length && isDigit(charAt(ar, ai)); ai++)
+    an = an * 10n + BigInt((charAt(ar, ai) ?? 0x30) - 0x30);
   let bi = i;
-  for (; bi < br.length && isDigit(br[bi]); bi++) bn = bn * 10n + BigInt((br[bi] ?? 0x30) - 0x30);
+  for (; bi < br.length && isDigit(charAt(br, bi)); bi++)
+    bn = bn * 10n + BigInt((charAt(br, bi) ?? 0x30) - 0x30);
   if (an !== bn) return an < bn ? -1 : 1;
   return ai - bi;
 }
@@ -412,5 +499,6 @@ function isDigit(code: number | undefined): boolean {
 const LETTER = /\p{L}/u;
 
 function isLetter(code: number): boolean {
+  if (code < 0x80) return (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a);
   return LETTER.test(String.fromCodePoint(code));
 }

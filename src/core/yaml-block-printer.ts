@@ -58,11 +58,11 @@ function printEntry(
   }
   // A sequence under a key is not indented (kustomize's style); anything else nests two spaces.
   const inner = isList && !inSequence ? indent : `${indent}  `;
+  if (!inSequence) lines.push(head);
   const first = lines.length;
   const printed = isList ? printSequence(value, inner, lines) : printMap(value, inner, lines);
   if (!printed) return false;
   if (inSequence) lines[first] = `${head} ${(lines[first] ?? '').slice(inner.length)}`;
-  else lines.splice(first, 0, head);
   return true;
 }
 

@@ -81,6 +81,12 @@ const jsonValue: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue }>((tie)
   value: fc.oneof(
     { depthSize: 'small' },
     fc.string(),
+    // Long enough to be folded over lines, with what the fast path must tell inside text from outside.
+    fc.string({
+      minLength: 70,
+      maxLength: 200,
+      unit: fc.constantFrom('a', ' ', ' ', '!', '?', '[', ']', ':', '#', '-', "'", '"', '\n', '|', '>', '1'),
+    }),
     fc.constantFrom('0755', '1.50', 'on', 'null', '', '- x', 'a: b', 'x\ny', '2024-01-02'),
     fc.integer(),
     fc.double({ noNaN: true, noDefaultInfinity: true }),
@@ -146,5 +152,46 @@ describe('the js-yaml fast path reads YAML as the yaml library does', () => {
     );
     const deep = `${'['.repeat(MAX_YAML_DEPTH + 1)}${']'.repeat(MAX_YAML_DEPTH + 1)}\n`;
     assert.equal(loadPlainYaml(deep, false, limits), undefined);
+  });
+
+  it('takes what looks like a tag, a key, an empty entry or a tab where it is text, as CRDs and ConfigMaps hold them', () => {
+    const crd = [
+      'spec:',
+      '  additionalPrinterColumns:',
+      '  - jsonPath: .status.conditions[?(@.type=="Ready")].status',
+      '    name: Ready',
+      '  description: |-',
+      '    Hello !world, see [1]: the list',
+      '    -',
+      '    - # not a comment',
+      '    : not a key',
+      '    a|2 b',
+      "  rule: 'self.mode == ''Terminate'' ? size(self.refs)",
+      "    > 0 : true'",
+      '  pattern: "^[a-z]#?$"',
+      '',
+    ].join('\n');
+    assert.ok(assertSameAsLibrary(crd), 'the fast path declined the text');
+    const tabs =
+      'data:\n  Makefile: |\n    all:\n    \tmake it\n  q: "a\tb"\n# a\tcomment\nb: c # and\there\n';
+    assert.ok(
+      assertSameAsLibrary(tabs),
+      'the fast path declined tabs in block and quoted scalars and comments',
+    );
+    for (const outside of [
+      'a: !x b\n',
+      '? a\n: b\n',
+      'a:\n- \n',
+      '[a]: b\n',
+      'a: |2\n   b\n',
+      'a: "b"#c\n',
+      'a:\tb\n',
+      'a: b\t\n',
+      'a: b\tc\n',
+      '{"a":, [b]}\n',
+      '{"a":#c\n}\n',
+    ]) {
+      assert.equal(loadPlainYaml(outside, false, limits), undefined, outside);
+    }
   });
 });

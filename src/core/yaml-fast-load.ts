@@ -25,33 +25,58 @@ const GO_YAML_SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
 
 /**
  * Text the fast path leaves to the `yaml` library, each found by differential testing
- * (yaml-fast-load.test.ts): directives (`%YAML 1.1` changes the schema); tags; keys that are empty, explicit (`? `) or collections
- * (`[a]: b`), which the libraries turn into different strings; tabs; a document marker with
- * anything but a comment after it, or run into text (`---x`); a block scalar's indentation
- * indicator; an empty sequence entry (`- #c`, `- - `); `#` right after a bracket, comma or quote.
- * On each, js-yaml reads something the library refuses or reads otherwise.
+ * (yaml-fast-load.test.ts), where js-yaml reads something the library refuses or reads otherwise.
+ * Anywhere in the text: directives (`%YAML 1.1` changes the schema) and a document marker with
+ * anything but a comment after it or run into text (`---x`). Tabs too, but where NodeScan finds
+ * them inside a quoted or block scalar (a script in a ConfigMap) or in a comment.
  */
-const LIBRARY_ONLY = new RegExp(
+const LIBRARY_ONLY = /^%|^(?:---|\.\.\.)(?! *(?:#.*)?$)/m;
+
+/**
+ * The same outside scalars: tags; keys that are empty, explicit (`? `) or collections (`[a]: b`),
+ * which the libraries turn into different strings; a block scalar's indentation indicator; an
+ * empty sequence entry (`- #c`, `- - `); `#` right after a bracket, comma, colon or quote. Inside a
+ * scalar's content (a CRD's description, a regular expression) these are text, read alike, so
+ * each match is looked up among the scalars js-yaml read (NodeScan) before the text is declined.
+ */
+const LIBRARY_ONLY_OUTSIDE_SCALARS = new RegExp(
   [
-    '^%',
     '(?:^|[\\s[{,])[!?]',
     '^[ -]*:(?:[ ]|$)',
-    '\\t',
-    '^(?:---|\\.\\.\\.)(?! *(?:#.*)?$)',
     '[\\]}] *:',
     '[|>][+-]?[0-9]',
     '(?:^|\\s)-(?: *#| *$| +-(?: |$))',
-    `[\\]}"'[{,]#`,
+    `[\\]}"'[{,:]#`,
   ].join('|'),
-  'm',
+  'gm',
 );
+
+/** Where each match of LIBRARY_ONLY_OUTSIDE_SCALARS starts and ends, overlapping ones too. */
+function outsideScalarSuspects(text: string): number[] {
+  const found: number[] = [];
+  LIBRARY_ONLY_OUTSIDE_SCALARS.lastIndex = 0;
+  for (let match = LIBRARY_ONLY_OUTSIDE_SCALARS.exec(text); match !== null;) {
+    found.push(match.index, match.index + match[0].length);
+    LIBRARY_ONLY_OUTSIDE_SCALARS.lastIndex = match.index + 1;
+    match = LIBRARY_ONLY_OUTSIDE_SCALARS.exec(text);
+  }
+  return found;
+}
+
+/** Where each tab stands. */
+function tabPositions(text: string): number[] {
+  const found: number[] = [];
+  for (let at = text.indexOf('\t'); at !== -1; at = text.indexOf('\t', at + 1)) found.push(at);
+  return found;
+}
 
 /**
  * Parses a YAML stream of plain data with js-yaml, several times faster than the `yaml` library's
  * document model (docs/performance.md), giving the same values and lines. Undefined when the text
- * holds what only the library reads alike (LIBRARY_ONLY, NodeScan), when js-yaml refuses it, or
- * when the result holds what only the library resolves: the caller then parses with the library,
- * which also words every error. Nesting past `maxDepth` is left to the library too.
+ * holds what only the library reads alike (LIBRARY_ONLY, LIBRARY_ONLY_OUTSIDE_SCALARS, NodeScan),
+ * when js-yaml refuses it, or when the result holds what only the library resolves: the caller
+ * then parses with the library, which also words every error. Nesting past `maxDepth` is left to
+ * the library too.
  */
 export function loadPlainYaml(
   text: string,
@@ -59,8 +84,10 @@ export function loadPlainYaml(
   limits: YamlLimits,
 ): YamlDocument[] | undefined {
   if (LIBRARY_ONLY.test(text) || mayEndInBlockScalar(text)) return undefined;
+  const suspects = outsideScalarSuspects(text);
+  const tabs = tabPositions(text);
   const maxDepth = limits.depth;
-  const scan = new NodeScan(text, limits.aliases);
+  const scan = new NodeScan(text, limits.aliases, suspects.length > 0 || tabs.length > 0);
   // maxDepth is js-yaml 4.3's bound on its recursion; @types/js-yaml predates it.
   const options: jsyaml.LoadOptions & { maxDepth: number } = {
     schema: GO_YAML_SCHEMA,
@@ -77,7 +104,13 @@ export function loadPlainYaml(
   } catch {
     return undefined;
   }
-  if (scan.lines.length !== values.length || !scan.agrees()) return undefined;
+  if (
+    scan.lines.length !== values.length ||
+    !scan.agrees() ||
+    !scan.holdsAll(suspects) ||
+    !scan.holdsTabs(tabs)
+  )
+    return undefined;
   const out: YamlDocument[] = [];
   const budget = { nodes: MAX_EXPANDED_NODES };
   for (const [index, value] of values.entries()) {
@@ -120,10 +153,17 @@ class NodeScan {
   private readonly stack: { start: number; holdsAlias: boolean }[] = [];
   private aliases = 0;
   private differs = false;
+  /** Where each scalar's content starts and ends, in the order read, when `recordScalars`. */
+  private readonly scalars: number[] = [];
+  /** The same for quoted and block scalars only, whose tabs both libraries keep as text. */
+  private readonly tabSafeScalars: number[] = [];
+  /** A node with a tag or an anchor: js-yaml may read past it and back, so scalars are not trusted. */
+  private hasProperties = false;
 
   constructor(
     private readonly text: string,
     private readonly maxAliases: number,
+    private readonly recordScalars: boolean,
   ) {}
 
   open(position: number, line: number): void {
@@ -143,12 +183,140 @@ class NodeScan {
     if (parent && (first === '*' || node.holdsAlias)) parent.holdsAlias = true;
     if (kind === 'scalar' && (first === '"' || first === "'")) {
       const newline = this.text.indexOf('\n', start);
-      if (newline !== -1 && newline < position) this.differs = true;
+      if (newline !== -1 && newline < position && !this.isIndentedBlockScalarText(start, newline, position))
+        this.differs = true;
     }
+    // A block scalar as a document's root may have its lines at column 0, which js-yaml ends it at.
+    if ((first === '|' || first === '>') && parent === undefined) this.differs = true;
+    if (first === '!' || first === '&') this.hasProperties = true;
+    if ((first === '[' || first === '{') && parent && this.isFlowMappingKey(start, parent.start))
+      this.differs = true;
+    if (this.recordScalars && kind === 'scalar') this.recordScalar(start, position, first);
+  }
+
+  /**
+   * A quoted scalar spanning lines that both libraries read alike: in block context (no flow
+   * collection around it), each of its lines after the first either empty or indented deeper than
+   * the first node of the line it starts on (past any `- `).
+   */
+  private isIndentedBlockScalarText(start: number, newline: number, end: number): boolean {
+    for (const ancestor of this.stack) {
+      const opening = this.text[contentStart(this.text, ancestor.start)];
+      if (opening === '[' || opening === '{') return false;
+    }
+    const indent = nodeColumn(this.text, this.text.lastIndexOf('\n', start - 1) + 1);
+    for (let line = newline + 1; line < end; line = this.text.indexOf('\n', line) + 1) {
+      const spaces = indentationAt(this.text, line);
+      const next = this.text[line + spaces];
+      if (next !== '\n' && next !== '\r' && spaces <= indent) return false;
+      if (this.text.indexOf('\n', line) === -1) break;
+    }
+    return true;
+  }
+
+  /**
+   * A collection as a key of a flow mapping (`{a: 1, [b]}`), which js-yaml names otherwise: inside a
+   * flow mapping (not the node itself, reported twice) and not after a `:`.
+   */
+  private isFlowMappingKey(start: number, parentStart: number): boolean {
+    const parentContent = contentStart(this.text, parentStart);
+    if (parentContent === start || this.text[parentContent] !== '{') return false;
+    return !/:\s*$/.test(this.text.slice(Math.max(0, start - 64), start));
+  }
+
+  /** A scalar's content: a block scalar's from the end of its header line, where `|2-` stands. */
+  private recordScalar(start: number, end: number, first: string | undefined): void {
+    if (first === '*' || first === '!' || first === '&') return;
+    const block = first === '|' || first === '>';
+    const from = block ? this.text.indexOf('\n', start) : start;
+    if (from === -1 || from >= end) return;
+    this.scalars.push(from, end);
+    if (block || first === '"' || first === "'") this.tabSafeScalars.push(from, end);
   }
 
   agrees(): boolean {
     return !this.differs && this.aliases <= this.maxAliases;
+  }
+
+  /** True when each span of `suspects` (start, end, start, end…, by start) lies inside one scalar's content. */
+  holdsAll(suspects: readonly number[]): boolean {
+    if (suspects.length === 0) return true;
+    if (this.hasProperties) return false;
+    const scalars = this.scalars;
+    // Scalars are read in text order; a key's may be reported twice (its node and the node it starts).
+    let at = 0;
+    for (let i = 0; i < suspects.length; i += 2) {
+      const start = suspects[i] ?? 0;
+      const end = suspects[i + 1] ?? 0;
+      at = lastStartingBy(scalars, start, at);
+      if (start < (scalars[at] ?? Infinity) || end > (scalars[at + 1] ?? -Infinity)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * True when each tab (positions, ascending) is text of a quoted or block scalar, or of a
+   * comment: after a `#` outside every scalar that starts its line or follows a space.
+   */
+  holdsTabs(tabs: readonly number[]): boolean {
+    if (tabs.length === 0) return true;
+    if (this.hasProperties) return false;
+    const safe = this.tabSafeScalars;
+    let at = 0;
+    for (const tab of tabs) {
+      at = lastStartingBy(safe, tab, at);
+      if (tab >= (safe[at] ?? Infinity) && tab < (safe[at + 1] ?? -Infinity)) continue;
+      if (!this.isInComment(tab)) return false;
+    }
+    return true;
+  }
+
+  /** Whether a `#` before `position` on its line, outside every scalar, starts a comment holding it. */
+  private isInComment(position: number): boolean {
+    const lineStart = this.text.lastIndexOf('\n', position - 1) + 1;
+    for (let hash = this.text.indexOf('#', lineStart); hash !== -1 && hash < position;) {
+      const startsComment = hash === lineStart || this.text[hash - 1] === ' ';
+      if (startsComment && !this.isInScalar(hash)) return true;
+      hash = this.text.indexOf('#', hash + 1);
+    }
+    return false;
+  }
+
+  private isInScalar(position: number): boolean {
+    const spans = this.scalars;
+    // Binary search for the last span starting at or before `position`.
+    let low = 0;
+    let high = spans.length / 2 - 1;
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      if ((spans[2 * middle] ?? 0) <= position) low = middle;
+      else high = middle - 1;
+    }
+    return position >= (spans[2 * low] ?? Infinity) && position < (spans[2 * low + 1] ?? -Infinity);
+  }
+}
+
+/** In `spans` (start, end, start, end…, by start), the last span starting by `position`, searched on from `from`. */
+function lastStartingBy(spans: readonly number[], position: number, from: number): number {
+  let at = from;
+  while (at + 2 < spans.length && (spans[at + 2] ?? 0) <= position) at += 2;
+  return at;
+}
+
+/** How many spaces start the line at `lineStart`. */
+function indentationAt(text: string, lineStart: number): number {
+  let at = lineStart;
+  while (text.charCodeAt(at) === 0x20) at++;
+  return at - lineStart;
+}
+
+/** The column of the first node on the line at `lineStart`: past its indentation and any `- `. */
+function nodeColumn(text: string, lineStart: number): number {
+  let at = lineStart;
+  for (;;) {
+    const char = text.charCodeAt(at);
+    if (char === 0x20 || (char === 0x2d && text.charCodeAt(at + 1) === 0x20)) at++;
+    else return at - lineStart;
   }
 }
 
@@ -180,9 +348,9 @@ function isPlainJson(
   if (depth > maxDepth || value === NOT_JSON || --budget.nodes < 0) return false;
   if (value === null || typeof value !== 'object') return true;
   if (Array.isArray(value)) return value.every((item) => isPlainJson(item, depth + 1, maxDepth, budget));
-  for (const [key, item] of Object.entries(value)) {
+  for (const key of Object.keys(value)) {
     if (key === 'null' || key === '[object Object]') return false;
-    if (!isPlainJson(item, depth + 1, maxDepth, budget)) return false;
+    if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1, maxDepth, budget)) return false;
   }
   return true;
 }

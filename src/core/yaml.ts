@@ -1,17 +1,7 @@
-import {
-  Document,
-  isCollection,
-  isMap,
-  isPair,
-  isScalar,
-  LineCounter,
-  parseAllDocuments,
-  visit,
-  type Node,
-  type ScalarTag,
-  type Tags,
-} from 'yaml';
+import type * as Yaml from 'yaml';
+import type { Document, Node, ScalarTag, Tags } from 'yaml';
 import { isDeepStrictEqual } from 'node:util';
+import { loadOnUse } from './load-on-use.ts';
 import { ParseError } from './errors.ts';
 import { loadPlainYaml, mayEndInBlockScalar } from './yaml-fast-load.ts';
 import { resolvePlainScalar } from './plain-scalar.ts';
@@ -22,6 +12,12 @@ import type { JsonObject, JsonValue } from './json.ts';
 import type { YamlDocument } from './yaml-document.ts';
 
 export type { YamlDocument } from './yaml-document.ts';
+
+/**
+ * The `yaml` library, loaded when a text first needs it: the js-yaml fast path and the block
+ * printer do most files without it, and loading it is a good part of a small build's time.
+ */
+const yamlLibrary = loadOnUse('yaml') as () => typeof Yaml;
 
 export interface YamlParseOptions {
   /**
@@ -126,6 +122,7 @@ export function parseWithLibrary(
   expansion?: YamlExpansion,
   options: YamlParseOptions = {},
 ): YamlDocument[] {
+  const { LineCounter, parseAllDocuments } = yamlLibrary();
   const lineCounter = new LineCounter();
   const offset = options.lineOffset ?? 0;
   const lineAt = (position: number): number => lineCounter.linePos(position).line + offset;
@@ -161,7 +158,7 @@ export function parseWithLibrary(
 
 /** Removes the line break the library added to a block scalar that ends the text. */
 function clipLastBlockScalar(doc: Document.Parsed, textLength: number): void {
-  visit(doc, {
+  yamlLibrary().visit(doc, {
     Scalar(_key, node) {
       const isBlock = node.type === 'BLOCK_LITERAL' || node.type === 'BLOCK_FOLDED';
       if (!isBlock || node.range?.[1] !== textLength || typeof node.value !== 'string') return;
@@ -235,6 +232,7 @@ function tooDeep(file: string, line: number, cause?: unknown): ParseError {
  * uniqueKeys compares them), in time linear in the document.
  */
 function checkNodes(root: unknown, file: string, line: number, lineOf?: (node: Node) => number): void {
+  const { isCollection, isMap, isPair, isScalar } = yamlLibrary();
   const pending: [unknown, number][] = [[root, 1]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [node, depth] = next;
@@ -282,7 +280,7 @@ function expandDocument(
   file: string,
 ): void {
   if (String(doc.getIn(['metadata', 'annotations', EXPAND_VARS_ANNOTATION])) === 'false') return;
-  visit(doc, {
+  yamlLibrary().visit(doc, {
     Scalar(key, node) {
       if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('$')) return undefined;
       const where = (): string => `${file}:${String(lineOf(node))}`;
@@ -380,6 +378,7 @@ function readsBack(printed: string, value: JsonValue): boolean {
 
 /** The `yaml` library's printing in kustomize's style; the reference that printBlockDocument follows. */
 export function stringifyWithLibrary(value: unknown, unfolded = false): string {
+  const { Document, visit } = yamlLibrary();
   const doc = new Document(value, { version: '1.1', aliasDuplicateObjects: false, sortMapEntries: true });
   visit(doc, {
     Scalar(_key, node) {

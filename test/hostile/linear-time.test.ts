@@ -39,6 +39,12 @@ const modulesTree = (extra: Record<string, string>): Record<string, string> => (
   'modules/010-app/cm.yaml': configMap('  a: b\n'),
   ...extra,
 });
+/** One resource of `n` list items and a block scalar of `n` lines (with tabs), in one document. */
+const listAndText = (n: number): string =>
+  'apiVersion: example.com/v1\nkind: Big\nmetadata:\n  name: big\nspec:\n  items:\n' +
+  Array.from({ length: n }, (_, i) => `  - name: n${String(i)}\n    value: ${String(i)}\n`).join('') +
+  '  text: |\n' +
+  Array.from({ length: n }, (_, i) => `    line ${String(i)}\tof the text\n`).join('');
 const kustomize = (dir: string): string[] => ['kustomize', dir];
 const build = (dir: string): string[] => ['build', path.join(dir, 'modules')];
 
@@ -47,10 +53,17 @@ const HOOK =
   'cat "$(dirname "$0")/patch.json" > "$VALUES_JSON_PATCH_PATH"\n';
 
 const paths: Record<string, SizedInput> = {
-  'a resource with a tab (the yaml library)': {
+  'a resource with a tab in a comment': {
     files: (n) => ({
       'kustomization.yaml': 'resources: [cm.yaml]\n',
       'cm.yaml': configMap(keys(n, '  '), '#\tend\n'),
+    }),
+    args: kustomize,
+  },
+  'a resource with a tab after a key (the yaml library)': {
+    files: (n) => ({
+      'kustomization.yaml': 'resources: [cm.yaml]\n',
+      'cm.yaml': configMap(keys(n, '  '), 'extra:\tend\n'),
     }),
     args: kustomize,
   },
@@ -58,6 +71,13 @@ const paths: Record<string, SizedInput> = {
     files: (n) => ({
       'kustomization.yaml': 'resources: [cm.yaml]\n',
       'cm.yaml': configMap(keys(n, '  '), 'extra: !!str 1\n'),
+    }),
+    args: kustomize,
+  },
+  'one document of a long list and a long text, with a tag (the yaml library)': {
+    files: (n) => ({
+      'kustomization.yaml': 'resources: [big.yaml]\n',
+      'big.yaml': `${listAndText(n)}  extra: !!str 1\n`,
     }),
     args: kustomize,
   },
