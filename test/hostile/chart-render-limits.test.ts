@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -8,6 +8,7 @@ import { ensureHelm } from '../cluster/ensure-helm.ts';
 import { repoRoot } from '../repo-root.ts';
 import { makeTempTree } from '../temp-tree.ts';
 import { assertRefused, kaddon, leftIn } from './run-kaddon.ts';
+import { childrenOf, isAlive } from '../processes.ts';
 
 /**
  * Chart modules whose templates never finish or fail at length (docs/modules.md "Limits on input"):
@@ -33,32 +34,6 @@ function chartTree(name: string, helper: string, include: string): string {
     'modules/010-boom/templates/_helpers.tpl': helper,
     'modules/010-boom/templates/cm.yaml': `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: boom\ndata:\n  x: "{{ ${include} }}"\n`,
   });
-}
-
-/** The pids of the processes whose parent is `pid` (procfs: field 4 of /proc/PID/stat). */
-function childrenOf(pid: number): { pid: number; command: string }[] {
-  const out: { pid: number; command: string }[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === pid)
-        out.push({ pid: Number(entry), command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')) });
-    } catch {
-      // The process exited meanwhile.
-    }
-  }
-  return out;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('chart modules that render for ever or fail at length', () => {

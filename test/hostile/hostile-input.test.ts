@@ -7,6 +7,7 @@ import { after, describe, it } from 'node:test';
 import { promisify } from 'node:util';
 import { repoRoot } from '../repo-root.ts';
 import { makeTempTree } from '../temp-tree.ts';
+import { isAlive } from '../processes.ts';
 
 const run = promisify(execFile);
 const tmp = makeTempTree('hostile');
@@ -61,15 +62,6 @@ function readFileIfAny(file: string): string {
     return readFileSync(file, 'utf8');
   } catch {
     return '';
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

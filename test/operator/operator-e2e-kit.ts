@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
 import { KubeClient } from '../../src/delivery/kube-client.ts';
@@ -9,6 +8,7 @@ import { findFreePort } from '../cluster/free-port.ts';
 import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
 import { makeTempTree, type TempTree } from '../temp-tree.ts';
 import { startOperatorProcess, type OperatorProcessOptions } from './start-operator.ts';
+import { descendants } from '../processes.ts';
 
 /** How much of the operator's output a failed wait shows. */
 const TAIL_CHARS = 6000;
@@ -172,7 +172,7 @@ export async function setOperatorConfig(
 export async function killOperatorTree(operator: E2eOperator): Promise<void> {
   const root = operator.process.pid;
   if (root === undefined) return;
-  for (const pid of [root, ...descendantPids(root)]) {
+  for (const pid of [root, ...descendants(root).map((entry) => entry.pid)]) {
     try {
       process.kill(pid, 'SIGKILL');
     } catch {
@@ -180,32 +180,6 @@ export async function killOperatorTree(operator: E2eOperator): Promise<void> {
     }
   }
   await operator.process;
-}
-
-/** Every process below `root`, from the parent pid field of /proc/<pid>/stat (Linux). */
-export function descendantPids(root: number): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // The command name (field 2) may contain spaces and parentheses: fields after the last ')'.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      parents.set(Number(entry), Number(fields[1]));
-    } catch {
-      // The process ended while we looked.
-    }
-  }
-  const found: number[] = [];
-  const pending = [root];
-  for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
-    for (const [child, parent] of parents) {
-      if (parent !== pid) continue;
-      found.push(child);
-      pending.push(child);
-    }
-  }
-  return found;
 }
 
 /**

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { repoRoot } from '../repo-root.ts';
 import { makeTempTree } from '../temp-tree.ts';
+import { descendants, isAlive } from '../processes.ts';
 
 /**
  * `kaddon sync` and `kaddon build --git-url` stopped by SIGTERM (a CI job's timeout) while git waits
@@ -31,43 +31,6 @@ after(async () => {
   await new Promise((resolve) => server.close(resolve));
   tmp.remove();
 });
-
-/** Every process below `root`, children first found through /proc (field 4 of /proc/PID/stat). */
-function descendants(root: number): { pid: number; command: string }[] {
-  const parents = new Map<number, { parent: number; command: string }>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      parents.set(Number(entry), {
-        parent: Number(fields[1]),
-        command: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')),
-      });
-    } catch {
-      // The process exited meanwhile.
-    }
-  }
-  const found: { pid: number; command: string }[] = [];
-  const walk = (pid: number): void => {
-    for (const [child, info] of parents)
-      if (info.parent === pid) {
-        found.push({ pid: child, command: info.command });
-        walk(child);
-      }
-  };
-  walk(root);
-  return found;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function stopMidFetch(args: readonly string[]): Promise<void> {
   const cacheDir = tmp.write(`cache-${args[0] ?? ''}`, {});
