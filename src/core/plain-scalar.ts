@@ -108,3 +108,26 @@ function isDate(year: number, month: number, day: number): boolean {
 function pad(digits: string): string {
   return digits.padStart(2, '0');
 }
+
+/** The types a scalar may be tagged with explicitly (`!!int 1`), besides `!!str`. */
+export type ExplicitScalarType = 'int' | 'float' | 'bool' | 'null';
+
+/**
+ * A scalar tagged `!!int`, `!!float`, `!!bool` or `!!null`, as go-yaml v3 reads it: the text must
+ * read as that type plain (an int is taken as a float too), else undefined: go-yaml refuses it.
+ */
+export function resolveTaggedScalar(type: ExplicitScalarType, text: string): JsonValue | undefined {
+  const resolved = resolvePlainScalar(text);
+  if (resolved === undefined || !('value' in resolved)) return undefined;
+  const { value } = resolved;
+  switch (type) {
+    case 'int':
+      return integerValue(text.replaceAll('_', '')) === undefined ? undefined : value;
+    case 'float':
+      return typeof value === 'number' ? value : undefined;
+    case 'bool':
+      return typeof value === 'boolean' ? value : undefined;
+    case 'null':
+      return value === null ? null : undefined;
+  }
+}

@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { repoRoot } from '../../test/repo-root.ts';
 import type { JsonValue } from './json.ts';
-import { loadPlainYaml } from './yaml-fast-load.ts';
+import { loadPlainYaml, type DollarScalar } from './yaml-fast-load.ts';
 import { MAX_YAML_ALIAS_COUNT, MAX_YAML_DEPTH, parseWithLibrary, stringifyWithLibrary } from './yaml.ts';
 
 const limits = { depth: MAX_YAML_DEPTH, aliases: MAX_YAML_ALIAS_COUNT };
@@ -21,11 +21,15 @@ function libraryResult(text: string, lastKeyWins: boolean): unknown {
   }
 }
 
-/** The fast path either declines the text or gives exactly the library's documents and lines. */
+/**
+ * The fast path either declines the text or gives exactly the library's documents and lines; a
+ * duplicate key it reports, the library refuses.
+ */
 function assertSameAsLibrary(text: string, lastKeyWins = false): boolean {
   const fast = loadPlainYaml(text, lastKeyWins, limits);
   if (fast === undefined) return false;
-  assert.deepEqual(fast, libraryResult(text, lastKeyWins), `for the text:\n${text}`);
+  const expected = Array.isArray(fast) ? fast : 'refused';
+  assert.deepEqual(expected, libraryResult(text, lastKeyWins), `for the text:\n${text}`);
   return true;
 }
 
@@ -75,6 +79,10 @@ const splice = fc.constantFrom(
   'yes',
   '\\',
   '%YAML 1.1\n',
+  '!!str ',
+  ' !!str 1',
+  ': !!str "x"',
+  '- !!str a',
 );
 
 const jsonValue: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue }>((tie) => ({
@@ -136,6 +144,11 @@ describe('the js-yaml fast path reads YAML as the yaml library does', () => {
       'y: &y 1\nx: &x [*y]\nz: *x\n',
       '%YAML 1.1\n---\na: yes\n',
       'a: !!binary aGk=\n',
+      'a: !!str\n',
+      'a: !!str "b\n  c"\n',
+      '- !!str a: b\n',
+      'a: !!str b # c\n',
+      '!!str a: b\n',
       '? a\n: b\n',
       'a: .inf\n',
       '~: a\n',
@@ -152,6 +165,29 @@ describe('the js-yaml fast path reads YAML as the yaml library does', () => {
     );
     const deep = `${'['.repeat(MAX_YAML_DEPTH + 1)}${']'.repeat(MAX_YAML_DEPTH + 1)}\n`;
     assert.equal(loadPlainYaml(deep, false, limits), undefined);
+  });
+
+  it('takes a `!!str` tag before a value, reports a duplicate key both libraries see, and reports each `$`', () => {
+    assert.ok(
+      assertSameAsLibrary('a: !!str 1\nb:\n- !!str "x"\n- !!str on\n'),
+      'the fast path declined !!str',
+    );
+    assert.deepEqual(loadPlainYaml('a: 1\nb: 2\na: 3\n', false, limits), { duplicateKeyLine: 3 });
+    assert.equal(loadPlainYaml('1: a\n"1": b\n', false, limits), undefined);
+    assert.equal(loadPlainYaml('&k a: 1\n*k : 2\n', false, limits), undefined);
+    const dollars: DollarScalar[] = [];
+    const text = 'a: $(x)\nb:\n- "$(y)"\n- |\n  $(z)\n$(k): 1\n';
+    assert.ok(Array.isArray(loadPlainYaml(text, false, limits, dollars)));
+    assert.deepEqual(
+      dollars.map(({ value, plain, line }) => [value, plain, line]),
+      [
+        ['$(x)', true, 1],
+        ['$(y)', false, 3],
+        ['$(z)\n', false, 4],
+        ['$(k)', true, 6],
+      ],
+    );
+    assert.equal(loadPlainYaml('a: !!str $(x)\n', false, limits, []), undefined);
   });
 
   it('takes what looks like a tag, a key, an empty entry or a tab where it is text, as CRDs and ConfigMaps hold them', () => {

@@ -70,24 +70,44 @@ function tabPositions(text: string): number[] {
   return found;
 }
 
+/** A string scalar holding a `$`, as read, for `$(var)` expansion (yaml.ts), which depends on its style. */
+export interface DollarScalar {
+  readonly value: string;
+  /** Plain scalars that are one reference take the referenced value; quoted and block ones stay strings. */
+  readonly plain: boolean;
+  /** Its first line in the text, counted from 1. */
+  readonly line: number;
+  /** Where its content starts: the same scalar may be reported twice. */
+  readonly start: number;
+}
+
+/** js-yaml refused the text for a key defined twice in a mapping, where the `yaml` library refuses it too. */
+export interface DuplicateKey {
+  /** The line of the second definition, counted from 1. */
+  readonly duplicateKeyLine: number;
+}
+
 /**
  * Parses a YAML stream of plain data with js-yaml, several times faster than the `yaml` library's
  * document model (docs/performance.md), giving the same values and lines. Undefined when the text
  * holds what only the library reads alike (LIBRARY_ONLY, LIBRARY_ONLY_OUTSIDE_SCALARS, NodeScan),
  * when js-yaml refuses it, or when the result holds what only the library resolves: the caller
- * then parses with the library, which also words every error. Nesting past `maxDepth` is left to
- * the library too.
+ * then parses with the library, which also words every error but one: a duplicate key that both
+ * libraries see alike comes back as DuplicateKey. Nesting past `maxDepth` is left to the library
+ * too. With `dollars`, every string scalar holding a `$` is pushed to it in text order; a tagged or
+ * anchored one, or an alias of one, declines the text.
  */
 export function loadPlainYaml(
   text: string,
   lastKeyWins: boolean,
   limits: YamlLimits,
-): YamlDocument[] | undefined {
+  dollars?: DollarScalar[],
+): YamlDocument[] | DuplicateKey | undefined {
   if (LIBRARY_ONLY.test(text) || mayEndInBlockScalar(text)) return undefined;
   const suspects = outsideScalarSuspects(text);
   const tabs = tabPositions(text);
   const maxDepth = limits.depth;
-  const scan = new NodeScan(text, limits.aliases, suspects.length > 0 || tabs.length > 0);
+  const scan = new NodeScan(text, limits.aliases, suspects.length > 0 || tabs.length > 0, dollars);
   // maxDepth is js-yaml 4.3's bound on its recursion; @types/js-yaml predates it.
   const options: jsyaml.LoadOptions & { maxDepth: number } = {
     schema: GO_YAML_SCHEMA,
@@ -95,18 +115,20 @@ export function loadPlainYaml(
     maxDepth: maxDepth + 1,
     listener: (event, state) => {
       if (event === 'open') scan.open(state.position, state.line);
-      else scan.close(state.position, state.kind);
+      else scan.close(state.position, state.kind, state.result);
     },
   };
   let values: unknown[];
   try {
     values = jsyaml.loadAll(text, undefined, options);
-  } catch {
-    return undefined;
+  } catch (error: unknown) {
+    if (lastKeyWins || suspects.length > 0 || tabs.length > 0 || !scan.agrees()) return undefined;
+    return duplicatePlainKey(error, text, scan);
   }
   if (
     scan.lines.length !== values.length ||
     !scan.agrees() ||
+    scan.declinesDollars ||
     !scan.holdsAll(suspects) ||
     !scan.holdsTabs(tabs)
   )
@@ -119,6 +141,25 @@ export function loadPlainYaml(
     out.push({ value, line: scan.lines[index] ?? 1 });
   }
   return out;
+}
+
+/**
+ * The error js-yaml threw as a DuplicateKey when the `yaml` library would refuse the text for the same
+ * key: the key defined again is a plain scalar that is a string, and no alias, tag or anchor came
+ * before it. js-yaml compares keys by their string forms, the library by their values, so `1` and
+ * `"1"` are one key to js-yaml only; a key that is a string plain is a string in both places, and
+ * so was the key it repeats.
+ */
+function duplicatePlainKey(error: unknown, text: string, scan: NodeScan): DuplicateKey | undefined {
+  if (!(error instanceof jsyaml.YAMLException) || error.reason !== 'duplicated mapping key') return undefined;
+  if (scan.sawPropertiesOrAliases) return undefined;
+  const { position, line } = error.mark;
+  const end = text.indexOf('\n', position);
+  const key = /^([^\s"'!&*?{}[\],#|>%@`:-][^\n]*?) *:(?: |$)/.exec(
+    text.slice(position, end === -1 ? undefined : end),
+  )?.[1];
+  if (key === undefined || /[{}[\],#]/.test(key) || resolvePlainScalar(key) !== undefined) return undefined;
+  return { duplicateKeyLine: line + 1 };
 }
 
 /**
@@ -150,7 +191,7 @@ const MAX_EXPANDED_NODES = 1_000_000;
  */
 class NodeScan {
   readonly lines: number[] = [];
-  private readonly stack: { start: number; holdsAlias: boolean }[] = [];
+  private readonly stack: { start: number; line: number; holdsAlias: boolean }[] = [];
   private aliases = 0;
   private differs = false;
   /** Where each scalar's content starts and ends, in the order read, when `recordScalars`. */
@@ -159,24 +200,34 @@ class NodeScan {
   private readonly tabSafeScalars: number[] = [];
   /** A node with a tag or an anchor: js-yaml may read past it and back, so scalars are not trusted. */
   private hasProperties = false;
+  /** Where each `!!str` tag that js-yaml and the library read alike stands (isPlainStringTag). */
+  private readonly stringTags = new Set<number>();
+  /** A tag, an anchor or an alias was met. */
+  sawPropertiesOrAliases = false;
+  /** A string holding a `$` had a tag or an anchor or was an alias: expansion goes to the library. */
+  declinesDollars = false;
 
   constructor(
     private readonly text: string,
     private readonly maxAliases: number,
     private readonly recordScalars: boolean,
+    private readonly dollars?: DollarScalar[],
   ) {}
 
   open(position: number, line: number): void {
     if (this.stack.length === 0) this.lines.push(line + 1);
-    this.stack.push({ start: position, holdsAlias: false });
+    this.stack.push({ start: position, line, holdsAlias: false });
   }
 
-  close(position: number, kind: string | null): void {
+  close(position: number, kind: string | null, result: unknown): void {
     const node = this.stack.pop();
     if (node === undefined) return;
     const start = contentStart(this.text, node.start);
     const first = this.text[start];
     const parent = this.stack.at(-1);
+    if (first === '*' || first === '&' || first === '!') this.sawPropertiesOrAliases = true;
+    if (this.dollars && kind === 'scalar' && typeof result === 'string' && result.includes('$'))
+      this.recordDollar(node, start, first, result);
     if (first === '*') this.aliases++;
     // The libraries give a document whose root is anchored different lines.
     if (first === '&' && (node.holdsAlias || parent === undefined)) this.differs = true;
@@ -188,6 +239,12 @@ class NodeScan {
     }
     // A block scalar as a document's root may have its lines at column 0, which js-yaml ends it at.
     if ((first === '|' || first === '>') && parent === undefined) this.differs = true;
+    if (first === '!' && kind === 'scalar' && isPlainStringTag(this.text, start)) {
+      this.stringTags.add(start);
+      if (this.recordScalars)
+        this.recordScalar(start + STRING_TAG.length, position, this.text[start + STRING_TAG.length]);
+      return;
+    }
     if (first === '!' || first === '&') this.hasProperties = true;
     if ((first === '[' || first === '{') && parent && this.isFlowMappingKey(start, parent.start))
       this.differs = true;
@@ -224,6 +281,28 @@ class NodeScan {
     return !/:\s*$/.test(this.text.slice(Math.max(0, start - 64), start));
   }
 
+  /** Pushes a string scalar holding a `$` to `dollars`, once though js-yaml may report it twice. */
+  private recordDollar(
+    node: { start: number; line: number },
+    start: number,
+    first: string | undefined,
+    value: string,
+  ): void {
+    if (first === '*' || first === '&' || first === '!') {
+      this.declinesDollars = true;
+      return;
+    }
+    const dollars = this.dollars ?? [];
+    if (dollars.at(-1)?.start === start) return;
+    const line = node.line + 1 + countBreaks(this.text, node.start, start);
+    dollars.push({
+      value,
+      plain: first !== '"' && first !== "'" && first !== '|' && first !== '>',
+      line,
+      start,
+    });
+  }
+
   /** A scalar's content: a block scalar's from the end of its header line, where `|2-` stands. */
   private recordScalar(start: number, end: number, first: string | undefined): void {
     if (first === '*' || first === '!' || first === '&') return;
@@ -248,6 +327,7 @@ class NodeScan {
     for (let i = 0; i < suspects.length; i += 2) {
       const start = suspects[i] ?? 0;
       const end = suspects[i + 1] ?? 0;
+      if (this.stringTags.has(end - 1)) continue;
       at = lastStartingBy(scalars, start, at);
       if (start < (scalars[at] ?? Infinity) || end > (scalars[at + 1] ?? -Infinity)) return false;
     }
@@ -294,6 +374,37 @@ class NodeScan {
     }
     return position >= (spans[2 * low] ?? Infinity) && position < (spans[2 * low + 1] ?? -Infinity);
   }
+}
+
+const STRING_TAG = '!!str ';
+
+/**
+ * `!!str` before a plain or quoted scalar on its line, in a mapping's value or a sequence's entry
+ * (`key: !!str 1`, `- !!str 1`): both libraries read the scalar's text as a string, as go-yaml does.
+ * Other tags, and this one anywhere else, go to the library.
+ */
+function isPlainStringTag(text: string, start: number): boolean {
+  if (!text.startsWith(STRING_TAG, start)) return false;
+  const next = text[start + STRING_TAG.length];
+  if (next === undefined || ' \t\r\n#!&*|>[]{},?:-%@`'.includes(next)) return false;
+  const lineEnd = text.indexOf('\n', start);
+  const rest = text.slice(start + STRING_TAG.length, lineEnd === -1 ? undefined : lineEnd);
+  // The whole scalar on the line, and nothing after it: no key of its own (`- !!str a: b`), no
+  // comment, no quoted scalar going on to the next line.
+  const alone =
+    next === '"' || next === "'" ? /^(?:"[^"\\\n]*"|'[^'\n]*') *$/.test(rest) : !/: |:$|\s#|\t/.test(rest);
+  if (!alone) return false;
+  let before = start - 1;
+  while (text[before] === ' ') before--;
+  if (text[before] === ':') return true;
+  return text[before] === '-' && (before === 0 || text[before - 1] === ' ' || text[before - 1] === '\n');
+}
+
+/** How many line breaks stand between `from` and `to`. */
+function countBreaks(text: string, from: number, to: number): number {
+  let breaks = 0;
+  for (let at = text.indexOf('\n', from); at !== -1 && at < to; at = text.indexOf('\n', at + 1)) breaks++;
+  return breaks;
 }
 
 /** In `spans` (start, end, start, end…, by start), the last span starting by `position`, searched on from `from`. */

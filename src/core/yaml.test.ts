@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import type { JsonValue } from './json.ts';
 import { VarTypeError } from './var-expansion.ts';
-import { parseYamlDocuments, stringifyYaml, type YamlExpansion } from './yaml.ts';
+import {
+  parseWithLibrary,
+  parseYamlDocuments,
+  stringifyWithLibrary,
+  stringifyYaml,
+  type YamlExpansion,
+} from './yaml.ts';
 
 const values: Record<string, unknown> = {
   replicas: 3,
@@ -9,14 +17,27 @@ const values: Record<string, unknown> = {
   debug: true,
   labels: { a: 'b' },
   host: 'example.com',
+  nested: { text: 'see $(host)', list: ['$(replicas)'] },
 };
 
-function expand(text: string, unresolved: string[] = []): unknown {
-  const expansion: YamlExpansion = {
+function expansionLogging(unresolved: string[]): YamlExpansion {
+  return {
     lookup: (name) => values[name] as never,
     onUnresolved: (name, file, line) => unresolved.push(`${name}@${file}:${line}`),
   };
-  return parseYamlDocuments(text, 'f.yaml', expansion)[0]?.value;
+}
+
+function expand(text: string, unresolved: string[] = []): unknown {
+  return parseYamlDocuments(text, 'f.yaml', expansionLogging(unresolved))[0]?.value;
+}
+
+/** Documents and the unresolved references reported, or the error's message. */
+function outcome(parse: () => unknown, unresolved: string[]): unknown {
+  try {
+    return { documents: parse(), unresolved };
+  } catch (error: unknown) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 describe('$(var) expansion while parsing YAML', () => {
@@ -61,6 +82,126 @@ describe('$(var) expansion while parsing YAML', () => {
 
   it('does not expand keys', () => {
     assert.deepEqual(expand('$(replicas): x\n'), { '$(replicas)': 'x' });
+  });
+
+  it('takes a substituted map as it is, references in it included, on the js-yaml and the library path', () => {
+    const expected = { x: { text: 'see $(host)', list: ['$(replicas)'] } };
+    assert.deepEqual(expand('x: $(nested)\n'), expected);
+    const library = parseWithLibrary('x: $(nested)\n', 'f.yaml', expansionLogging([]));
+    assert.deepEqual(library[0]?.value, expected);
+  });
+
+  it('expands on the js-yaml path exactly as through the library, lines of unresolved references included', () => {
+    const reference = fc.constantFrom(
+      '$(replicas)',
+      '$(debug)',
+      '$(labels)',
+      '$(nested)',
+      '$(nope)',
+      'x-$(host)-$(nope)',
+      '$$(replicas)',
+      'a $(labels)',
+      '$(port)\n$(host)',
+      '$(',
+      '$',
+    );
+    const value: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: 'small' },
+        reference,
+        fc.string(),
+        fc.integer(),
+        fc.array(tie('value'), { maxLength: 4 }),
+        fc.dictionary(fc.oneof(fc.string(), reference), tie('value'), { maxKeys: 4 }),
+      ),
+    })).value;
+    const splice = fc.constantFrom(
+      '"$(replicas)"',
+      "'$(labels)'",
+      '$(debug)',
+      ': $(nested)',
+      '\n- $(host)\n',
+      'kaddon.io/expand-vars: "false"',
+      '\n',
+      '---\n',
+      '1: $(port)\n',
+    );
+    fc.assert(
+      fc.property(
+        fc.array(value, { minLength: 1, maxLength: 3 }),
+        fc.array(fc.tuple(fc.nat(), splice), { maxLength: 2 }),
+        (documents, edits) => {
+          let text = documents.map((document) => stringifyWithLibrary(document)).join('---\n');
+          for (const [at, piece] of edits) {
+            const offset = at % (text.length + 1);
+            text = text.slice(0, offset) + piece + text.slice(offset);
+          }
+          const fast: string[] = [];
+          const library: string[] = [];
+          assert.deepEqual(
+            outcome(() => parseYamlDocuments(text, 'f.yaml', expansionLogging(fast)), fast),
+            outcome(() => parseWithLibrary(text, 'f.yaml', expansionLogging(library)), library),
+            `for the text:\n${text}`,
+          );
+        },
+      ),
+      { numRuns: 2000, seed: 28 },
+    );
+  });
+});
+
+describe('YAML the js-yaml path reads that it once left to the library', () => {
+  it('refuses a key defined twice with the line of the second, as the library words it', () => {
+    const text = 'a: 1\nb:\n  c: 2\n  c: 3\n';
+    assert.throws(
+      () => parseYamlDocuments(text, 'f.yaml'),
+      (error: Error) => error.message === "file 'f.yaml:4': a mapping key is defined twice.",
+    );
+    assert.throws(
+      () => parseWithLibrary(text, 'f.yaml'),
+      (error: Error) => error.message === "file 'f.yaml:4': a mapping key is defined twice.",
+    );
+    assert.throws(
+      () => parseYamlDocuments(`a: 1\n---\n${text}`, 'f.yaml'),
+      (error: Error) => error.message === "file 'f.yaml:6': a mapping key is defined twice.",
+    );
+  });
+
+  it('keeps `1` and `"1"` two keys, as the library does, where js-yaml takes them for one', () => {
+    assert.deepEqual(
+      parseYamlDocuments('1: a\n"1": b\n', 'f.yaml'),
+      parseWithLibrary('1: a\n"1": b\n', 'f.yaml'),
+    );
+  });
+
+  it('reads !!int, !!float, !!bool and !!null as kubectl kustomize does, and refuses what is not of the type', () => {
+    const text =
+      'a: !!int 1\nb: !!int "7"\nc: !!int 0x1F\nd: !!int 1_000\ne: !!float 2\nf: !!null ~\ng: !!bool true\n';
+    assert.deepEqual(parseYamlDocuments(text, 'f.yaml')[0]?.value, {
+      a: 1,
+      b: 7,
+      c: 31,
+      d: 1000,
+      e: 2,
+      f: null,
+      g: true,
+    });
+    for (const [tagged, problem] of [
+      ['!!int 1.5', "'1.5' is not a !!int"],
+      ['!!bool yes', "'yes' is not a !!bool"],
+      ['!!int abc', "'abc' is not a !!int"],
+    ] as const) {
+      assert.throws(
+        () => parseYamlDocuments(`x: 1\na: ${tagged}\n`, 'f.yaml'),
+        (error: Error) => error.message.startsWith(`file 'f.yaml:2': ${problem}`),
+      );
+    }
+  });
+
+  it('reads a `!!str` tag before a value as the string it tags', () => {
+    assert.deepEqual(parseYamlDocuments('a: !!str 1\nb:\n- !!str true\n- !!str "x"\n', 'f.yaml'), [
+      { value: { a: '1', b: ['true', 'x'] }, line: 1 },
+    ]);
   });
 });
 

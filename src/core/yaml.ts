@@ -3,8 +3,8 @@ import type { Document, Node, ScalarTag, Tags } from 'yaml';
 import { isDeepStrictEqual } from 'node:util';
 import { loadOnUse } from './load-on-use.ts';
 import { ParseError } from './errors.ts';
-import { loadPlainYaml, mayEndInBlockScalar } from './yaml-fast-load.ts';
-import { resolvePlainScalar } from './plain-scalar.ts';
+import { loadPlainYaml, mayEndInBlockScalar, type DollarScalar } from './yaml-fast-load.ts';
+import { resolvePlainScalar, resolveTaggedScalar } from './plain-scalar.ts';
 import { printBlockDocument } from './yaml-block-printer.ts';
 import { isYaml11NonString } from './go-yaml-scalar.ts';
 import { expandVars, VarTypeError, type VarLookup } from './var-expansion.ts';
@@ -49,20 +49,111 @@ export function parseYamlDocuments(
   expansion?: YamlExpansion,
   options: YamlParseOptions = {},
 ): YamlDocument[] {
-  refuseControlCharacters(text, file, options.lineOffset ?? 0);
-  const needsLibrary = (part: string): boolean => expansion !== undefined && part.includes('$');
-  const fast = (part: string): YamlDocument[] | undefined =>
-    needsLibrary(part) ? undefined : loadPlainYaml(part, options.duplicateKeys === 'last-wins', YAML_LIMITS);
-  const loaded = fast(text);
+  const baseLine = options.lineOffset ?? 0;
+  refuseControlCharacters(text, file, baseLine);
+  const fast = (part: string, lineOffset: number): YamlDocument[] | undefined => {
+    const dollars: DollarScalar[] | undefined =
+      expansion !== undefined && part.includes('$') ? [] : undefined;
+    const loaded = loadPlainYaml(part, options.duplicateKeys === 'last-wins', YAML_LIMITS, dollars);
+    if (loaded === undefined) return undefined;
+    if (!Array.isArray(loaded)) throw duplicateKey(file, loaded.duplicateKeyLine + lineOffset);
+    const documents = loaded.map((document) => ({ ...document, line: document.line + lineOffset }));
+    if (dollars === undefined || expansion === undefined) return documents;
+    return expandPlainDocuments(documents, dollars, expansion, file, lineOffset);
+  };
+  const loaded = fast(text, baseLine);
   if (loaded !== undefined) return loaded;
   const parts = splitDocuments(text);
   if (parts.length < 2) return parseWithLibrary(text, file, expansion, options);
   // Only the documents that need the library go to it: it is several times slower than js-yaml.
   return parts.flatMap(({ text: part, lineOffset }) => {
-    const documents = fast(part);
-    if (documents === undefined) return parseWithLibrary(part, file, expansion, { ...options, lineOffset });
-    return documents.map((document) => ({ ...document, line: document.line + lineOffset }));
+    const documents = fast(part, baseLine + lineOffset);
+    return (
+      documents ?? parseWithLibrary(part, file, expansion, { ...options, lineOffset: baseLine + lineOffset })
+    );
   });
+}
+
+/** Thrown inside expandPlainDocuments when its walk and the strings js-yaml reported part ways. */
+class WalkMismatch extends Error {}
+
+/** Keys that JavaScript objects keep first whatever their place in the text: a walk would meet them out of order. */
+const ARRAY_INDEX = /^(?:0|[1-9][0-9]{0,9})$/;
+
+/**
+ * expandDocument for what js-yaml read: walks the documents in text order, meeting each string
+ * that holds a `$` as `dollars` reported it (keys are not expanded), and expands values as the
+ * library's path does. Undefined, for the library to do it, should the walk meet a string
+ * `dollars` does not have next (an array-index key, a repeated key in a kustomization).
+ */
+function expandPlainDocuments(
+  documents: YamlDocument[],
+  dollars: readonly DollarScalar[],
+  expansion: YamlExpansion,
+  file: string,
+  lineOffset: number,
+): YamlDocument[] | undefined {
+  let next = 0;
+  const take = (value: string): DollarScalar => {
+    const found = dollars[next];
+    if (found?.value !== value) throw new WalkMismatch();
+    next++;
+    return found;
+  };
+  const visit = (value: JsonValue, expand: boolean): JsonValue => {
+    if (typeof value === 'string') {
+      if (!value.includes('$')) return value;
+      const scalar = take(value);
+      return expand ? expandScalar(scalar, expansion, file, scalar.line + lineOffset) : value;
+    }
+    if (Array.isArray(value)) {
+      for (const [index, item] of value.entries()) value[index] = visit(item, expand);
+    } else if (value !== null && typeof value === 'object') {
+      for (const key of Object.keys(value)) {
+        if (ARRAY_INDEX.test(key)) throw new WalkMismatch();
+        if (key.includes('$')) take(key);
+        value[key] = visit(value[key] ?? null, expand);
+      }
+    }
+    return value;
+  };
+  try {
+    const out = documents.map((document) => ({
+      ...document,
+      value: visit(document.value, !expansionTurnedOff(document.value)),
+    }));
+    return next === dollars.length ? out : undefined;
+  } catch (error: unknown) {
+    if (error instanceof WalkMismatch) return undefined;
+    throw error;
+  }
+}
+
+function expansionTurnedOff(value: JsonValue): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const metadata = value.metadata;
+  if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) return false;
+  const annotations = metadata.annotations;
+  if (annotations === null || typeof annotations !== 'object' || Array.isArray(annotations)) return false;
+  const flag = annotations[EXPAND_VARS_ANNOTATION];
+  return flag === false || flag === 'false';
+}
+
+/** One string scalar expanded: a plain one that is one reference takes the value, other scalars stay strings. */
+function expandScalar(scalar: DollarScalar, expansion: YamlExpansion, file: string, line: number): JsonValue {
+  const where = `${file}:${String(line)}`;
+  let result: ReturnType<typeof expandVars>;
+  try {
+    result = expandVars(scalar.value, expansion.lookup);
+  } catch (error: unknown) {
+    if (error instanceof VarTypeError) throw new VarTypeError(error.reference, where);
+    throw error;
+  }
+  for (const name of result.unresolved) expansion.onUnresolved(name, file, line);
+  if (typeof result.value === 'string' || scalar.plain) return result.value;
+  if (result.value !== null && typeof result.value === 'object')
+    throw new VarTypeError(result.resolved[0] ?? '', where);
+  return String(result.value);
 }
 
 /**
@@ -191,12 +282,27 @@ const GO_YAML_PLAIN: ScalarTag = {
   },
 };
 
-/** The schema's own implicit scalar types give way to GO_YAML_PLAIN; explicit tags (`!!int`) still work. */
+/**
+ * `!!int`, `!!float`, `!!bool` and `!!null` as go-yaml reads them (resolveTaggedScalar). The library
+ * takes the first tag of a name for an explicit tag, which for `!!int` would be its octal one.
+ */
+const GO_YAML_EXPLICIT: ScalarTag[] = (['int', 'float', 'bool', 'null'] as const).map((type) => ({
+  tag: `tag:yaml.org,2002:${type}`,
+  default: false,
+  resolve(text, onError) {
+    const value = resolveTaggedScalar(type, text);
+    if (value !== undefined) return value;
+    onError(`'${text}' is not a !!${type}: remove the tag or write the value as one`);
+    return text;
+  },
+}));
+
+/** The schema's own implicit scalar types give way to GO_YAML_PLAIN, its explicit ones to GO_YAML_EXPLICIT. */
 function withGoYamlTyping(tags: Tags): Tags {
   const explicitOnly = tags.map((tag) =>
     typeof tag === 'object' && 'test' in tag && tag.test !== undefined ? { ...tag, default: false } : tag,
   );
-  return [GO_YAML_PLAIN, ...explicitOnly];
+  return [GO_YAML_PLAIN, ...GO_YAML_EXPLICIT, ...explicitOnly];
 }
 
 /** The document's value; an alias bomb or a stack overflow is a ParseError that says which. */
@@ -280,9 +386,13 @@ function expandDocument(
   file: string,
 ): void {
   if (String(doc.getIn(['metadata', 'annotations', EXPAND_VARS_ANNOTATION])) === 'false') return;
-  yamlLibrary().visit(doc, {
+  const { visit } = yamlLibrary();
+  // The library visits a node that replaces another; a substituted value is never expanded again.
+  const substituted = new WeakSet<Node>();
+  visit(doc, {
     Scalar(key, node) {
-      if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('$')) return undefined;
+      if (key === 'key' || substituted.has(node)) return undefined;
+      if (typeof node.value !== 'string' || !node.value.includes('$')) return undefined;
       const where = (): string => `${file}:${String(lineOf(node))}`;
       let result: ReturnType<typeof expandVars>;
       try {
@@ -302,7 +412,9 @@ function expandDocument(
         node.value = String(result.value);
         return undefined;
       }
-      return doc.createNode(result.value);
+      const replacement = doc.createNode(result.value);
+      visit(replacement, { Scalar: (_key, inner) => void substituted.add(inner) });
+      return replacement;
     },
   });
 }
