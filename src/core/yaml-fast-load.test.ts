@@ -83,6 +83,11 @@ const splice = fc.constantFrom(
   ' !!str 1',
   ': !!str "x"',
   '- !!str a',
+  ' !!int 1',
+  ': !!bool true',
+  '- !!null ~',
+  ': !!float "2"',
+  ': !!int 1.5',
 );
 
 const jsonValue: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue }>((tie) => ({

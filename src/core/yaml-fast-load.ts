@@ -1,6 +1,6 @@
 import jsyaml from 'js-yaml';
 import type { JsonValue } from './json.ts';
-import { resolvePlainScalar } from './plain-scalar.ts';
+import { resolvePlainScalar, resolveTaggedScalar } from './plain-scalar.ts';
 import type { YamlDocument } from './yaml-document.ts';
 
 /** What `.inf` and `.nan` construct: JSON holds neither, so the document goes to the `yaml` library, which says so. */
@@ -8,9 +8,18 @@ const NOT_JSON = Object.freeze({ notJson: true });
 
 /**
  * Plain scalars typed as go-yaml v3 types them (plain-scalar.ts), as the `yaml` library is told to
- * type them too (yaml.ts), so that both libraries read the same text as the same values.
+ * type them too (yaml.ts), so that both libraries read the same text as the same values; so are
+ * scalars tagged `!!int`, `!!float`, `!!bool` and `!!null` (a text not of its type is refused).
  */
 const GO_YAML_SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
+  explicit: (['int', 'float', 'bool', 'null'] as const).map(
+    (type) =>
+      new jsyaml.Type(`tag:yaml.org,2002:${type}`, {
+        kind: 'scalar',
+        resolve: (text: string | null) => resolveTaggedScalar(type, text ?? '') !== undefined,
+        construct: (text: string | null) => resolveTaggedScalar(type, text ?? ''),
+      }),
+  ),
   implicit: [
     new jsyaml.Type('tag:yaml.org,2002:plain', {
       kind: 'scalar',
@@ -200,8 +209,8 @@ class NodeScan {
   private readonly tabSafeScalars: number[] = [];
   /** A node with a tag or an anchor: js-yaml may read past it and back, so scalars are not trusted. */
   private hasProperties = false;
-  /** Where each `!!str` tag that js-yaml and the library read alike stands (isPlainStringTag). */
-  private readonly stringTags = new Set<number>();
+  /** Where each tag that js-yaml and the library read alike stands (scalarTagLength). */
+  private readonly scalarTags = new Set<number>();
   /** A tag, an anchor or an alias was met. */
   sawPropertiesOrAliases = false;
   /** A string holding a `$` had a tag or an anchor or was an alias: expansion goes to the library. */
@@ -239,10 +248,10 @@ class NodeScan {
     }
     // A block scalar as a document's root may have its lines at column 0, which js-yaml ends it at.
     if ((first === '|' || first === '>') && parent === undefined) this.differs = true;
-    if (first === '!' && kind === 'scalar' && isPlainStringTag(this.text, start)) {
-      this.stringTags.add(start);
-      if (this.recordScalars)
-        this.recordScalar(start + STRING_TAG.length, position, this.text[start + STRING_TAG.length]);
+    const tagLength = first === '!' && kind === 'scalar' ? scalarTagLength(this.text, start) : 0;
+    if (tagLength > 0) {
+      this.scalarTags.add(start);
+      if (this.recordScalars) this.recordScalar(start + tagLength, position, this.text[start + tagLength]);
       return;
     }
     if (first === '!' || first === '&') this.hasProperties = true;
@@ -327,7 +336,7 @@ class NodeScan {
     for (let i = 0; i < suspects.length; i += 2) {
       const start = suspects[i] ?? 0;
       const end = suspects[i + 1] ?? 0;
-      if (this.stringTags.has(end - 1)) continue;
+      if (this.scalarTags.has(end - 1)) continue;
       at = lastStartingBy(scalars, start, at);
       if (start < (scalars[at] ?? Infinity) || end > (scalars[at + 1] ?? -Infinity)) return false;
     }
@@ -376,28 +385,33 @@ class NodeScan {
   }
 }
 
-const STRING_TAG = '!!str ';
+/** The scalar tags the fast path reads, with the space after them. */
+const SCALAR_TAG = /^!!(?:str|int|float|bool|null) /;
 
 /**
- * `!!str` before a plain or quoted scalar on its line, in a mapping's value or a sequence's entry
- * (`key: !!str 1`, `- !!str 1`): both libraries read the scalar's text as a string, as go-yaml does.
- * Other tags, and this one anywhere else, go to the library.
+ * The length of a `!!str`, `!!int`, `!!float`, `!!bool` or `!!null` tag and its space, before a
+ * plain or quoted scalar on its line, in a mapping's value or a sequence's entry (`key: !!str 1`,
+ * `- !!int "7"`), where both libraries read the scalar alike (GO_YAML_SCHEMA and yaml.ts read the
+ * types as go-yaml does); 0 for any other tag, or one of these anywhere else: the library takes them.
  */
-function isPlainStringTag(text: string, start: number): boolean {
-  if (!text.startsWith(STRING_TAG, start)) return false;
-  const next = text[start + STRING_TAG.length];
-  if (next === undefined || ' \t\r\n#!&*|>[]{},?:-%@`'.includes(next)) return false;
+function scalarTagLength(text: string, start: number): number {
+  const tag = SCALAR_TAG.exec(text.slice(start, start + 9))?.[0];
+  if (tag === undefined) return 0;
+  const next = text[start + tag.length];
+  if (next === undefined || ' \t\r\n#!&*|>[]{},?:-%@`'.includes(next)) return 0;
   const lineEnd = text.indexOf('\n', start);
-  const rest = text.slice(start + STRING_TAG.length, lineEnd === -1 ? undefined : lineEnd);
+  const rest = text.slice(start + tag.length, lineEnd === -1 ? undefined : lineEnd);
   // The whole scalar on the line, and nothing after it: no key of its own (`- !!str a: b`), no
   // comment, no quoted scalar going on to the next line.
   const alone =
     next === '"' || next === "'" ? /^(?:"[^"\\\n]*"|'[^'\n]*') *$/.test(rest) : !/: |:$|\s#|\t/.test(rest);
-  if (!alone) return false;
+  if (!alone) return 0;
   let before = start - 1;
   while (text[before] === ' ') before--;
-  if (text[before] === ':') return true;
-  return text[before] === '-' && (before === 0 || text[before - 1] === ' ' || text[before - 1] === '\n');
+  if (text[before] === ':') return tag.length;
+  const entry =
+    text[before] === '-' && (before === 0 || text[before - 1] === ' ' || text[before - 1] === '\n');
+  return entry ? tag.length : 0;
 }
 
 /** How many line breaks stand between `from` and `to`. */

@@ -74,10 +74,10 @@ const paths: Record<string, SizedInput> = {
     }),
     args: kustomize,
   },
-  'one document of a long list and a long text, with an !!int tag (the yaml library)': {
+  'one document of a long list and a long text, with a !!binary tag (the yaml library)': {
     files: (n) => ({
       'kustomization.yaml': 'resources: [big.yaml]\n',
-      'big.yaml': `${listAndText(n)}  extra: !!int 1\n`,
+      'big.yaml': `${listAndText(n)}  extra: !!binary aGk=\n`,
     }),
     args: kustomize,
   },
