@@ -355,9 +355,22 @@ class NodeScan {
     for (const tab of tabs) {
       at = lastStartingBy(safe, tab, at);
       if (tab >= (safe[at] ?? Infinity) && tab < (safe[at + 1] ?? -Infinity)) continue;
-      if (!this.isInComment(tab)) return false;
+      if (!this.isInComment(tab) && !this.isSeparatingSpace(tab)) return false;
     }
     return true;
+  }
+
+  /**
+   * A tab between the nodes of a block line, past its indentation and outside every scalar
+   * (`key:\tvalue`, `- item\t`), which both libraries read as a space: not in a line holding a flow
+   * collection's brackets, and not at a line's start or in its indentation.
+   */
+  private isSeparatingSpace(position: number): boolean {
+    if (this.isInScalar(position)) return false;
+    const lineStart = this.text.lastIndexOf('\n', position - 1) + 1;
+    const lineEnd = this.text.indexOf('\n', position);
+    const line = this.text.slice(lineStart, lineEnd === -1 ? undefined : lineEnd);
+    return /^ *(?:- +)*[^\s-]/.test(line.slice(0, position - lineStart)) && !/[[\]{}]/.test(line);
   }
 
   /** Whether a `#` before `position` on its line, outside every scalar, starts a comment holding it. */

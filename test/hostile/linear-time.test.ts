@@ -60,7 +60,7 @@ const paths: Record<string, SizedInput> = {
     }),
     args: kustomize,
   },
-  'a resource with a tab after a key (the yaml library)': {
+  'a resource with a tab after a key': {
     files: (n) => ({
       'kustomization.yaml': 'resources: [cm.yaml]\n',
       'cm.yaml': configMap(keys(n, '  '), 'extra:\tend\n'),
