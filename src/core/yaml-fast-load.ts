@@ -317,8 +317,12 @@ class NodeScan {
     if (first === '*' || first === '!' || first === '&') return;
     const block = first === '|' || first === '>';
     const from = block ? this.text.indexOf('\n', start) : start;
-    if (from === -1 || from >= end) return;
-    this.scalars.push(from, end);
+    let to = end;
+    // js-yaml reads on past the spaces and tabs after a plain scalar; they are not its text.
+    if (!block && first !== '"' && first !== "'")
+      while (to > from && (this.text[to - 1] === ' ' || this.text[to - 1] === '\t')) to--;
+    if (from === -1 || from >= to) return;
+    this.scalars.push(from, to);
     if (block || first === '"' || first === "'") this.tabSafeScalars.push(from, end);
   }
 
@@ -458,12 +462,12 @@ function nodeColumn(text: string, lineStart: number): number {
   }
 }
 
-/** Where a node's text starts: past spaces, line breaks and comments. */
+/** Where a node's text starts: past spaces, tabs, line breaks and comments. */
 function contentStart(text: string, from: number): number {
   let at = from;
   for (;;) {
     const char = text[at];
-    if (char === ' ' || char === '\n' || char === '\r') at++;
+    if (char === ' ' || char === '\t' || char === '\n' || char === '\r') at++;
     else if (char === '#') {
       const end = text.indexOf('\n', at);
       if (end === -1) return text.length;
