@@ -4,6 +4,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isJsonObject } from '../../src/core/json.ts';
 import { moduleValuesKey } from '../../src/core/module-name.ts';
+import { runCli } from '../run-cli.ts';
 import {
   eventually,
   setOperatorConfig,
@@ -140,6 +141,24 @@ labels:
     for (const module of ['gate', 'needs-gate']) assert.equal(delivered.has(module), false, module);
     const lines = (await readFile(log, 'utf8')).trim().split('\n');
     assert.deepEqual(lines, ['gate before']);
+  });
+
+  it('shows in `queue list` the run of gate and how long it has run, and the Component module waiting for it', async () => {
+    const socket = ['--debug-unix-socket', path.join(env.tree.root, 'debug.socket')];
+    const text = await runCli(['queue', 'list', ...socket]);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /Module runs in the pool: \d of 4/);
+    assert.match(text.stdout, /\. ModuleRun:gate: running for \d+(\.\d)?s/);
+    assert.match(text.stdout, /\. ModuleRun:policy: waiting \d+(\.\d)?s for the runs of [a-z-, ]*gate/);
+    const json = await runCli(['queue', 'list', '-o', 'json', ...socket]);
+    const dump = JSON.parse(json.stdout) as {
+      moduleRuns: { limit: number; runs: { module: string; state: string }[] };
+    };
+    assert.equal(dump.moduleRuns.limit, 4);
+    assert.deepEqual(
+      dump.moduleRuns.runs.filter((run) => run.module === 'gate').map((run) => run.state),
+      ['running'],
+    );
   });
 
   it('runs them once gate is delivered, and the policy label reaches every module before the policy', async () => {

@@ -38,6 +38,15 @@ describe('ModuleRunPool', () => {
     pool.start('a', a2.run);
     await tick();
     assert.deepEqual(log, ['start a', 'start b']);
+    assert.deepEqual(
+      pool.runs().map(({ module, startedAt, waitingFor }) => [module, startedAt !== undefined, waitingFor]),
+      [
+        ['b', true, undefined],
+        ['c', false, ['a']],
+        ['a', false, ['a']],
+      ],
+      'the runs in the pool in the order they entered it, a replaced run of a module gone from the list',
+    );
     assert.equal(pool.isEarlier('b', 'c'), true);
     assert.equal(pool.isEarlier('c', 'b'), false);
     a.finish();

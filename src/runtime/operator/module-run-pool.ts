@@ -1,3 +1,20 @@
+interface PoolEntry {
+  readonly order: number;
+  readonly enteredAt: number;
+  /** The modules whose runs in the pool it still waits for (its own earlier run included). */
+  readonly waitingFor: Set<string>;
+  done: Promise<void>;
+  startedAt?: number;
+}
+
+/** A run in the pool: running since `startedAt`, or waiting for the runs of `waitingFor`. */
+export interface PoolRun {
+  readonly module: string;
+  readonly enteredAt: number;
+  readonly startedAt?: number;
+  readonly waitingFor?: readonly string[];
+}
+
 /**
  * ModuleRuns that overlap (docs/lifecycle.md "Parallel module runs"): at most `limit` runs are in
  * the pool at once, running or waiting for the runs they need; the runs of one module run one
@@ -7,14 +24,33 @@
 export class ModuleRunPool {
   readonly limit: number;
   readonly #onFailure: (module: string, error: unknown) => void;
+  readonly #now: () => number;
   /** The last run asked for each module, settled or not, with the order it entered the pool in. */
-  readonly #runs = new Map<string, { readonly order: number; readonly done: Promise<void> }>();
+  readonly #runs = new Map<string, PoolEntry>();
   #entered = 0;
   #roomWaiters: (() => void)[] = [];
 
-  constructor(limit: number, onFailure: (module: string, error: unknown) => void) {
+  constructor(
+    limit: number,
+    onFailure: (module: string, error: unknown) => void,
+    now: () => number = Date.now,
+  ) {
     this.limit = Math.max(1, Math.floor(limit));
     this.#onFailure = onFailure;
+    this.#now = now;
+  }
+
+  /** The runs in the pool, in the order they entered it, for `queue list` (docs/observability.md). */
+  runs(): PoolRun[] {
+    return [...this.#runs.entries()]
+      .sort(([, a], [, b]) => a.order - b.order)
+      .map(([module, entry]) => ({
+        module,
+        enteredAt: entry.enteredAt,
+        ...(entry.startedAt === undefined
+          ? { waitingFor: [...entry.waitingFor] }
+          : { startedAt: entry.startedAt }),
+      }));
   }
 
   /** Resolves once fewer than `limit` runs are in the pool. */
@@ -28,13 +64,30 @@ export class ModuleRunPool {
    * the pool) are done.
    */
   start(module: string, run: () => Promise<void>, after: readonly string[] = []): void {
-    const before = [module, ...after].map((name) => this.#runs.get(name)?.done ?? Promise.resolve());
-    const done = Promise.all(before)
-      .then(run)
+    const waitingFor = new Set<string>();
+    const before = [module, ...after].map((name) => {
+      const earlier = this.#runs.get(name)?.done;
+      if (earlier === undefined) return Promise.resolve();
+      waitingFor.add(name);
+      return earlier.then(() => {
+        waitingFor.delete(name);
+      });
+    });
+    const entry: PoolEntry = {
+      order: this.#entered++,
+      enteredAt: this.#now(),
+      waitingFor,
+      done: Promise.resolve(),
+    };
+    entry.done = Promise.all(before)
+      .then(() => {
+        entry.startedAt = this.#now();
+        return run();
+      })
       .catch((error: unknown) => {
         this.#onFailure(module, error);
       });
-    const entry = { order: this.#entered++, done };
+    const done = entry.done;
     this.#runs.set(module, entry);
     void done.finally(() => {
       if (this.#runs.get(module) === entry) this.#runs.delete(module);

@@ -10,6 +10,8 @@ import type {
   HookSnapshots,
 } from '../../observability/debug/debug-state.ts';
 import { dumpQueues, formatQueueDump } from '../queue/queue-dump.ts';
+import { seconds } from '../queue/queue-status.ts';
+import type { PoolRun } from './module-run-pool.ts';
 import { MAIN_QUEUE, type TaskQueueSet } from '../queue/task-queue-set.ts';
 import { renderEnabled } from './deliver-tree.ts';
 import type { OperatorContext } from './operator-context.ts';
@@ -23,7 +25,11 @@ export function createOperatorDebugState(ctx: OperatorContext, queues: TaskQueue
     const now = queues.clock.now();
     const selected = queues.queues().filter((queue) => only === undefined || queue.name === only);
     const data = dumpQueues(selected, now, showEmpty);
-    return { data, text: formatQueueDump(data, now) };
+    const text = formatQueueDump(data, now);
+    const pool = ctx.moduleRuns;
+    if (only !== undefined || pool === undefined) return { data, text };
+    const runs = dumpModuleRuns(pool.limit, pool.runs(), Date.now());
+    return { data: { ...data, moduleRuns: runs }, text: `${text}\n${formatModuleRuns(runs)}` };
   };
   const configOf = (name: string): JsonValue =>
     ctx.store.configView(moduleOwner(name))[moduleValuesKey(name)] ?? {};
@@ -86,4 +92,51 @@ function monitored(ctx: OperatorContext, name: string): [string, readonly string
 
 function asObject(value: JsonValue | undefined): JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? value : {};
+}
+
+/** The ModuleRuns in the pool (docs/lifecycle.md "Parallel module runs"), as `queue list` shows them. */
+interface ModuleRunsDump {
+  readonly limit: number;
+  readonly runs: readonly {
+    readonly module: string;
+    readonly state: 'running' | 'waiting';
+    /** Since when it runs, or since when it waits. */
+    readonly since: string;
+    readonly seconds: number;
+    /** The modules whose runs it waits for; its own name for its earlier run. */
+    readonly waitingFor?: readonly string[];
+  }[];
+}
+
+function dumpModuleRuns(limit: number, runs: readonly PoolRun[], now: number): ModuleRunsDump {
+  return {
+    limit,
+    runs: runs.map((run) => {
+      const since = run.startedAt ?? run.enteredAt;
+      return {
+        module: run.module,
+        state: run.startedAt === undefined ? 'waiting' : 'running',
+        since: new Date(since).toISOString(),
+        seconds: Math.max(0, Math.round((now - since) / 100) / 10),
+        ...(run.waitingFor === undefined ? {} : { waitingFor: run.waitingFor }),
+      };
+    }),
+  };
+}
+
+function formatModuleRuns(dump: ModuleRunsDump): string {
+  const header = `Module runs in the pool: ${String(dump.runs.length)} of ${String(dump.limit)}`;
+  const lines = dump.runs.map((run, i) => {
+    const index = String(i + 1).padStart(2);
+    const age = seconds(run.seconds * 1000);
+    if (run.state === 'running') return `${index}. ModuleRun:${run.module}: running for ${age}`;
+    const waitingFor = run.waitingFor ?? [];
+    const others = waitingFor.filter((name) => name !== run.module);
+    const what = [
+      ...(waitingFor.includes(run.module) ? ['its earlier run'] : []),
+      ...(others.length > 0 ? [`the runs of ${others.join(', ')}`] : []),
+    ];
+    return `${index}. ModuleRun:${run.module}: waiting ${age} for ${what.join(' and ') || 'its turn'}`;
+  });
+  return lines.length === 0 ? `${header}\n` : `${header}\n\n${lines.join('\n')}\n`;
 }
