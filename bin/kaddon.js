@@ -30,8 +30,8 @@ function isBuildCurrent() {
 
 let entry;
 if (isBuildCurrent()) {
-  // A bug report's stack trace (exit 70) names src/ files and lines, not chunks of the bundle.
-  process.setSourceMapsEnabled(true);
+  // A bug report's stack trace (exit 70) names src/ files and lines: src/cli/source-stack.ts reads
+  // the bundle's source maps then, which costs nothing on a start that has no bug to report.
   entry = await import(compiled);
 } else if (checkout) {
   const { register } = await import('tsx/esm/api');

@@ -1,5 +1,6 @@
 import module from 'node:module';
 import { KaddonError } from './core/errors.ts';
+import { stackWithSources } from './cli/source-stack.ts';
 import type { CliIo } from './cli/cli-io.ts';
 import { UsageError } from './cli/usage-error.ts';
 
@@ -79,9 +80,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       io.stderr(`Error: ${error.message}\n${usage}\n`);
       return DETAILED_EXIT.has(name) ? 1 : 2;
     }
-    io.stderr(
-      `kaddon: internal error (a bug; please report it):\n${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
-    );
+    const trace = error instanceof Error ? stackWithSources(error.stack ?? error.message) : String(error);
+    io.stderr(`kaddon: internal error (a bug; please report it):\n${trace}\n`);
     return 70;
   }
 }
