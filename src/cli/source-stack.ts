@@ -14,6 +14,15 @@ const BUNDLE_FRAME = /(file:\/\/[^\s()]+\.m?js):(\d+):(\d+)/g;
  * Frames with no map, or no entry in it, are left as they are.
  */
 export function stackWithSources(stack: string): string {
+  try {
+    return mapFrames(stack);
+  } catch {
+    // The trace as Node gave it beats none at all.
+    return stack;
+  }
+}
+
+function mapFrames(stack: string): string {
   const maps = new Map<string, SourceMap | undefined>();
   return stack.replaceAll(BUNDLE_FRAME, (frame, url: string, line: string, column: string) => {
     let file: string;
