@@ -140,7 +140,12 @@ function expansionTurnedOff(value: JsonValue): boolean {
 }
 
 /** One string scalar expanded: a plain one that is one reference takes the value, other scalars stay strings. */
-function expandScalar(scalar: DollarScalar, expansion: YamlExpansion, file: string, line: number): JsonValue {
+function expandScalar(
+  scalar: Pick<DollarScalar, 'value' | 'plain'>,
+  expansion: YamlExpansion,
+  file: string,
+  line: number,
+): JsonValue {
   const where = `${file}:${String(line)}`;
   let result: ReturnType<typeof expandVars>;
   try {
@@ -393,26 +398,18 @@ function expandDocument(
     Scalar(key, node) {
       if (key === 'key' || substituted.has(node)) return undefined;
       if (typeof node.value !== 'string' || !node.value.includes('$')) return undefined;
-      const where = (): string => `${file}:${String(lineOf(node))}`;
-      let result: ReturnType<typeof expandVars>;
-      try {
-        result = expandVars(node.value, expansion.lookup);
-      } catch (error: unknown) {
-        if (error instanceof VarTypeError) throw new VarTypeError(error.reference, where());
-        throw error;
-      }
-      for (const name of result.unresolved) expansion.onUnresolved(name, file, lineOf(node));
-      if (typeof result.value === 'string') {
-        node.value = result.value;
+      const value = expandScalar(
+        { value: node.value, plain: node.type === 'PLAIN' },
+        expansion,
+        file,
+        lineOf(node),
+      );
+      if (typeof value === 'string') {
+        node.value = value;
         return undefined;
       }
-      if (node.type !== 'PLAIN') {
-        if (result.value !== null && typeof result.value === 'object')
-          throw new VarTypeError(result.resolved[0] ?? '', where());
-        node.value = String(result.value);
-        return undefined;
-      }
-      const replacement = doc.createNode(result.value);
+      // Only a plain scalar that is one reference takes a value of another type.
+      const replacement = doc.createNode(value);
       visit(replacement, { Scalar: (_key, inner) => void substituted.add(inner) });
       return replacement;
     },
