@@ -122,6 +122,9 @@ type Style = 'plain' | 'single' | 'double' | 'literal';
 function selectStyle(text: string, analysis: ScalarAnalysis, isKey: boolean): Style {
   let style: Style = text.includes('\n') ? 'literal' : isYaml11NonString(text) ? 'double' : 'plain';
   if (isKey && analysis.multiline) style = 'double';
+  // go-yaml v2 writes the key `<<` plain, which every YAML 1.1 reader (kaddon, kustomize, helm)
+  // then takes for a merge key; quoted it stays the string (docs/architecture.md "YAML").
+  if (isKey && text === '<<') style = 'double';
   if (style === 'plain' && (!analysis.blockPlainAllowed || (text === '' && isKey))) style = 'single';
   if (style === 'single' && !analysis.singleQuotedAllowed) style = 'double';
   if (style === 'literal' && (!analysis.blockAllowed || isKey)) style = 'double';

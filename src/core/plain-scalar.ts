@@ -110,13 +110,17 @@ function pad(digits: string): string {
 }
 
 /** The types a scalar may be tagged with explicitly (`!!int 1`), besides `!!str`. */
-export type ExplicitScalarType = 'int' | 'float' | 'bool' | 'null';
+export const EXPLICIT_SCALAR_TYPES = ['int', 'float', 'bool', 'null', 'timestamp', 'binary'] as const;
+export type ExplicitScalarType = (typeof EXPLICIT_SCALAR_TYPES)[number];
 
 /**
- * A scalar tagged `!!int`, `!!float`, `!!bool` or `!!null`, as go-yaml v3 reads it: the text must
- * read as that type plain (an int is taken as a float too), else undefined: go-yaml refuses it.
+ * A scalar tagged `!!int`, `!!float`, `!!bool`, `!!null`, `!!timestamp` or `!!binary`, as go-yaml v3
+ * reads it, else undefined: go-yaml refuses it. The text must read as that type plain (an int is
+ * taken as a float too); a timestamp is printed as a plain one is; binary is base64, decoded to a string.
  */
 export function resolveTaggedScalar(type: ExplicitScalarType, text: string): JsonValue | undefined {
+  if (type === 'binary') return binaryValue(text);
+  if (type === 'timestamp') return timestampValue(text);
   const resolved = resolvePlainScalar(text);
   if (resolved === undefined || !('value' in resolved)) return undefined;
   const { value } = resolved;
@@ -130,4 +134,69 @@ export function resolveTaggedScalar(type: ExplicitScalarType, text: string): Jso
     case 'null':
       return value === null ? null : undefined;
   }
+}
+
+/** Go's base64.StdEncoding: padded, line breaks skipped anywhere, nothing after the padding. */
+const GO_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * `!!binary`: go-yaml v3 decodes the base64 and keeps the bytes as a Go string, which JSON then
+ * prints with each byte that starts no valid UTF-8 sequence as U+FFFD.
+ */
+function binaryValue(text: string): string | undefined {
+  const base64 = text.replace(/[\r\n]/g, '');
+  if (!GO_BASE64.test(base64)) return undefined;
+  return goString(Buffer.from(base64, 'base64'));
+}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Bytes as Go's JSON encoder prints a string holding them: valid UTF-8 as is, each other byte as U+FFFD. */
+function goString(bytes: Uint8Array): string {
+  try {
+    return STRICT_UTF8.decode(bytes);
+  } catch {
+    let out = '';
+    for (let at = 0; at < bytes.length;) {
+      const length = utf8SequenceLength(bytes, at);
+      if (length === 0) {
+        out += '\uFFFD';
+        at++;
+      } else {
+        out += STRICT_UTF8.decode(bytes.subarray(at, at + length));
+        at += length;
+      }
+    }
+    return out;
+  }
+}
+
+/** The length of the well-formed UTF-8 sequence at `at` (Unicode's table 3-7, as Go's DecodeRune), or 0. */
+function utf8SequenceLength(bytes: Uint8Array, at: number): number {
+  const first = bytes[at] ?? 0;
+  if (first < 0x80) return 1;
+  const [length, low, high] =
+    first >= 0xc2 && first <= 0xdf
+      ? [2, 0x80, 0xbf]
+      : first === 0xe0
+        ? [3, 0xa0, 0xbf]
+        : first === 0xed
+          ? [3, 0x80, 0x9f]
+          : first >= 0xe1 && first <= 0xef
+            ? [3, 0x80, 0xbf]
+            : first === 0xf0
+              ? [4, 0x90, 0xbf]
+              : first === 0xf4
+                ? [4, 0x80, 0x8f]
+                : first >= 0xf1 && first <= 0xf3
+                  ? [4, 0x80, 0xbf]
+                  : [0, 0, 0];
+  if (length === 0 || at + length > bytes.length) return 0;
+  const second = bytes[at + 1] ?? 0;
+  if (second < low || second > high) return 0;
+  for (let next = at + 2; next < at + length; next++) {
+    const byte = bytes[next] ?? 0;
+    if (byte < 0x80 || byte > 0xbf) return 0;
+  }
+  return length;
 }

@@ -88,6 +88,15 @@ const splice = fc.constantFrom(
   '- !!null ~',
   ': !!float "2"',
   ': !!int 1.5',
+  ': !!binary aGk=',
+  '- !!binary 4oI=',
+  ': !!binary aGk',
+  ': !!timestamp 2001-12-14',
+  ' !!timestamp "2001-12-14t21:59:43.10-05:00"',
+  ': !!timestamp 1',
+  '<<: ',
+  ' <<: {}',
+  '<<: []\n',
   ':\t',
   '\t#',
   ' \t',
@@ -153,7 +162,9 @@ describe('the js-yaml fast path reads YAML as the yaml library does', () => {
       'a: &x [*y]\n',
       'y: &y 1\nx: &x [*y]\nz: *x\n',
       '%YAML 1.1\n---\na: yes\n',
-      'a: !!binary aGk=\n',
+      'a\n...\n---#\nb\n',
+      'a: !!binary |\n  aGk=\n',
+      'a: !!set {b: null}\n',
       'a: !!str\n',
       'a: !!str "b\n  c"\n',
       '- !!str a: b\n',
@@ -175,6 +186,19 @@ describe('the js-yaml fast path reads YAML as the yaml library does', () => {
     );
     const deep = `${'['.repeat(MAX_YAML_DEPTH + 1)}${']'.repeat(MAX_YAML_DEPTH + 1)}\n`;
     assert.equal(loadPlainYaml(deep, false, limits), undefined);
+  });
+
+  it('takes merge keys, and leaves a mapping with two of them to the library', () => {
+    const text = 'a: &a {x: 1}\nb: &b {y: 2}\nc:\n  <<: [*a, *b]\n  x: 3\nd: {<<: *b, z: 4}\n';
+    assert.ok(assertSameAsLibrary(text), 'the fast path declined merge keys');
+    assert.equal(loadPlainYaml('a: &a {x: 1}\nc:\n  <<: *a\n  <<: *a\n', false, limits), undefined);
+  });
+
+  it('takes a `!!binary` and a `!!timestamp` tag before a value alone on its line', () => {
+    assert.ok(
+      assertSameAsLibrary('a: !!binary aGk=\nb:\n- !!timestamp 2001-12-14\n'),
+      'the fast path declined them',
+    );
   });
 
   it('takes a `!!str` tag before a value, reports a duplicate key both libraries see, and reports each `$`', () => {

@@ -1,6 +1,6 @@
 import jsyaml from 'js-yaml';
 import type { JsonValue } from './json.ts';
-import { resolvePlainScalar, resolveTaggedScalar } from './plain-scalar.ts';
+import { EXPLICIT_SCALAR_TYPES, resolvePlainScalar, resolveTaggedScalar } from './plain-scalar.ts';
 import type { YamlDocument } from './yaml-document.ts';
 
 /** What `.inf` and `.nan` construct: JSON holds neither, so the document goes to the `yaml` library, which says so. */
@@ -9,10 +9,11 @@ const NOT_JSON = Object.freeze({ notJson: true });
 /**
  * Plain scalars typed as go-yaml v3 types them (plain-scalar.ts), as the `yaml` library is told to
  * type them too (yaml.ts), so that both libraries read the same text as the same values; so are
- * scalars tagged `!!int`, `!!float`, `!!bool` and `!!null` (a text not of its type is refused).
+ * scalars tagged `!!int`, `!!float`, `!!bool`, `!!null`, `!!timestamp` and `!!binary` (a text not of
+ * its type is refused).
  */
 const GO_YAML_SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
-  explicit: (['int', 'float', 'bool', 'null'] as const).map(
+  explicit: EXPLICIT_SCALAR_TYPES.map(
     (type) =>
       new jsyaml.Type(`tag:yaml.org,2002:${type}`, {
         kind: 'scalar',
@@ -21,6 +22,13 @@ const GO_YAML_SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
       }),
   ),
   implicit: [
+    // `<<` as a plain key merges maps into its mapping as go-yaml v3 (and kustomize) merge them:
+    // keys of the mapping win, then the earlier maps of a list. js-yaml merges so; yaml.ts has the
+    // library do the same. A mapping with two merge keys is left to the library (NodeScan).
+    new jsyaml.Type('tag:yaml.org,2002:merge', {
+      kind: 'scalar',
+      resolve: (text: string | null) => text === '<<',
+    }),
     new jsyaml.Type('tag:yaml.org,2002:plain', {
       kind: 'scalar',
       resolve: (text: string | null) => resolvePlainScalar(text ?? '') !== undefined,
@@ -36,10 +44,10 @@ const GO_YAML_SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
  * Text the fast path leaves to the `yaml` library, each found by differential testing
  * (yaml-fast-load.test.ts), where js-yaml reads something the library refuses or reads otherwise.
  * Anywhere in the text: directives (`%YAML 1.1` changes the schema) and a document marker with
- * anything but a comment after it or run into text (`---x`). Tabs too, but where NodeScan finds
+ * anything but a comment after it or run into text (`---x`, `---#`: a comment needs a space before it). Tabs too, but where NodeScan finds
  * them inside a quoted or block scalar (a script in a ConfigMap) or in a comment.
  */
-const LIBRARY_ONLY = /^%|^(?:---|\.\.\.)(?! *(?:#.*)?$)/m;
+const LIBRARY_ONLY = /^%|^(?:---|\.\.\.)(?!(?: +#.*| *)$)/m;
 
 /**
  * The same outside scalars: tags; keys that are empty, explicit (`? `) or collections (`[a]: b`),
@@ -200,7 +208,7 @@ const MAX_EXPANDED_NODES = 1_000_000;
  */
 class NodeScan {
   readonly lines: number[] = [];
-  private readonly stack: { start: number; line: number; holdsAlias: boolean }[] = [];
+  private readonly stack: { start: number; line: number; holdsAlias: boolean; merges?: Set<number> }[] = [];
   private aliases = 0;
   private differs = false;
   /** Where each scalar's content starts and ends, in the order read, when `recordScalars`. */
@@ -238,6 +246,12 @@ class NodeScan {
     if (this.dollars && kind === 'scalar' && typeof result === 'string' && result.includes('$'))
       this.recordDollar(node, start, first, result);
     if (first === '*') this.aliases++;
+    // A second merge key in one mapping: the library refuses it as a key defined twice, js-yaml merges both.
+    if (parent && kind === 'scalar' && result === '<<' && first === '<') {
+      parent.merges ??= new Set();
+      parent.merges.add(start);
+      if (parent.merges.size > 1) this.differs = true;
+    }
     // The libraries give a document whose root is anchored different lines.
     if (first === '&' && (node.holdsAlias || parent === undefined)) this.differs = true;
     if (parent && (first === '*' || node.holdsAlias)) parent.holdsAlias = true;
@@ -403,16 +417,16 @@ class NodeScan {
 }
 
 /** The scalar tags the fast path reads, with the space after them. */
-const SCALAR_TAG = /^!!(?:str|int|float|bool|null) /;
+const SCALAR_TAG = /^!!(?:str|int|float|bool|null|timestamp|binary) /;
 
 /**
- * The length of a `!!str`, `!!int`, `!!float`, `!!bool` or `!!null` tag and its space, before a
+ * The length of a `!!str`, `!!int`, `!!float`, `!!bool`, `!!null`, `!!timestamp` or `!!binary` tag and its space, before a
  * plain or quoted scalar on its line, in a mapping's value or a sequence's entry (`key: !!str 1`,
  * `- !!int "7"`), where both libraries read the scalar alike (GO_YAML_SCHEMA and yaml.ts read the
  * types as go-yaml does); 0 for any other tag, or one of these anywhere else: the library takes them.
  */
 function scalarTagLength(text: string, start: number): number {
-  const tag = SCALAR_TAG.exec(text.slice(start, start + 9))?.[0];
+  const tag = SCALAR_TAG.exec(text.slice(start, start + 12))?.[0];
   if (tag === undefined) return 0;
   const next = text[start + tag.length];
   if (next === undefined || ' \t\r\n#!&*|>[]{},?:-%@`'.includes(next)) return 0;

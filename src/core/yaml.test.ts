@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { JsonValue } from './json.ts';
+import { isJsonObject, type JsonValue } from './json.ts';
 import { VarTypeError } from './var-expansion.ts';
 import {
   parseWithLibrary,
@@ -172,6 +172,77 @@ describe('YAML the js-yaml path reads that it once left to the library', () => {
       parseYamlDocuments('1: a\n"1": b\n', 'f.yaml'),
       parseWithLibrary('1: a\n"1": b\n', 'f.yaml'),
     );
+  });
+
+  it('merges `<<` keys as kubectl kustomize does, on both paths, and refuses a merge of what is not a map', () => {
+    const head = 'l: &l\n  a: "1"\n  b: "2"\nm: &m\n  b: "20"\n  d: "4"\ndata:\n';
+    // Each expected `data` is what `kubectl kustomize` (kustomize v5.7) printed for the same text.
+    for (const [body, data] of [
+      ['  b: "0"\n  <<: *l\n', { a: '1', b: '0' }],
+      ['  <<: [*m, *l]\n', { a: '1', b: '20', d: '4' }],
+      ['  <<: [*l, {b: "7"}]\n  a: "5"\n', { a: '5', b: '2' }],
+      ['  <<: *l\n  b: null\n', { a: '1', b: null }],
+      ['  <<: {z: "9"}\n', { z: '9' }],
+      ['  <<: []\n', {}],
+      ['  "<<": {z: "9"}\n', { '<<': { z: '9' } }],
+    ] as const) {
+      const text = head + body;
+      const value = (document: JsonValue | undefined) => (isJsonObject(document) ? document.data : undefined);
+      assert.deepEqual(value(parseYamlDocuments(text, 'f.yaml')[0]?.value), data, body);
+      assert.deepEqual(value(parseWithLibrary(text, 'f.yaml')[0]?.value), data, body);
+    }
+    for (const [body, problem] of [
+      ['  <<: *l\n  <<: *m\n', "file 'f.yaml:9': a mapping key is defined twice"],
+      ['  <<: "x"\n', "file 'f.yaml:8': the value of the merge key `<<` is neither a map nor a list of maps"],
+      [
+        '  <<: [*l, ~]\n',
+        "file 'f.yaml:8': the value of the merge key `<<` is neither a map nor a list of maps",
+      ],
+    ] as const) {
+      assert.throws(
+        () => parseYamlDocuments(head + body, 'f.yaml'),
+        (error: Error) => error.message.startsWith(problem),
+        body,
+      );
+    }
+  });
+
+  it('reads !!timestamp and !!binary as kubectl kustomize does, on both paths, and refuses what is not of the type', () => {
+    // Each expected value is what `kubectl kustomize` (kustomize v5.7) printed for the same text.
+    const text = [
+      'a: !!binary aGk=',
+      'b: !!binary 4oI=',
+      'c: !!binary /w==',
+      'd: !!timestamp 2001-12-14t21:59:43.10-05:00',
+      'e: !!timestamp "2001-12-14"',
+      'f: !!binary |',
+      '  aGVsbG8g',
+      '  d29ybGQ=',
+      '',
+    ].join('\n');
+    const expected = {
+      a: 'hi',
+      b: '\uFFFD\uFFFD',
+      c: '\uFFFD',
+      d: '2001-12-14T21:59:43.1-05:00',
+      e: '2001-12-14T00:00:00Z',
+      f: 'hello world',
+    };
+    assert.deepEqual(parseYamlDocuments(text, 'f.yaml')[0]?.value, expected);
+    assert.deepEqual(parseWithLibrary(text, 'f.yaml')[0]?.value, expected);
+    for (const [tagged, problem] of [
+      ['!!binary aGk', "'aGk' is not base64 for !!binary"],
+      ['!!binary "aG k="', "'aG k=' is not base64 for !!binary"],
+      ['!!binary |\n  aGk=\n  aGk=', "'aGk=\\naGk=\\n' is not base64 for !!binary"],
+      ['!!timestamp hello', "'hello' is not a !!timestamp"],
+      ['!!timestamp 2001-12-14 21:59:43.10 -5', "'2001-12-14 21:59:43.10 -5' is not a !!timestamp"],
+    ] as const) {
+      assert.throws(
+        () => parseYamlDocuments(`x: 1\na: ${tagged}\n`, 'f.yaml'),
+        (error: Error) => error.message.startsWith(`file 'f.yaml:2': ${problem}`),
+        tagged,
+      );
+    }
   });
 
   it('reads !!int, !!float, !!bool and !!null as kubectl kustomize does, and refuses what is not of the type', () => {

@@ -4,7 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { loadOnUse } from './load-on-use.ts';
 import { ParseError } from './errors.ts';
 import { loadPlainYaml, mayEndInBlockScalar, type DollarScalar } from './yaml-fast-load.ts';
-import { resolvePlainScalar, resolveTaggedScalar } from './plain-scalar.ts';
+import { EXPLICIT_SCALAR_TYPES, resolvePlainScalar, resolveTaggedScalar } from './plain-scalar.ts';
 import { printBlockDocument } from './yaml-block-printer.ts';
 import { isYaml11NonString } from './go-yaml-scalar.ts';
 import { expandVars, VarTypeError, type VarLookup } from './var-expansion.ts';
@@ -227,6 +227,7 @@ export function parseWithLibrary(
   // takes time quadratic in a map's size; checkNodes does it with a Set instead.
   const documents = parseAllDocuments(text, {
     uniqueKeys: false,
+    merge: true,
     lineCounter,
     prettyErrors: false,
     customTags: withGoYamlTyping,
@@ -241,7 +242,7 @@ export function parseWithLibrary(
     }
     if (doc.contents === null) continue;
     const line = lineAt(nodeStart(doc.contents));
-    checkNodes(doc.contents, file, line, uniqueKeys ? (node) => lineAt(nodeStart(node)) : undefined);
+    checkNodes(doc, file, line, (node) => lineAt(nodeStart(node)), uniqueKeys);
     if (mayEndInBlockScalar(text)) clipLastBlockScalar(doc, text.length);
     if (expansion && text.includes('$'))
       expandDocument(doc, expansion, (node) => lineAt(nodeStart(node)), file);
@@ -288,24 +289,36 @@ const GO_YAML_PLAIN: ScalarTag = {
 };
 
 /**
- * `!!int`, `!!float`, `!!bool` and `!!null` as go-yaml reads them (resolveTaggedScalar). The library
- * takes the first tag of a name for an explicit tag, which for `!!int` would be its octal one.
+ * `!!int`, `!!float`, `!!bool`, `!!null`, `!!timestamp` and `!!binary` as go-yaml reads them
+ * (resolveTaggedScalar). The library takes the first tag of a name for an explicit tag, which for
+ * `!!int` would be its octal one; its own timestamp and binary would give a Date and bytes.
  */
-const GO_YAML_EXPLICIT: ScalarTag[] = (['int', 'float', 'bool', 'null'] as const).map((type) => ({
+const GO_YAML_EXPLICIT: ScalarTag[] = EXPLICIT_SCALAR_TYPES.map((type) => ({
   tag: `tag:yaml.org,2002:${type}`,
   default: false,
   resolve(text, onError) {
     const value = resolveTaggedScalar(type, text);
     if (value !== undefined) return value;
-    onError(`'${text}' is not a !!${type}: remove the tag or write the value as one`);
+    const shown = text.length > 60 ? `${text.slice(0, 60)}…` : text;
+    const quoted = `'${shown.replace(/\r?\n/g, '\\n')}'`;
+    onError(
+      type === 'binary'
+        ? `${quoted} is not base64 for !!binary: write it padded with '=', or remove the tag`
+        : `${quoted} is not a !!${type}: remove the tag or write the value as one`,
+    );
     return text;
   },
 }));
 
+/** A plain `<<` key: merge keys, read as go-yaml v3 reads them (docs/architecture.md "YAML"). */
+const MERGE_TAG = 'tag:yaml.org,2002:merge';
+
 /** The schema's own implicit scalar types give way to GO_YAML_PLAIN, its explicit ones to GO_YAML_EXPLICIT. */
 function withGoYamlTyping(tags: Tags): Tags {
   const explicitOnly = tags.map((tag) =>
-    typeof tag === 'object' && 'test' in tag && tag.test !== undefined ? { ...tag, default: false } : tag,
+    typeof tag === 'object' && 'test' in tag && tag.test !== undefined && tag.tag !== MERGE_TAG
+      ? { ...tag, default: false }
+      : tag,
   );
   return [GO_YAML_PLAIN, ...GO_YAML_EXPLICIT, ...explicitOnly];
 }
@@ -342,26 +355,49 @@ function tooDeep(file: string, line: number, cause?: unknown): ParseError {
  * and with `lineOf` a mapping key defined twice (scalar keys of equal value, as the library's
  * uniqueKeys compares them), in time linear in the document.
  */
-function checkNodes(root: unknown, file: string, line: number, lineOf?: (node: Node) => number): void {
+function checkNodes(
+  doc: Document.Parsed,
+  file: string,
+  line: number,
+  lineOf: (node: Node) => number,
+  uniqueKeys: boolean,
+): void {
   const { isCollection, isMap, isPair, isScalar } = yamlLibrary();
-  const pending: [unknown, number][] = [[root, 1]];
+  const pending: [unknown, number][] = [[doc.contents, 1]];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [node, depth] = next;
     if (depth > MAX_YAML_DEPTH) throw tooDeep(file, line);
     if (!isCollection(node)) continue;
-    const keys = lineOf && isMap(node) ? new Set<unknown>() : undefined;
+    const keys = uniqueKeys && isMap(node) ? new Set<unknown>() : undefined;
     for (const item of node.items) {
       if (!isPair(item)) {
         pending.push([item, depth + 1]);
         continue;
       }
-      if (keys && isScalar(item.key)) {
-        if (keys.has(item.key.value)) throw duplicateKey(file, lineOf?.(item.key) ?? line);
-        keys.add(item.key.value);
+      if (isScalar(item.key)) {
+        // Each merge key's value is a Symbol of its own; two merge keys are two of one key.
+        const merge = typeof item.key.value === 'symbol';
+        if (merge && !mergesMaps(doc, item.value)) throw badMerge(file, lineOf(item.key));
+        const key = merge ? MERGE_TAG : item.key.value;
+        if (keys?.has(key)) throw duplicateKey(file, lineOf(item.key));
+        keys?.add(key);
       }
       pending.push([item.key, depth + 1], [item.value, depth + 1]);
     }
   }
+}
+
+/** A merge key's value is a map, an alias of one, or a list of those (go-yaml v3's rule). */
+function mergesMaps(doc: Document.Parsed, value: unknown): boolean {
+  const { isAlias, isMap, isSeq } = yamlLibrary();
+  const isMapSource = (node: unknown): boolean => isMap(isAlias(node) ? node.resolve(doc) : node);
+  return isSeq(value) ? value.items.every(isMapSource) : isMapSource(value);
+}
+
+function badMerge(file: string, line: number): ParseError {
+  return new ParseError(file, line, 'the value of the merge key `<<` is neither a map nor a list of maps', {
+    hint: 'Give `<<` an alias of a map (`<<: *defaults`), a map, or a list of them; quote the key ("<<") to mean the string.',
+  });
 }
 
 function duplicateKey(file: string, line: number): ParseError {
@@ -424,14 +460,12 @@ function firstLine(message: string): string {
   return message.split('\n')[0] ?? message;
 }
 
-/** YAML timestamps, binary and bigint scalars are kept as their JSON forms. */
+/** The library's value as JSON (a bigint as a number; timestamps and binary are strings already, GO_YAML_EXPLICIT). */
 function normalize(value: unknown): JsonValue {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') return value;
   if (typeof value === 'bigint') return Number(value);
   if (Array.isArray(value)) return value.map(normalize);
-  if (value instanceof Date) return value.toISOString();
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
   if (typeof value === 'object') {
     const out: JsonObject = {};
     for (const [k, v] of Object.entries(value)) out[k] = normalize(v);
@@ -481,18 +515,30 @@ function stringifyReadably(value: JsonValue): string {
 }
 
 function readsBack(printed: string, value: JsonValue): boolean {
-  const read = parseYamlDocuments(printed, 'printed')[0]?.value ?? null;
-  return isDeepStrictEqual(read, JSON.parse(JSON.stringify(value)));
+  try {
+    const read = parseYamlDocuments(printed, 'printed')[0]?.value ?? null;
+    return isDeepStrictEqual(read, JSON.parse(JSON.stringify(value)));
+  } catch (error: unknown) {
+    if (error instanceof ParseError) return false;
+    throw error;
+  }
 }
 
 /** The `yaml` library's printing in kustomize's style; the reference that printBlockDocument follows. */
 export function stringifyWithLibrary(value: unknown, unfolded = false): string {
   const { Document, visit } = yamlLibrary();
-  const doc = new Document(value, { version: '1.1', aliasDuplicateObjects: false, sortMapEntries: true });
+  const doc = new Document(value, {
+    version: '1.1',
+    // Its merge tag would print a key `<<` plain whatever its style, to read back as a merge key.
+    customTags: (tags) => tags.filter((tag) => typeof tag !== 'object' || tag.tag !== MERGE_TAG),
+    aliasDuplicateObjects: false,
+    sortMapEntries: true,
+  });
   visit(doc, {
-    Scalar(_key, node) {
+    Scalar(key, node) {
       if (typeof node.value !== 'string') return;
-      if (isYaml11NonString(node.value) || (unfolded && node.value.includes('\n')))
+      const mergeKey = key === 'key' && node.value === '<<';
+      if (mergeKey || isYaml11NonString(node.value) || (unfolded && node.value.includes('\n')))
         node.type = 'QUOTE_DOUBLE';
     },
   });

@@ -28,6 +28,8 @@ export interface ConformanceCase {
  */
 const ownWording: Record<string, string> = {
   'err-08-unknown-kustomization-field': 'unknown field "namePrefixx"',
+  'yaml-err-01-merge-of-a-string':
+    "cm.yaml:6': the value of the merge key `<<` is neither a map nor a list of maps",
 };
 
 /**
