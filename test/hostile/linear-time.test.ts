@@ -74,10 +74,17 @@ const paths: Record<string, SizedInput> = {
     }),
     args: kustomize,
   },
-  'one document of a long list and a long text, with a !!binary tag (the yaml library)': {
+  'one document of a long list and a long text, with a tagged block scalar (the yaml library)': {
     files: (n) => ({
       'kustomization.yaml': 'resources: [big.yaml]\n',
-      'big.yaml': `${listAndText(n)}  extra: !!binary aGk=\n`,
+      'big.yaml': `${listAndText(n)}  extra: !!binary |\n    aGk=\n`,
+    }),
+    args: kustomize,
+  },
+  'a resource with a merge key at its end': {
+    files: (n) => ({
+      'kustomization.yaml': 'resources: [cm.yaml]\n',
+      'cm.yaml': configMap(`  first: &a\n    a: b\n${keys(n, '  ')}`, '  <<: *a\n'),
     }),
     args: kustomize,
   },
