@@ -174,7 +174,7 @@ describe('YAML the js-yaml path reads that it once left to the library', () => {
     );
   });
 
-  it('merges `<<` keys as kubectl kustomize does, on both paths, and refuses a merge of what is not a map', () => {
+  it('merges `<<` keys and reads collection tags as kubectl kustomize does, on both paths, and refuses a merge of what is not a map', () => {
     const head = 'l: &l\n  a: "1"\n  b: "2"\nm: &m\n  b: "20"\n  d: "4"\ndata:\n';
     // Each expected `data` is what `kubectl kustomize` (kustomize v5.7) printed for the same text.
     for (const [body, data] of [
@@ -185,6 +185,15 @@ describe('YAML the js-yaml path reads that it once left to the library', () => {
       ['  <<: {z: "9"}\n', { z: '9' }],
       ['  <<: []\n', {}],
       ['  "<<": {z: "9"}\n', { '<<': { z: '9' } }],
+      // Tagged: `!!merge` on a key merges, on a value is its text; `!!str <<` is an ordinary key.
+      ['  !!merge <<: *l\n', { a: '1', b: '2' }],
+      ['  v: !!merge foo\n', { v: 'foo' }],
+      ['  !!str <<: {z: "9"}\n', { '<<': { z: '9' } }],
+      // Collection tags change nothing: go-yaml reads a collection by its kind.
+      ['  s: !!set\n    ? x\n    ? y\n', { s: { x: null, y: null } }],
+      ['  s: !!set {x: 1}\n', { s: { x: 1 } }],
+      ['  o: !!omap [a: 1, b: 2]\n', { o: [{ a: 1 }, { b: 2 }] }],
+      ['  p: !!pairs [a: 1]\n', { p: [{ a: 1 }] }],
     ] as const) {
       const text = head + body;
       const value = (document: JsonValue | undefined) => (isJsonObject(document) ? document.data : undefined);
@@ -196,6 +205,10 @@ describe('YAML the js-yaml path reads that it once left to the library', () => {
       ['  <<: "x"\n', "file 'f.yaml:8': the value of the merge key `<<` is neither a map nor a list of maps"],
       [
         '  <<: [*l, ~]\n',
+        "file 'f.yaml:8': the value of the merge key `<<` is neither a map nor a list of maps",
+      ],
+      [
+        '  !!merge x: 1\n',
         "file 'f.yaml:8': the value of the merge key `<<` is neither a map nor a list of maps",
       ],
     ] as const) {

@@ -1,5 +1,5 @@
 import type * as Yaml from 'yaml';
-import type { Document, Node, ScalarTag, Tags } from 'yaml';
+import type { CollectionTag, Document, Node, Scalar, ScalarTag, Tags } from 'yaml';
 import { isDeepStrictEqual } from 'node:util';
 import { loadOnUse } from './load-on-use.ts';
 import { ParseError } from './errors.ts';
@@ -293,7 +293,7 @@ const GO_YAML_PLAIN: ScalarTag = {
  * (resolveTaggedScalar). The library takes the first tag of a name for an explicit tag, which for
  * `!!int` would be its octal one; its own timestamp and binary would give a Date and bytes.
  */
-const GO_YAML_EXPLICIT: ScalarTag[] = EXPLICIT_SCALAR_TYPES.map((type) => ({
+const GO_YAML_EXPLICIT: ScalarTag[] = EXPLICIT_SCALAR_TYPES.map<ScalarTag>((type) => ({
   tag: `tag:yaml.org,2002:${type}`,
   default: false,
   resolve(text, onError) {
@@ -308,10 +308,26 @@ const GO_YAML_EXPLICIT: ScalarTag[] = EXPLICIT_SCALAR_TYPES.map((type) => ({
     );
     return text;
   },
-}));
+})).concat({
+  // `!!merge` given explicitly keeps the text (the library's own would make any text the key `<<`):
+  // go-yaml merges only at a key `<<`, which checkNodes and the library still see as one.
+  tag: 'tag:yaml.org,2002:merge',
+  default: false,
+  resolve: (text) => text,
+});
 
 /** A plain `<<` key: merge keys, read as go-yaml v3 reads them (docs/architecture.md "YAML"). */
 const MERGE_TAG = 'tag:yaml.org,2002:merge';
+
+/**
+ * go-yaml v3 reads a collection by its kind whatever its tag: `!!set`, `!!omap` and `!!pairs` are
+ * an ordinary map and lists, not the library's Set and Map, which JSON cannot hold.
+ */
+const GO_YAML_COLLECTIONS: CollectionTag[] = [
+  { tag: 'tag:yaml.org,2002:set', collection: 'map', default: false },
+  { tag: 'tag:yaml.org,2002:omap', collection: 'seq', default: false },
+  { tag: 'tag:yaml.org,2002:pairs', collection: 'seq', default: false },
+];
 
 /** The schema's own implicit scalar types give way to GO_YAML_PLAIN, its explicit ones to GO_YAML_EXPLICIT. */
 function withGoYamlTyping(tags: Tags): Tags {
@@ -320,7 +336,7 @@ function withGoYamlTyping(tags: Tags): Tags {
       ? { ...tag, default: false }
       : tag,
   );
-  return [GO_YAML_PLAIN, ...GO_YAML_EXPLICIT, ...explicitOnly];
+  return [GO_YAML_PLAIN, ...GO_YAML_EXPLICIT, ...GO_YAML_COLLECTIONS, ...explicitOnly];
 }
 
 /** The document's value; an alias bomb or a stack overflow is a ParseError that says which. */
@@ -329,6 +345,9 @@ function toJson(doc: Document.Parsed, file: string, line: number): JsonValue | u
     const value = doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT }) as unknown;
     return value === undefined ? undefined : normalize(value);
   } catch (error: unknown) {
+    // checkNodes refuses a merge of what is not a map first; this is the library's own check.
+    if (error instanceof Error && error.message.startsWith('Merge sources must be maps'))
+      throw badMerge(file, line);
     if (error instanceof ReferenceError && /alias/i.test(error.message))
       throw new ParseError(
         file,
@@ -375,8 +394,7 @@ function checkNodes(
         continue;
       }
       if (isScalar(item.key)) {
-        // Each merge key's value is a Symbol of its own; two merge keys are two of one key.
-        const merge = typeof item.key.value === 'symbol';
+        const merge = isMergeKey(item.key);
         if (merge && !mergesMaps(doc, item.value)) throw badMerge(file, lineOf(item.key));
         const key = merge ? MERGE_TAG : item.key.value;
         if (keys?.has(key)) throw duplicateKey(file, lineOf(item.key));
@@ -385,6 +403,22 @@ function checkNodes(
       pending.push([item.key, depth + 1], [item.value, depth + 1]);
     }
   }
+}
+
+/**
+ * A merge key, as kustomize takes one: a plain `<<` (each one's value a Symbol of its own, so two
+ * are compared as one key) or any key tagged `!!merge`, which is made a `<<` for the library. A
+ * `<<` tagged otherwise (`!!str <<`) is a string, and is made one for the library too.
+ */
+function isMergeKey(key: Scalar): boolean {
+  if (typeof key.value === 'symbol') return true;
+  if (key.tag === MERGE_TAG) {
+    key.value = '<<';
+    key.type = 'PLAIN';
+    return true;
+  }
+  if (key.value === '<<' && (key.type === undefined || key.type === 'PLAIN')) key.type = 'QUOTE_DOUBLE';
+  return false;
 }
 
 /** A merge key's value is a map, an alias of one, or a list of those (go-yaml v3's rule). */
