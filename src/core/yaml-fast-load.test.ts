@@ -165,6 +165,7 @@ describe('the js-yaml fast path reads YAML as the yaml library does', () => {
       'a\n...\n---#\nb\n',
       'a: !!binary |\n  aGk=\n',
       'a: !!set {b: null}\n',
+      'a: &k [1]\n*k : y\n',
       'a: !!str\n',
       'a: !!str "b\n  c"\n',
       '- !!str a: b\n',

@@ -44,14 +44,16 @@ const GO_YAML_SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
  * Text the fast path leaves to the `yaml` library, each found by differential testing
  * (yaml-fast-load.test.ts), where js-yaml reads something the library refuses or reads otherwise.
  * Anywhere in the text: directives (`%YAML 1.1` changes the schema) and a document marker with
- * anything but a comment after it or run into text (`---x`, `---#`: a comment needs a space before it). Tabs too, but where NodeScan finds
- * them inside a quoted or block scalar (a script in a ConfigMap) or in a comment.
+ * anything but a comment after it or run into text (`---x`, `---#`: a comment needs a space
+ * before it). Tabs too, but where NodeScan finds them inside a quoted or block scalar (a script in
+ * a ConfigMap) or in a comment.
  */
 const LIBRARY_ONLY = /^%|^(?:---|\.\.\.)(?!(?: +#.*| *)$)/m;
 
 /**
- * The same outside scalars: tags; keys that are empty, explicit (`? `) or collections (`[a]: b`),
- * which the libraries turn into different strings; a block scalar's indentation indicator; an
+ * The same outside scalars: tags; keys that are empty, explicit (`? `), collections (`[a]: b`) or
+ * aliases (`*a : b`, perhaps of a collection), which the libraries turn into different strings or
+ * refuse; a block scalar's indentation indicator; an
  * empty sequence entry (`- #c`, `- - `); `#` right after a bracket, comma, colon or quote. Inside a
  * scalar's content (a CRD's description, a regular expression) these are text, read alike, so
  * each match is looked up among the scalars js-yaml read (NodeScan) before the text is declined.
@@ -59,6 +61,7 @@ const LIBRARY_ONLY = /^%|^(?:---|\.\.\.)(?!(?: +#.*| *)$)/m;
 const LIBRARY_ONLY_OUTSIDE_SCALARS = new RegExp(
   [
     '(?:^|[\\s[{,])[!?]',
+    '(?:^|[\\s[{,])\\*[^\\s[\\]{},]+[ \\t]*:(?:[ \\t]|$)',
     '^[ -]*:(?:[ ]|$)',
     '[\\]}] *:',
     '[|>][+-]?[0-9]',

@@ -220,6 +220,17 @@ describe('YAML the js-yaml path reads that it once left to the library', () => {
     }
   });
 
+  it('refuses a key that is a map or a list, as kubectl kustomize does, and takes an alias of a string as a key', () => {
+    for (const text of ['x: 1\n[1, 2]: a\n', 'x: 1\n? {a: 1}\n: b\n', 'x: &k [1]\n*k : y\n']) {
+      assert.throws(
+        () => parseYamlDocuments(text, 'f.yaml'),
+        (error: Error) => error.message.startsWith("file 'f.yaml:2': a mapping key is a map or a list"),
+        text,
+      );
+    }
+    assert.deepEqual(parseYamlDocuments('a: &k x\n*k : y\n', 'f.yaml')[0]?.value, { a: 'x', x: 'y' });
+  });
+
   it('reads !!timestamp and !!binary as kubectl kustomize does, on both paths, and refuses what is not of the type', () => {
     // Each expected value is what `kubectl kustomize` (kustomize v5.7) printed for the same text.
     const text = [

@@ -393,6 +393,7 @@ function checkNodes(
         pending.push([item, depth + 1]);
         continue;
       }
+      if (isCollectionKey(doc, item.key)) throw collectionKey(file, lineOf(item.key as Node));
       if (isScalar(item.key)) {
         const merge = isMergeKey(item.key);
         if (merge && !mergesMaps(doc, item.value)) throw badMerge(file, lineOf(item.key));
@@ -419,6 +420,18 @@ function isMergeKey(key: Scalar): boolean {
   }
   if (key.value === '<<' && (key.type === undefined || key.type === 'PLAIN')) key.type = 'QUOTE_DOUBLE';
   return false;
+}
+
+/** A key that is a map or a list (`[a, b]: c`, `? {a: 1}`), or an alias of one. */
+function isCollectionKey(doc: Document.Parsed, key: unknown): boolean {
+  const { isAlias, isCollection } = yamlLibrary();
+  return isCollection(isAlias(key) ? key.resolve(doc) : key);
+}
+
+function collectionKey(file: string, line: number): ParseError {
+  return new ParseError(file, line, 'a mapping key is a map or a list', {
+    hint: 'Write the key as a string: JSON, kustomize and the API server take no other keys.',
+  });
 }
 
 /** A merge key's value is a map, an alias of one, or a list of those (go-yaml v3's rule). */
