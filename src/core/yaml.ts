@@ -288,6 +288,9 @@ const GO_YAML_PLAIN: ScalarTag = {
   },
 };
 
+/** The tag of merge keys, a plain `<<` (docs/architecture.md "YAML"). */
+const MERGE_TAG = 'tag:yaml.org,2002:merge';
+
 /**
  * `!!int`, `!!float`, `!!bool`, `!!null`, `!!timestamp` and `!!binary` as go-yaml reads them
  * (resolveTaggedScalar). The library takes the first tag of a name for an explicit tag, which for
@@ -311,13 +314,10 @@ const GO_YAML_EXPLICIT: ScalarTag[] = EXPLICIT_SCALAR_TYPES.map<ScalarTag>((type
 })).concat({
   // `!!merge` given explicitly keeps the text (the library's own would make any text the key `<<`):
   // go-yaml merges only at a key `<<`, which checkNodes and the library still see as one.
-  tag: 'tag:yaml.org,2002:merge',
+  tag: MERGE_TAG,
   default: false,
   resolve: (text) => text,
 });
-
-/** A plain `<<` key: merge keys, read as go-yaml v3 reads them (docs/architecture.md "YAML"). */
-const MERGE_TAG = 'tag:yaml.org,2002:merge';
 
 /**
  * go-yaml v3 reads a collection by its kind whatever its tag: `!!set`, `!!omap` and `!!pairs` are
@@ -371,8 +371,9 @@ function tooDeep(file: string, line: number, cause?: unknown): ParseError {
 
 /**
  * Refuses nesting past MAX_YAML_DEPTH, walking with a stack of its own so depth cannot overflow it,
- * and with `lineOf` a mapping key defined twice (scalar keys of equal value, as the library's
- * uniqueKeys compares them), in time linear in the document.
+ * a key that is a collection, a merge of what is not a map, and with `uniqueKeys` a mapping key
+ * defined twice (scalar keys of equal value, as the library's uniqueKeys compares them), in time
+ * linear in the document; `lineOf` gives the line each refusal names.
  */
 function checkNodes(
   doc: Document.Parsed,
@@ -395,7 +396,7 @@ function checkNodes(
       }
       if (isCollectionKey(doc, item.key)) throw collectionKey(file, lineOf(item.key as Node));
       if (isScalar(item.key)) {
-        const merge = isMergeKey(item.key);
+        const merge = settleMergeKey(item.key);
         if (merge && !mergesMaps(doc, item.value)) throw badMerge(file, lineOf(item.key));
         const key = merge ? MERGE_TAG : item.key.value;
         if (keys?.has(key)) throw duplicateKey(file, lineOf(item.key));
@@ -407,11 +408,12 @@ function checkNodes(
 }
 
 /**
- * A merge key, as kustomize takes one: a plain `<<` (each one's value a Symbol of its own, so two
- * are compared as one key) or any key tagged `!!merge`, which is made a `<<` for the library. A
- * `<<` tagged otherwise (`!!str <<`) is a string, and is made one for the library too.
+ * Whether a key merges, as kustomize takes it, with the library's node made to agree: a plain `<<`
+ * (each one's value a Symbol of its own, so two are compared as one key) or any key tagged
+ * `!!merge`, which is made a plain `<<`. A `<<` tagged otherwise (`!!str <<`) is a string, and is
+ * made a quoted one, which the library does not merge.
  */
-function isMergeKey(key: Scalar): boolean {
+function settleMergeKey(key: Scalar): boolean {
   if (typeof key.value === 'symbol') return true;
   if (key.tag === MERGE_TAG) {
     key.value = '<<';
