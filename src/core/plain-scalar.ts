@@ -171,32 +171,38 @@ function goString(bytes: Uint8Array): string {
   }
 }
 
-/** The length of the well-formed UTF-8 sequence at `at` (Unicode's table 3-7, as Go's DecodeRune), or 0. */
+/**
+ * Unicode's table 3-7 of well-formed UTF-8, as Go's DecodeRune applies it: for each range of first
+ * bytes, the sequence's length and the range its second byte must fall in (later bytes 0x80–0xBF).
+ */
+const UTF8_LEADS: readonly (readonly [
+  first: number,
+  last: number,
+  length: number,
+  low: number,
+  high: number,
+])[] = [
+  [0xc2, 0xdf, 2, 0x80, 0xbf],
+  [0xe0, 0xe0, 3, 0xa0, 0xbf],
+  [0xe1, 0xec, 3, 0x80, 0xbf],
+  [0xed, 0xed, 3, 0x80, 0x9f],
+  [0xee, 0xef, 3, 0x80, 0xbf],
+  [0xf0, 0xf0, 4, 0x90, 0xbf],
+  [0xf1, 0xf3, 4, 0x80, 0xbf],
+  [0xf4, 0xf4, 4, 0x80, 0x8f],
+];
+
+/** The length of the well-formed UTF-8 sequence at `at` (UTF8_LEADS), or 0. */
 function utf8SequenceLength(bytes: Uint8Array, at: number): number {
   const first = bytes[at] ?? 0;
   if (first < 0x80) return 1;
-  const [length, low, high] =
-    first >= 0xc2 && first <= 0xdf
-      ? [2, 0x80, 0xbf]
-      : first === 0xe0
-        ? [3, 0xa0, 0xbf]
-        : first === 0xed
-          ? [3, 0x80, 0x9f]
-          : first >= 0xe1 && first <= 0xef
-            ? [3, 0x80, 0xbf]
-            : first === 0xf0
-              ? [4, 0x90, 0xbf]
-              : first === 0xf4
-                ? [4, 0x80, 0x8f]
-                : first >= 0xf1 && first <= 0xf3
-                  ? [4, 0x80, 0xbf]
-                  : [0, 0, 0];
-  if (length === 0 || at + length > bytes.length) return 0;
-  const second = bytes[at + 1] ?? 0;
-  if (second < low || second > high) return 0;
-  for (let next = at + 2; next < at + length; next++) {
+  const lead = UTF8_LEADS.find(([from, to]) => first >= from && first <= to);
+  if (lead === undefined) return 0;
+  const [, , length, low, high] = lead;
+  if (at + length > bytes.length) return 0;
+  for (let next = at + 1; next < at + length; next++) {
     const byte = bytes[next] ?? 0;
-    if (byte < 0x80 || byte > 0xbf) return 0;
+    if (next === at + 1 ? byte < low || byte > high : byte < 0x80 || byte > 0xbf) return 0;
   }
   return length;
 }

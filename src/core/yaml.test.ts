@@ -40,6 +40,17 @@ function outcome(parse: () => unknown, unresolved: string[]): unknown {
   }
 }
 
+/** Each tagged value, as the value of a document's second line, is refused naming that line and the problem. */
+function assertTaggedRefused(cases: readonly (readonly [tagged: string, problem: string])[]): void {
+  for (const [tagged, problem] of cases) {
+    assert.throws(
+      () => parseYamlDocuments(`x: 1\na: ${tagged}\n`, 'f.yaml'),
+      (error: Error) => error.message.startsWith(`file 'f.yaml:2': ${problem}`),
+      tagged,
+    );
+  }
+}
+
 describe('$(var) expansion while parsing YAML', () => {
   it('gives a plain scalar that is exactly one reference the value and its type', () => {
     assert.deepEqual(expand('replicas: $(replicas)\ndebug: $(debug)\nlabels: $(labels)\n'), {
@@ -254,19 +265,13 @@ describe('YAML the js-yaml path reads that it once left to the library', () => {
     };
     assert.deepEqual(parseYamlDocuments(text, 'f.yaml')[0]?.value, expected);
     assert.deepEqual(parseWithLibrary(text, 'f.yaml')[0]?.value, expected);
-    for (const [tagged, problem] of [
+    assertTaggedRefused([
       ['!!binary aGk', "'aGk' is not base64 for !!binary"],
       ['!!binary "aG k="', "'aG k=' is not base64 for !!binary"],
       ['!!binary |\n  aGk=\n  aGk=', "'aGk=\\naGk=\\n' is not base64 for !!binary"],
       ['!!timestamp hello', "'hello' is not a !!timestamp"],
       ['!!timestamp 2001-12-14 21:59:43.10 -5', "'2001-12-14 21:59:43.10 -5' is not a !!timestamp"],
-    ] as const) {
-      assert.throws(
-        () => parseYamlDocuments(`x: 1\na: ${tagged}\n`, 'f.yaml'),
-        (error: Error) => error.message.startsWith(`file 'f.yaml:2': ${problem}`),
-        tagged,
-      );
-    }
+    ]);
   });
 
   it('reads !!int, !!float, !!bool and !!null as kubectl kustomize does, and refuses what is not of the type', () => {
@@ -281,16 +286,11 @@ describe('YAML the js-yaml path reads that it once left to the library', () => {
       f: null,
       g: true,
     });
-    for (const [tagged, problem] of [
+    assertTaggedRefused([
       ['!!int 1.5', "'1.5' is not a !!int"],
       ['!!bool yes', "'yes' is not a !!bool"],
       ['!!int abc', "'abc' is not a !!int"],
-    ] as const) {
-      assert.throws(
-        () => parseYamlDocuments(`x: 1\na: ${tagged}\n`, 'f.yaml'),
-        (error: Error) => error.message.startsWith(`file 'f.yaml:2': ${problem}`),
-      );
-    }
+    ]);
   });
 
   it('reads a `!!str` tag before a value as the string it tags', () => {
