@@ -29,7 +29,24 @@ export function resourceVersionOf(object: JsonObject): string {
   return typeof metadata.resourceVersion === 'string' ? metadata.resourceVersion : '';
 }
 
-/** Byte order, as Go's sort of strings. */
+/**
+ * The order of the strings' UTF-8 bytes, as Go sorts strings, without encoding them. Outside the
+ * surrogates a UTF-16 unit is its code point, and UTF-8 keeps code point order; where the first
+ * difference is a surrogate (a code point above U+FFFF, or a lone one, which UTF-8 writes as U+FFFD)
+ * the bytes themselves are compared.
+ */
 export function compareKeys(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const ac = a.charCodeAt(i);
+    const bc = b.charCodeAt(i);
+    if (ac === bc) continue;
+    if (isSurrogate(ac) || isSurrogate(bc)) return Buffer.compare(Buffer.from(a), Buffer.from(b));
+    return ac - bc;
+  }
+  return a.length - b.length;
+}
+
+function isSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdfff;
 }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+import { compareKeys } from '../core/object-key.ts';
 
 /**
  * The 10-character content hash kustomize appends to generated names (kustomize's api/hasher): the
@@ -57,7 +58,7 @@ export function encodeGoJson(value: JsonValue): string {
   if (typeof value === 'string') return encodeGoString(value);
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
   if (Array.isArray(value)) return `[${value.map(encodeGoJson).join(',')}]`;
-  const keys = Object.keys(value).sort(compareUtf8);
+  const keys = Object.keys(value).sort(compareKeys); // Go sorts map keys by their UTF-8 bytes
   const members = keys.map((key) => `${encodeGoString(key)}:${encodeGoJson(value[key] ?? null)}`);
   return `{${members.join(',')}}`;
 }
@@ -75,9 +76,4 @@ function encodeGoString(text: string): string {
     HTML_UNSAFE,
     (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
   );
-}
-
-/** Go sorts map keys by their UTF-8 bytes. */
-function compareUtf8(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 }

@@ -25,9 +25,9 @@ export function generateConfigMap(
 function configMapContent(items: readonly DataItem[]): JsonObject {
   const data: JsonObject = {};
   const binaryData: JsonObject = {};
-  for (const { key, bytes } of sortedByKey(items)) {
-    const text = decodeUtf8(bytes);
-    if (text === undefined) binaryData[key] = encodeBase64Lines(bytes);
+  for (const { key, value } of sortedByKey(items)) {
+    const text = decodeUtf8(value);
+    if (text === undefined) binaryData[key] = encodeBase64Lines(value);
     else data[key] = text;
   }
   const content: JsonObject = {};

@@ -1,4 +1,5 @@
 import { KustomizeError } from '../../core/errors.ts';
+import { compareKeys } from '../../core/object-key.ts';
 import type { GeneratorArgs, KustomizationNode } from '../../core/kustomization.ts';
 
 /** The kustomization field a generator entry is written under; messages name it. */
@@ -11,10 +12,13 @@ export interface GeneratorContext {
   readonly node: KustomizationNode;
 }
 
-/** One key of a generated ConfigMap or Secret and the bytes of its value. */
+/**
+ * One key of a generated ConfigMap or Secret and its value: text where it is known to be UTF-8 (a
+ * literal, an env line), the bytes of a file otherwise.
+ */
 export interface DataItem {
   readonly key: string;
-  readonly bytes: Uint8Array;
+  readonly value: string | Uint8Array;
 }
 
 /**
@@ -45,31 +49,29 @@ function generatorError(
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-const encoder = new TextEncoder();
 
-/** The text of `bytes`, or undefined when they are not valid UTF-8. */
-export function decodeUtf8(bytes: Uint8Array): string | undefined {
+/** The text of `value`, or undefined when it is bytes that are not valid UTF-8. */
+export function decodeUtf8(value: string | Uint8Array): string | undefined {
+  if (typeof value === 'string') return value;
   try {
-    return utf8.decode(bytes);
+    return utf8.decode(value);
   } catch {
     return undefined;
   }
 }
 
 /** Base64, broken into lines of 70 characters each ending in `\n` once it reaches 70 (kustomize's api/kv). */
-export function encodeBase64Lines(bytes: Uint8Array): string {
-  const encoded = Buffer.from(bytes).toString('base64');
+export function encodeBase64Lines(value: string | Uint8Array): string {
+  const encoded = (typeof value === 'string' ? Buffer.from(value, 'utf8') : Buffer.from(value)).toString(
+    'base64',
+  );
   if (encoded.length < 70) return encoded;
   return (encoded.match(/.{1,70}/g) ?? []).map((line) => `${line}\n`).join('');
 }
 
 /** Items sorted by key in byte order, as kustomize writes them. */
 export function sortedByKey(items: readonly DataItem[]): DataItem[] {
-  return [...items].sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
-}
-
-function item(key: string, value: string): DataItem {
-  return { key, bytes: encoder.encode(value) };
+  return [...items].sort((a, b) => compareKeys(a.key, b.key));
 }
 
 /** `key=value`: split at the first `=`; a value in matching single or double quotes loses them. */
@@ -84,19 +86,19 @@ function parseLiteral(ctx: GeneratorContext, source: string): DataItem {
   }
   const value = source.slice(eq + 1);
   const quoted = value.length >= 2 && value[0] === value.at(-1) && (value[0] === '"' || value[0] === "'");
-  return item(source.slice(0, eq), quoted ? value.slice(1, -1) : value);
+  return { key: source.slice(0, eq), value: quoted ? value.slice(1, -1) : value };
 }
 
 /** `path` (key = basename) or `key=path`. */
 function readFileSource(ctx: GeneratorContext, source: string): DataItem {
   const parts = source.split('=');
   const [key = '', path = ''] = parts;
-  if (parts.length === 1) return { key: baseName(source), bytes: readSource(ctx, source) };
+  if (parts.length === 1) return { key: baseName(source), value: readSource(ctx, source) };
   const hint = 'Write the file source as path or key=path, with no other `=`.';
   if (parts.length > 2) throw generatorError(ctx, `file source '${source}' has '=' in its key or path`, hint);
   if (key === '') throw generatorError(ctx, `file source '${source}' has no key before '='`, hint);
   if (path === '') throw generatorError(ctx, `file source '${source}' has no path after '='`, hint);
-  return { key, bytes: readSource(ctx, path) };
+  return { key, value: readSource(ctx, path) };
 }
 
 /** Go's `path.Base`: the last element, trailing slashes ignored. */
@@ -125,40 +127,45 @@ const LEADING_SPACE = /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\
 /**
  * Env file lines: leading space trimmed; blank lines and `#` comments skipped; split at the first
  * `=` with nothing else trimmed; no `=` gives an empty value; an empty key drops the line; a UTF-8
- * BOM is stripped from the first line only; CRLF endings are accepted.
+ * BOM is stripped from the first line only; CRLF endings are accepted. The file is decoded once;
+ * only when that fails is it read line by line, to name the line.
  */
 function readEnvFile(ctx: GeneratorContext, path: string): DataItem[] {
-  const display = ctx.node.filePaths.get(path) ?? path;
-  return splitLines(readSource(ctx, path)).flatMap((bytes, index) => {
-    const line = decodeUtf8(bytes);
-    if (line === undefined) {
-      throw generatorError(
-        ctx,
-        `line ${index + 1} is not valid UTF-8`,
-        'Save the env file as UTF-8 text, or list binary content under files.',
-        display,
-      );
-    }
-    const text = (index === 0 ? line.replace(/^\uFEFF/, '') : line).replace(LEADING_SPACE, '');
-    if (text === '' || text.startsWith('#')) return [];
-    const eq = text.indexOf('=');
-    const key = eq < 0 ? text : text.slice(0, eq);
-    return key === '' ? [] : [item(key, eq < 0 ? '' : text.slice(eq + 1))];
+  const bytes = readSource(ctx, path);
+  const text = decodeUtf8(bytes);
+  if (text === undefined) throw invalidEnvLine(ctx, path, bytes);
+  return splitLines(text).flatMap((line, index) => {
+    const trimmed = (index === 0 ? line.replace(/^\uFEFF/, '') : line).replace(LEADING_SPACE, '');
+    if (trimmed === '' || trimmed.startsWith('#')) return [];
+    const eq = trimmed.indexOf('=');
+    const key = eq < 0 ? trimmed : trimmed.slice(0, eq);
+    return key === '' ? [] : [{ key, value: eq < 0 ? '' : trimmed.slice(eq + 1) }];
   });
 }
 
 /** Lines split at `\n`, one trailing `\r` dropped from each; no empty line after a final `\n`. */
-function splitLines(bytes: Uint8Array): Uint8Array[] {
-  const lines: Uint8Array[] = [];
+function splitLines(text: string): string[] {
+  const lines = text.split('\n');
+  if (lines.at(-1) === '') lines.pop();
+  return lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
+}
+
+/** The error for an env file that is not UTF-8, naming its first line that is not. */
+function invalidEnvLine(ctx: GeneratorContext, path: string, bytes: Uint8Array): KustomizeError {
+  let line = 1;
   let start = 0;
   for (let i = 0; i <= bytes.length; i++) {
     if (i < bytes.length && bytes[i] !== 0x0a) continue;
-    if (i === bytes.length && start === i) break;
-    const end = i > start && bytes[i - 1] === 0x0d ? i - 1 : i;
-    lines.push(bytes.subarray(start, end));
+    if (decodeUtf8(bytes.subarray(start, i)) === undefined) break;
+    line++;
     start = i + 1;
   }
-  return lines;
+  return generatorError(
+    ctx,
+    `line ${String(line)} is not valid UTF-8`,
+    'Save the env file as UTF-8 text, or list binary content under files.',
+    ctx.node.filePaths.get(path) ?? path,
+  );
 }
 
 function rejectRepeatedKeys(ctx: GeneratorContext, items: readonly DataItem[]): void {

@@ -20,5 +20,5 @@ export function generateSecret(
 }
 
 function secretData(items: readonly DataItem[]): JsonObject {
-  return Object.fromEntries(sortedByKey(items).map(({ key, bytes }) => [key, encodeBase64Lines(bytes)]));
+  return Object.fromEntries(sortedByKey(items).map(({ key, value }) => [key, encodeBase64Lines(value)]));
 }
