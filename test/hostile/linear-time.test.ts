@@ -12,7 +12,9 @@ import { makeTempTree } from '../temp-tree.ts';
  * "Limits on input"): for each kind of file, doubling the input at most about doubles the time.
  * These are complexity checks, not timings: each measures a build at sizes 1, n and 2n (the fastest
  * of five runs each) and bounds (T(2n) − T(1)) / (T(n) − T(1)) generously, below 3; a quadratic
- * path gives about 4. The figures are printed for the record.
+ * path gives about 4 every time. Load from other work can spike one measurement, so a path is
+ * measured again, up to three times, until one growth is below 3. The figures are printed for the
+ * record.
  */
 const tmp = makeTempTree('linear');
 after(() => {
@@ -176,6 +178,9 @@ async function fastestMs(name: string, input: SizedInput, n: number): Promise<nu
 /** Keys per input: enough that parsing, not start-up, dominates T(n). */
 const SIZE = 12_000;
 
+/** Measurements of one path before it is called superlinear: a spike of load fails one, not three. */
+const ATTEMPTS = 3;
+
 describe('parsing is linear in the input on every path', () => {
   let index = 0;
   for (const [label, input] of Object.entries(paths)) {
@@ -183,16 +188,20 @@ describe('parsing is linear in the input on every path', () => {
     it(`${label}: twice the input takes at most about twice the time`, async () => {
       const size = input.size ?? SIZE;
       await fastestMs(name, input, size); // warm-up
-      const base = await fastestMs(name, input, 1);
-      const single = (await fastestMs(name, input, size)) - base;
-      const double = (await fastestMs(name, input, 2 * size)) - base;
-      const ratio = double / Math.max(single, 1);
-      console.log(
-        `# ${label}: T(1) ${base.toFixed(0)} ms, T(n) − T(1) ${single.toFixed(0)} ms, T(2n) − T(1) ${double.toFixed(0)} ms, growth ${ratio.toFixed(2)}`,
-      );
+      const growths: number[] = [];
+      while (growths.length < ATTEMPTS && !growths.some((growth) => growth < 3)) {
+        const base = await fastestMs(name, input, 1);
+        const single = (await fastestMs(name, input, size)) - base;
+        const double = (await fastestMs(name, input, 2 * size)) - base;
+        growths.push(double / Math.max(single, 1));
+        console.log(
+          `# ${label}: T(1) ${base.toFixed(0)} ms, T(n) − T(1) ${single.toFixed(0)} ms, T(2n) − T(1) ${double.toFixed(0)} ms, growth ${(growths.at(-1) ?? 0).toFixed(2)}`,
+        );
+      }
+      const growth = Math.min(...growths);
       assert.ok(
-        ratio < 3,
-        `growth ${ratio.toFixed(2)} when the input doubles: time is not linear in the input`,
+        growth < 3,
+        `growth ${growths.map((g) => g.toFixed(2)).join(', ')} when the input doubles, in ${String(ATTEMPTS)} measurements: time is not linear in the input`,
       );
     });
   }
