@@ -116,6 +116,14 @@ describe('generateConfigMap', () => {
     });
   });
 
+  it('writes a lone surrogate in a literal as U+FFFD, as Go does, and sorts keys by their UTF-8', () => {
+    const args = { name: 'u', literals: ['\u{1F600}=d', 'a=x\uD800y', 'b=\u{1F600}', '\uFF01=c'] };
+    const data = generateConfigMap(args, undefined, nodeWith(args)).resource.obj.data;
+    assert.deepEqual(data, { a: 'x\uFFFDy', b: '\u{1F600}', '\uFF01': 'c', '\u{1F600}': 'd' });
+    // UTF-16 would put U+1F600 (0xD83D 0xDE00) before U+FF01; its UTF-8 bytes (F0…) come after.
+    assert.deepEqual(Object.keys(data), ['a', 'b', '\uFF01', '\u{1F600}']);
+  });
+
   it('sets namespace, source, hash flag and behavior', () => {
     const node = nodeWith({ name: 'n' });
     const made = generateConfigMap({ name: 'n', namespace: 'shop', behavior: 'merge' }, undefined, node);

@@ -13,8 +13,8 @@ export interface GeneratorContext {
 }
 
 /**
- * One key of a generated ConfigMap or Secret and its value: text where it is known to be UTF-8 (a
- * literal, an env line), the bytes of a file otherwise.
+ * One key of a generated ConfigMap or Secret and its value: the text of an env line (decoded from
+ * UTF-8), the bytes of a literal or a file.
  */
 export interface DataItem {
   readonly key: string;
@@ -86,7 +86,8 @@ function parseLiteral(ctx: GeneratorContext, source: string): DataItem {
   }
   const value = source.slice(eq + 1);
   const quoted = value.length >= 2 && value[0] === value.at(-1) && (value[0] === '"' || value[0] === "'");
-  return { key: source.slice(0, eq), value: quoted ? value.slice(1, -1) : value };
+  // As bytes: a lone surrogate from a `\uD800` escape becomes U+FFFD, as it does in Go's UTF-8.
+  return { key: source.slice(0, eq), value: Buffer.from(quoted ? value.slice(1, -1) : value) };
 }
 
 /** `path` (key = basename) or `key=path`. */
