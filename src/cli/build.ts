@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { tmpdir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { KaddonError } from '../core/errors.ts';
@@ -24,6 +25,7 @@ import { gitSourceOptions, gitSourceUsage } from './git-source.ts';
 import { globalHooksDirOf } from '../runtime/git-revision-tree.ts';
 import { stopOnSignals, throwIfStopped } from './stop-on-signals.ts';
 import { UsageError } from './usage-error.ts';
+import { KUSTOMIZATION_FILE_NAMES } from '../loader/kustomization-file.ts';
 
 export const buildUsage = `Usage: kaddon build [MODULES_DIR...] [options]
        kaddon build --git-url URL [--git-ref REF] [--git-subpath DIR] [options]
@@ -66,6 +68,25 @@ export class UnresolvedVarsError extends KaddonError {
     super(
       `build: ${refs.length} $(var) reference(s) are unresolved: ${refs.map(describeRef).join('; ')}.`,
       'Define the values (values.yaml, --values, --config-values), correct the names, or escape a literal $ as $$.',
+    );
+  }
+}
+
+/**
+ * A directory without a single module folder is more likely the wrong directory than an empty
+ * platform: printing nothing with exit 0 would hide that (a kustomization wants `kaddon kustomize`).
+ */
+class EmptyModulesTreeError extends KaddonError {
+  readonly code = 'modules-tree-empty';
+  constructor(dirs: readonly string[]) {
+    const kustomization = dirs.some((dir) =>
+      KUSTOMIZATION_FILE_NAMES.some((name) => existsSync(path.join(dir, name))),
+    );
+    super(
+      `modules tree '${dirs.join(':')}': it holds no module directory.`,
+      kustomization
+        ? 'It is a kustomization: build it with `kaddon kustomize DIR`.'
+        : 'Point at the directory that holds the modules, one folder each (e.g. 010-echo-server/, see docs/modules.md).',
     );
   }
 }
@@ -170,6 +191,11 @@ export async function renderForCli(
       charts: buildChartsOptions(read, resolveNamespace(read, 'build'), tmpdir(), stopSignal),
     });
     throwIfStopped(stopSignal, 'build');
+    if (result.tree.modules.length === 0) throw new EmptyModulesTreeError(result.tree.dirs);
+    if (result.enabledModules.length === 0)
+      io.stderr(
+        `warning: none of the ${result.tree.modules.length} module(s) is enabled, so nothing is rendered: enable one with <valuesKey>Enabled: true in values.yaml or --config-values (docs/modules.md)\n`,
+      );
     for (const warning of result.warnings) io.stderr(`warning: ${warning}\n`);
     if (values.strict && result.unresolved.length > 0) throw new UnresolvedVarsError(result.unresolved);
     for (const ref of result.unresolved)

@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { RE2JS } from 're2js';
+import { closestName } from '../core/closest-name.ts';
 import { KaddonError } from '../core/errors.ts';
 import { parseGoDuration } from '../core/go-duration.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
@@ -32,6 +34,53 @@ export class ModuleManifestError extends KaddonError {
   }
 }
 
+/**
+ * The keys module.yaml may have: kaddon's, and those Deckhouse reads, which kaddon accepts and
+ * ignores (docs/modules.md "module.yaml"). Any other key is a typo until proven otherwise.
+ */
+const MANIFEST_KEYS: KeyTable = {
+  used: ['requirements', 'healthTimeout', 'drift'],
+  ignored: [
+    'name',
+    'weight',
+    'tags',
+    'stage',
+    'description',
+    'descriptions',
+    'subsystems',
+    'namespace',
+    'critical',
+    'disable',
+    'exclusiveGroup',
+    'accessibility',
+    'update',
+  ],
+};
+const REQUIREMENTS_KEYS: KeyTable = { used: ['modules'], ignored: ['deckhouse', 'kubernetes', 'bootstrapped'] };
+const DRIFT_KEYS: KeyTable = { used: ['ignore'], ignored: [] };
+const IGNORE_RULE_KEYS: KeyTable = { used: ['paths', 'target'], ignored: [] };
+
+interface KeyTable {
+  readonly used: readonly string[];
+  readonly ignored: readonly string[];
+}
+
+/** An unknown key is an error with the key it was likely meant to be. */
+function checkKeys(map: JsonObject, table: KeyTable, where: string, file: string): void {
+  const known = [...table.used, ...table.ignored];
+  for (const key of Object.keys(map)) {
+    if (known.includes(key)) continue;
+    const meant = closestName(key, table.used) ?? closestName(key, known);
+    throw new ModuleManifestError(
+      file,
+      `unknown key '${where}${key}'`,
+      meant === undefined
+        ? `${where === '' ? 'module.yaml' : `'${where.slice(0, -1)}'`} takes ${table.used.join(', ')}.`
+        : `Did you mean '${where}${meant}'?`,
+    );
+  }
+}
+
 /** kaddon modules have no versions yet: a requirement can only ask that the module be there. */
 const PRESENT = /^(\*|>=\s*0(\.0){0,2})$/;
 
@@ -46,6 +95,7 @@ export function readModuleManifest(moduleDir: string, root: string): ModuleManif
       'must be a map',
       'Write module.yaml as a YAML map (requirements, healthTimeout, …).',
     );
+  checkKeys(manifest, MANIFEST_KEYS, '', file);
   return {
     requires: requiredModules(manifest, file),
     ...healthTimeout(manifest, file),
@@ -62,6 +112,7 @@ function requiredModules(manifest: JsonObject, file: string): string[] {
       '`requirements` must be a map',
       'Write `requirements: {modules: {cert-manager: "*"}}`.',
     );
+  checkKeys(requirements, REQUIREMENTS_KEYS, 'requirements.', file);
   const modules = requirements.modules;
   if (modules === undefined || modules === null) return [];
   if (!isJsonObject(modules))
@@ -111,6 +162,7 @@ function driftIgnore(manifest: JsonObject, file: string): { driftIgnore?: DriftI
   if (drift === undefined || drift === null) return {};
   if (!isJsonObject(drift) || !(drift.ignore === undefined || Array.isArray(drift.ignore)))
     throw new ModuleManifestError(file, '`drift` must be a map with an `ignore` list', IGNORE_HINT);
+  checkKeys(drift, DRIFT_KEYS, 'drift.', file);
   return {
     driftIgnore: (drift.ignore ?? []).map((rule, index) => ignoreRule(rule, `drift.ignore[${index}]`, file)),
   };
@@ -119,12 +171,13 @@ function driftIgnore(manifest: JsonObject, file: string): { driftIgnore?: DriftI
 function ignoreRule(rule: unknown, where: string, file: string): DriftIgnoreRule {
   if (!isJsonObject(rule) || !Array.isArray(rule.paths) || rule.paths.length === 0)
     throw new ModuleManifestError(file, `${where} needs a list of \`paths\``, IGNORE_HINT);
+  checkKeys(rule, IGNORE_RULE_KEYS, `${where}.`, file);
   const paths = rule.paths.map((pointer) => {
-    if (typeof pointer !== 'string' || (pointer !== '' && !pointer.startsWith('/')))
+    if (typeof pointer !== 'string' || !isJsonPointer(pointer))
       throw new ModuleManifestError(
         file,
         `${where}: ${JSON.stringify(pointer)} is not a JSON pointer`,
-        'A JSON pointer starts with / (RFC 6901), e.g. /spec/replicas; "" is the whole object.',
+        'A JSON pointer starts with / and escapes ~ as ~0 and / as ~1 (RFC 6901), e.g. /spec/replicas; "" is the whole object.',
       );
     return pointer;
   });
@@ -139,7 +192,28 @@ function ignoreRule(rule: unknown, where: string, file: string): DriftIgnoreRule
         `${where}.target.${key} is not a selector field with a string value`,
         `Use ${SELECTOR_FIELDS.join(', ')}.`,
       );
+    if (REGEX_FIELDS.includes(key)) checkPattern(value, `${where}.target.${key}`, file);
     target[key] = value;
   }
   return { paths, target };
+}
+
+/** RFC 6901: "" or "/"-separated tokens in which `~` is only ever `~0` or `~1`. */
+function isJsonPointer(pointer: string): boolean {
+  return pointer === '' || (pointer.startsWith('/') && !/~(?![01])/.test(pointer));
+}
+
+/** The selector fields matched as Go (RE2) regular expressions, as a kustomize patch target's are. */
+const REGEX_FIELDS = ['group', 'version', 'kind', 'name', 'namespace'];
+
+function checkPattern(pattern: string, where: string, file: string): void {
+  try {
+    RE2JS.compile(pattern);
+  } catch {
+    throw new ModuleManifestError(
+      file,
+      `${where} ${JSON.stringify(pattern)} is not a valid regular expression`,
+      'Selector fields are Go (RE2) regular expressions matched against the whole value: escape special characters, and use no lookaround or backreferences.',
+    );
+  }
 }

@@ -77,7 +77,28 @@ export async function buildTree(options: BuildTreeOptions): Promise<BuildTreeRes
     jq: options.jq,
     ...(charts ? { charts } : {}),
   });
-  return { ...result, tree, warnings: [...warnings, ...result.warnings] };
+  return {
+    ...result,
+    tree,
+    warnings: [...warnings, ...disabledRequirements(tree, values.enabledModules), ...result.warnings],
+  };
+}
+
+/**
+ * An enabled module that requires a disabled one renders here, but the operator never runs it
+ * (docs/modules.md "module.yaml"): said before it is found in the cluster.
+ */
+function disabledRequirements(tree: ModulesTree, enabled: readonly string[]): string[] {
+  return tree.modules
+    .filter((module) => enabled.includes(module.name))
+    .flatMap((module) =>
+      module.requires
+        .filter((required) => !enabled.includes(required))
+        .map(
+          (required) =>
+            `module '${module.name}' requires module '${required}', which is disabled: the operator holds '${module.name}' (DependencyNotReady) until '${required}' is enabled and Ready`,
+        ),
+    );
 }
 
 async function renderBuildCharts(

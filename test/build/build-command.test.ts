@@ -230,6 +230,28 @@ describe('kaddon build diagnostics', () => {
     assert.match(run.stderr, /010-app\/cm\.yaml:\d+/);
   });
 
+  it('refuses a directory that holds no module, and points a kustomization at kaddon kustomize', async () => {
+    const empty = tmp.write('no-modules', { 'README.md': 'not a modules tree\n' });
+    const run = await runCli(['build', empty]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /modules tree '.*no-modules': it holds no module directory\. Point at the directory/);
+    const kustomization = tmp.write('a-kustomization', {
+      'kustomization.yaml': 'resources:\n- cm.yaml\n',
+      'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n',
+    });
+    const second = await runCli(['build', kustomization]);
+    assert.equal(second.code, 1);
+    assert.match(second.stderr, /It is a kustomization: build it with `kaddon kustomize DIR`\./);
+  });
+
+  it('warns when no module of the tree is enabled', async () => {
+    const dir = tmp.write('none-enabled', { '010-app/kustomization.yaml': 'resources: []\n' });
+    const run = await runCli(['build', dir]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, /warning: none of the 1 module\(s\) is enabled, so nothing is rendered/);
+  });
+
   it('refuses a module directory whose name is not kebab-case', async () => {
     const dir = tmp.write('badname', { '010-Bad_Name/kustomization.yaml': 'resources: []\n' });
     const run = await runCli(['build', dir]);

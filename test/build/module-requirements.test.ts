@@ -76,4 +76,69 @@ describe('module.yaml requirements in kaddon build', () => {
       /the requirement on module 'b' is ">= 1\.2": kaddon modules have no versions/,
     );
   });
+
+  it('warns that an enabled module requires a disabled one, which the operator would hold', async () => {
+    const dir = tree.write('disabled-requirement', {
+      ...enabled('app'),
+      'values.yaml': 'appEnabled: true\ndnsEnabled: false\n',
+      ...module('010-dns'),
+      ...module('020-app', 'requirements:\n  modules:\n    dns: "*"\n'),
+    });
+    const run = await runCli(['build', dir]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(
+      run.stderr,
+      /warning: module 'app' requires module 'dns', which is disabled: the operator holds 'app' \(DependencyNotReady\) until 'dns' is enabled and Ready/,
+    );
+  });
+});
+
+describe('module.yaml keys and fields are checked as the operator uses them', () => {
+  async function refused(name: string, manifest: string): Promise<string> {
+    const dir = tree.write(name, { ...enabled('app'), ...module('010-app', manifest) });
+    const run = await runCli(['build', dir]);
+    assert.equal(run.code, 1, run.stdout);
+    assert.match(run.stderr, /module\.yaml '.*010-app\/module\.yaml': /);
+    return run.stderr;
+  }
+
+  it('names an unknown key and the key it was likely meant to be', async () => {
+    assert.match(await refused('typo-top', 'healthtimeout: 5m\n'), /unknown key 'healthtimeout'\. Did you mean 'healthTimeout'\?/);
+    assert.match(
+      await refused('typo-requirement', 'requirement:\n  modules:\n    dns: "*"\n'),
+      /unknown key 'requirement'\. Did you mean 'requirements'\?/,
+    );
+    assert.match(
+      await refused('typo-nested', 'drift:\n  ignore:\n  - path: ["/spec/replicas"]\n'),
+      /drift\.ignore\[0\] needs a list of `paths`/,
+    );
+    assert.match(
+      await refused('typo-rule', 'drift:\n  ignore:\n  - paths: ["/spec/replicas"]\n    targets: {kind: Deployment}\n'),
+      /unknown key 'drift\.ignore\[0\]\.targets'\. Did you mean 'drift\.ignore\[0\]\.target'\?/,
+    );
+    assert.match(await refused('unknown-top', 'replicas: 3\n'), /unknown key 'replicas'\. module\.yaml takes requirements, healthTimeout, drift\./);
+  });
+
+  it('accepts the keys Deckhouse reads, and ignores them', async () => {
+    const dir = tree.write('deckhouse-keys', {
+      ...enabled('app'),
+      ...module(
+        '010-app',
+        'name: app\nweight: 10\nstage: General Availability\ntags: [web]\ndescriptions: {en: An app}\nrequirements:\n  kubernetes: ">= 1.27"\n',
+      ),
+    });
+    const run = await runCli(['build', dir]);
+    assert.equal(run.code, 0, run.stderr);
+  });
+
+  it('refuses a drift.ignore pointer with a bad escape and a target that is not a regular expression', async () => {
+    assert.match(
+      await refused('bad-escape', 'drift:\n  ignore:\n  - paths: ["/metadata/annotations/a~2b"]\n'),
+      /drift\.ignore\[0\]: "\/metadata\/annotations\/a~2b" is not a JSON pointer/,
+    );
+    assert.match(
+      await refused('bad-regex', 'drift:\n  ignore:\n  - paths: ["/spec/replicas"]\n    target: {name: "web-(a"}\n'),
+      /drift\.ignore\[0\]\.target\.name "web-\(a" is not a valid regular expression/,
+    );
+  });
 });
