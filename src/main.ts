@@ -23,7 +23,7 @@ Commands:
   git status               the Git source of the modules: revision in use, last error
   version                  the version of kaddon (also --version)
 
-Run \`kaddon <command> --help\` for a command's options.`;
+Run \`kaddon <command> --help\` or \`kaddon help <command>\` for a command's options.`;
 
 /** A command may return its exit code: `diff` exits 2 when something would change. */
 type Command = (args: readonly string[], io: CliIo) => unknown;
@@ -54,6 +54,7 @@ const commands = {
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
   const [given, ...args] = argv;
   const name = given === '--version' ? 'version' : given;
+  if (name === 'help' && args[0] !== undefined) return main([args[0], '--help'], io);
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     io.stdout(`${usage}\n`);
     return name === undefined ? 2 : 0;
@@ -77,7 +78,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       typeof error.code === 'string' &&
       error.code.startsWith('ERR_PARSE_ARGS')
     ) {
-      io.stderr(`Error: ${error.message}\n${usage}\n`);
+      // Node's parser adds advice on `--` that rarely applies; its first sentence names the flag.
+      const problem = error.message.split(/\.\s/)[0] ?? error.message;
+      io.stderr(`Error: command line: ${problem}. Run \`kaddon ${name} --help\` for its options.\n`);
       return DETAILED_EXIT.has(name) ? 1 : 2;
     }
     const trace = error instanceof Error ? stackWithSources(error.stack ?? error.message) : String(error);

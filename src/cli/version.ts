@@ -1,18 +1,43 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import type { CliIo } from './cli-io.ts';
+import { UsageError } from './usage-error.ts';
+
+const versionUsage = `Usage: kaddon version [-o text|json]
+
+Prints kaddon's version, the commit of a Git checkout, and Node's version.
+
+Options:
+  -o, --output text|json   output format (default text)`;
 
 /**
  * `kaddon version` and `kaddon --version`: the package version and, in a Git checkout, the commit,
  * as a bug report needs them.
  */
-export function runVersion(_args: readonly string[], io: CliIo): void {
+export function runVersion(args: readonly string[], io: CliIo): void {
+  const { values } = parseArgs({
+    args: [...args],
+    options: {
+      output: { type: 'string', short: 'o', default: 'text' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    io.stdout(`${versionUsage}\n`);
+    return;
+  }
+  if (values.output !== 'text' && values.output !== 'json')
+    throw new UsageError(`--output must be text or json, not '${values.output}'`, versionUsage);
   const root = packageRoot(path.dirname(fileURLToPath(import.meta.url)));
   const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version?: string };
+  const version = manifest.version ?? 'unknown';
   const commit = gitCommit(root);
   io.stdout(
-    `kaddon ${manifest.version ?? 'unknown'}${commit ? ` (commit ${commit})` : ''} node ${process.version}\n`,
+    values.output === 'json'
+      ? `${JSON.stringify({ version, ...(commit ? { commit } : {}), node: process.version })}\n`
+      : `kaddon ${version}${commit ? ` (commit ${commit})` : ''} node ${process.version}\n`,
   );
 }
 

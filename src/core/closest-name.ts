@@ -10,7 +10,10 @@ export function closestName(given: string, known: readonly string[]): string | u
   let best: { name: string; distance: number } | undefined;
   for (const name of known) {
     const distance = editDistance(lower, name.toLowerCase());
-    if (distance <= Math.max(1, Math.floor(name.length / 3)) && (best === undefined || distance < best.distance))
+    if (
+      distance <= Math.max(1, Math.floor(name.length / 3)) &&
+      (best === undefined || distance < best.distance)
+    )
       best = { name, distance };
   }
   return best?.name;

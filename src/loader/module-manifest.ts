@@ -56,7 +56,10 @@ const MANIFEST_KEYS: KeyTable = {
     'update',
   ],
 };
-const REQUIREMENTS_KEYS: KeyTable = { used: ['modules'], ignored: ['deckhouse', 'kubernetes', 'bootstrapped'] };
+const REQUIREMENTS_KEYS: KeyTable = {
+  used: ['modules'],
+  ignored: ['deckhouse', 'kubernetes', 'bootstrapped'],
+};
 const DRIFT_KEYS: KeyTable = { used: ['ignore'], ignored: [] };
 const IGNORE_RULE_KEYS: KeyTable = { used: ['paths', 'target'], ignored: [] };
 

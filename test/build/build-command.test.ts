@@ -234,7 +234,10 @@ describe('kaddon build diagnostics', () => {
     const empty = tmp.write('no-modules', { 'README.md': 'not a modules tree\n' });
     const run = await runCli(['build', empty]);
     assert.equal(run.code, 1);
-    assert.match(run.stderr, /modules tree '.*no-modules': it holds no module directory\. Point at the directory/);
+    assert.match(
+      run.stderr,
+      /modules tree '.*no-modules': it holds no module directory\. Point at the directory/,
+    );
     const kustomization = tmp.write('a-kustomization', {
       'kustomization.yaml': 'resources:\n- cm.yaml\n',
       'cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n',

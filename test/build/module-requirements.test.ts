@@ -103,7 +103,10 @@ describe('module.yaml keys and fields are checked as the operator uses them', ()
   }
 
   it('names an unknown key and the key it was likely meant to be', async () => {
-    assert.match(await refused('typo-top', 'healthtimeout: 5m\n'), /unknown key 'healthtimeout'\. Did you mean 'healthTimeout'\?/);
+    assert.match(
+      await refused('typo-top', 'healthtimeout: 5m\n'),
+      /unknown key 'healthtimeout'\. Did you mean 'healthTimeout'\?/,
+    );
     assert.match(
       await refused('typo-requirement', 'requirement:\n  modules:\n    dns: "*"\n'),
       /unknown key 'requirement'\. Did you mean 'requirements'\?/,
@@ -113,10 +116,16 @@ describe('module.yaml keys and fields are checked as the operator uses them', ()
       /drift\.ignore\[0\] needs a list of `paths`/,
     );
     assert.match(
-      await refused('typo-rule', 'drift:\n  ignore:\n  - paths: ["/spec/replicas"]\n    targets: {kind: Deployment}\n'),
+      await refused(
+        'typo-rule',
+        'drift:\n  ignore:\n  - paths: ["/spec/replicas"]\n    targets: {kind: Deployment}\n',
+      ),
       /unknown key 'drift\.ignore\[0\]\.targets'\. Did you mean 'drift\.ignore\[0\]\.target'\?/,
     );
-    assert.match(await refused('unknown-top', 'replicas: 3\n'), /unknown key 'replicas'\. module\.yaml takes requirements, healthTimeout, drift\./);
+    assert.match(
+      await refused('unknown-top', 'replicas: 3\n'),
+      /unknown key 'replicas'\. module\.yaml takes requirements, healthTimeout, drift\./,
+    );
   });
 
   it('accepts the keys Deckhouse reads, and ignores them', async () => {
@@ -137,7 +146,10 @@ describe('module.yaml keys and fields are checked as the operator uses them', ()
       /drift\.ignore\[0\]: "\/metadata\/annotations\/a~2b" is not a JSON pointer/,
     );
     assert.match(
-      await refused('bad-regex', 'drift:\n  ignore:\n  - paths: ["/spec/replicas"]\n    target: {name: "web-(a"}\n'),
+      await refused(
+        'bad-regex',
+        'drift:\n  ignore:\n  - paths: ["/spec/replicas"]\n    target: {name: "web-(a"}\n',
+      ),
       /drift\.ignore\[0\]\.target\.name "web-\(a" is not a valid regular expression/,
     );
   });
