@@ -20,7 +20,7 @@ const condition: JsonObject = {
 };
 
 /**
- * The CustomResourceDefinition, as deploy/crds/modules.kaddon.dev.yaml ships it (a test keeps the two
+ * The CustomResourceDefinition, as deploy/base/module-crd.yaml ships it (a test keeps the two
  * equal) and as the operator creates or updates it at start.
  */
 export const MODULE_CRD: JsonObject = {
