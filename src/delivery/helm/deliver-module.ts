@@ -25,7 +25,7 @@ export const CHECKSUM_VALUES_KEY = '_kaddonModuleChecksum';
  * key (`global`, the module's): what `kaddon diff` replays instead of running hooks (docs/drift.md
  * "What diff compares"). Like the checksum, nothing in the release chart reads it.
  */
-export const VALUES_PATCHES_KEY = '_kaddonValuesPatches';
+const VALUES_PATCHES_KEY = '_kaddonValuesPatches';
 
 /** Values patches by owner values key. */
 export type OwnerPatches = ReadonlyMap<string, ValuesPatch>;

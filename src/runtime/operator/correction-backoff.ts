@@ -12,7 +12,7 @@ export interface CorrectionBackoffTiming {
 }
 
 /** docs/drift.md "Another writer": 10 s, 20 s, 40 s, … up to 5 min. */
-export const CORRECTION_BACKOFF: CorrectionBackoffTiming = {
+const CORRECTION_BACKOFF: CorrectionBackoffTiming = {
   baseMs: 10_000,
   capMs: 300_000,
   windowMs: 30_000,

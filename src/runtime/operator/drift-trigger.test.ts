@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JsonObject } from '../../core/json.ts';
+import { resourceVersionOf } from '../../core/object-key.ts';
 import { createLogger } from '../../observability/logger.ts';
 import { DriftTrigger } from './drift-trigger.ts';
 
@@ -52,7 +53,7 @@ describe('DriftTrigger', () => {
       debounceMs: 1500,
       logger,
       check: (module, object) => {
-        checked.push(`${module} ${String((object.metadata as JsonObject).resourceVersion)}`);
+        checked.push(`${module} ${resourceVersionOf(object)}`);
         return Promise.resolve(undefined);
       },
     });

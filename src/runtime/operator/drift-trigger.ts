@@ -3,11 +3,12 @@ import { errorMessage } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
 import { objectKeyOf } from '../../core/object-key.ts';
 import { compareApplied } from '../../core/object-drift.ts';
+import { idOf } from '../../core/res-id.ts';
 import type { ResourceEvent } from '../../delivery/reconcile-list.ts';
 import type { Logger } from '../../observability/logger.ts';
 
 /** How long a changed object is left to settle before it is checked: one check for a burst of edits. */
-export const DRIFT_DEBOUNCE_MS = 1500;
+const DRIFT_DEBOUNCE_MS = 1500;
 
 export interface DriftTriggerOptions {
   /** The drift check of one object of the module's release (ResourceMonitor.checkObject). */
@@ -46,7 +47,8 @@ export class DriftTrigger {
   changed(module: string, event: ResourceEvent): void {
     if (this.#stopped) return;
     const { object } = event;
-    const key = `${module}\0${String(object.apiVersion)}\0${String(object.kind)}\0${objectKeyOf(object)}`;
+    const id = idOf(object);
+    const key = `${module}\0${id.group}/${id.kind}\0${objectKeyOf(object)}`;
     const before = this.#seen.get(key);
     if (event.type === 'Deleted') this.#seen.delete(key);
     else this.#seen.set(key, object);
@@ -87,7 +89,7 @@ export class DriftTrigger {
     } catch (error: unknown) {
       this.#options.logger.error('drift check of a changed object failed; the periodic check will retry', {
         module,
-        object: `${String(object.kind)} ${objectKeyOf(object)}`,
+        object: `${idOf(object).kind} ${objectKeyOf(object)}`,
         error: errorMessage(error),
       });
     }
