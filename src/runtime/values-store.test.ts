@@ -238,7 +238,9 @@ describe('values store: hook patches', () => {
     const f = await fixture('restore', files, DOC_EXAMPLE_CONFIG);
     await f.store.restorePatches(
       some,
-      patch('[{"op":"add","path":"/someModule/internal","value":{"a":1}},{"op":"add","path":"/someModule/param2","value":"HOOK"}]'),
+      patch(
+        '[{"op":"add","path":"/someModule/internal","value":{"a":1}},{"op":"add","path":"/someModule/param2","value":"HOOK"}]',
+      ),
     );
     // The hook's patch wins over the config value it overwrites; the other values are today's.
     assert.deepEqual(f.store.moduleValues('some-module'), {

@@ -58,10 +58,7 @@ function labelsOf(secret: JsonObject): Record<string, string | undefined> {
 }
 
 /** `data.release` is base64 (the Secret) of base64 (helm) of a gzipped JSON release. */
-function releaseContent(
-  secret: JsonObject,
-  release: string,
-): { objects: JsonObject[]; values: JsonObject } {
+function releaseContent(secret: JsonObject, release: string): { objects: JsonObject[]; values: JsonObject } {
   const data = isJsonObject(secret.data) ? secret.data : {};
   if (typeof data.release !== 'string') return { objects: [], values: {} };
   const packed = Buffer.from(Buffer.from(data.release, 'base64').toString('latin1'), 'base64');
