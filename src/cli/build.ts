@@ -147,7 +147,7 @@ export async function renderForCli(
   positionals: readonly string[],
   io: CliIo,
   usage: string,
-  overrides: { readonly config?: ConfigValues } = {},
+  overrides: Pick<BuildTreeOptions, 'recordedPatches'> & { readonly config?: ConfigValues } = {},
 ): Promise<CliRender> {
   const read = new SettingReader(process.env, {
     'helm-path': values['helm-path'],
@@ -188,6 +188,7 @@ export async function renderForCli(
       ...(values['run-hooks']
         ? { hooks: hookOptions(values.snapshots, values['hook-timeout'], { io, stopSignal, read }) }
         : {}),
+      ...(overrides.recordedPatches ? { recordedPatches: overrides.recordedPatches } : {}),
       charts: buildChartsOptions(read, resolveNamespace(read, 'build'), tmpdir(), stopSignal),
     });
     throwIfStopped(stopSignal, 'build');

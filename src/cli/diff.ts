@@ -6,6 +6,7 @@ import { parseConfigValues, type ConfigValues } from '../core/values.ts';
 import { formatDiffJson, formatDiffText, hasChanges, type ModuleDiff } from '../core/module-diff.ts';
 import { diffRelease } from '../delivery/drift/release-diff.ts';
 import { readStoredReleases } from '../delivery/drift/release-storage.ts';
+import { recordedPatches } from '../delivery/helm/deliver-module.ts';
 import { KubeApiError, KubeClient } from '../delivery/kube-client.ts';
 import { loadKubeConnection } from '../delivery/kube-connection.ts';
 import { buildFlags, buildUsage, renderForCli } from './build.ts';
@@ -23,6 +24,8 @@ Objects of a module's release that are no longer rendered show as deleted; modul
 without a release as installed, releases of disabled modules as uninstalled. Secret
 values are never shown. The config values are read from the operator's ConfigMap
 when it exists, unless --config-values or --no-cluster-config says otherwise.
+Hooks are not run: the values patches each module's release recorded at its last
+delivery stand in for them, over the values of now; --run-hooks runs them instead.
 
 Exit status: 0 nothing would change, 2 something would, 1 an error.
 
@@ -74,10 +77,16 @@ export async function runDiff(args: readonly string[], io: CliIo): Promise<numbe
     values['config-values'] === undefined && !values['no-cluster-config']
       ? await clusterConfig(api, namespace, configMap)
       : undefined;
+  const releases = await readStoredReleases(api, namespace);
+  // Hooks are not run: each module's values patches are those its release recorded
+  // (docs/drift.md "What diff compares").
   const rendered = await renderForCli({ ...values, namespace }, positionals, io, diffUsage, {
     ...(config ? { config } : {}),
+    recordedPatches: (module) => {
+      const release = releases.get(module);
+      return release && recordedPatches(release.values);
+    },
   });
-  const releases = await readStoredReleases(api, namespace);
   const slices = new Map(rendered.slices);
   const modules =
     values.module !== undefined

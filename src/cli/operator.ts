@@ -31,6 +31,8 @@ import { DeliveryPool } from '../runtime/operator/delivery-pool.ts';
 import { ModuleRunPool } from '../runtime/operator/module-run-pool.ts';
 import { Operator } from '../runtime/operator/operator.ts';
 import { DriftCheck } from '../runtime/operator/drift-check.ts';
+import { DriftTrigger } from '../runtime/operator/drift-trigger.ts';
+import type { ResourceEvent } from '../delivery/reconcile-list.ts';
 import type { DriftIgnoreRule } from '../loader/module-manifest.ts';
 import {
   countBindings,
@@ -309,6 +311,9 @@ async function wireOperator(
           onDrift: (module, report) => {
             moduleStatus.tracker.drifted(module, report);
           },
+          onBackoff: (module, object, delayMs) => {
+            moduleStatus.tracker.driftBackoff(module, object, delayMs);
+          },
         });
   const resources = new ResourceMonitor({
     api: monitorApi,
@@ -327,7 +332,18 @@ async function wireOperator(
       },
     },
   });
+  // Drift found from the delivered-object watches within seconds; the periodic check stays (docs/drift.md).
+  const driftTrigger = drift
+    ? new DriftTrigger({ check: (module, object) => resources.checkObject(module, object), logger })
+    : undefined;
   const moduleStatus = await startModuleStatus({
+    ...(driftTrigger
+      ? {
+          onObjectEvent: (module: string, event: ResourceEvent) => {
+            driftTrigger.changed(module, event);
+          },
+        }
+      : {}),
     api: kube,
     logger,
     metrics,
@@ -397,6 +413,7 @@ async function wireOperator(
   return {
     operator,
     stop: async () => {
+      driftTrigger?.stop();
       await resources.stop();
       await moduleStatus.stop();
     },

@@ -95,6 +95,8 @@ export interface OperatorMetrics {
   /** Drifted objects found at the module's last check (docs/drift.md); undefined drops the series. */
   driftedObjects(module: string, count: number | undefined): void;
   driftCorrected(module: string, count: number): void;
+  /** An object's corrections are spaced out: another writer keeps changing it back (docs/drift.md). */
+  driftBackoff(module: string): void;
 }
 
 type Catalog = typeof METRIC_CATALOG;
@@ -247,6 +249,9 @@ export function createOperatorMetrics(options: OperatorMetricsOptions): Operator
     },
     driftCorrected(module, count) {
       m.moduleDriftCorrections.inc({ module }, count);
+    },
+    driftBackoff(module) {
+      m.moduleDriftBackoffs.inc({ module });
     },
     gitRevision(sha) {
       m.gitRevisionInfo.reset();

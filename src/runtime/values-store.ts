@@ -267,7 +267,6 @@ export class ValuesStore {
     return { init, layers, state };
   }
 
-  /** The values patch kept in memory from an owner's hook runs, compacted. */
   /**
    * ModuleDelete (docs/lifecycle.md "Helm delivery", addon-operator's ResetState): the values patches the
    * module's hooks left are dropped, so a module enabled again starts from its static and config values.
@@ -286,8 +285,31 @@ export class ValuesStore {
     });
   }
 
+  /** The values patch kept in memory from an owner's hook runs, compacted. */
   patches(owner: ValuesOwner): ValuesPatch {
     return structuredClone(this.#state.patches.get(ownerValuesKey(owner)) ?? []);
+  }
+
+  /**
+   * Takes values patches kept elsewhere as the owner's stored patches (`kaddon diff`: those a
+   * release recorded at its delivery, docs/drift.md "What diff compares"), replayed over the static
+   * and config values of now as the operator replays its own. Throws, changing nothing, when they
+   * reach outside the owner or the result breaks its values schema.
+   */
+  restorePatches(owner: ValuesOwner, patch: ValuesPatch): Promise<void> {
+    return this.#serialize(() => {
+      const key = ownerValuesKey(owner);
+      const layers = this.#ownerLayers(owner);
+      const scoped = scopeValuesPatch(patch, owner, { kind: 'values' }).values;
+      const section = mergedSection(layers, this.#state.config, scoped);
+      layers.schemas.validate('values', section);
+      this.#state = {
+        ...this.#state,
+        patches: new Map(this.#state.patches).set(key, scoped),
+        values: new Map(this.#state.values).set(key, section),
+      };
+      return Promise.resolve();
+    });
   }
 
   /** See withConfigOver. */

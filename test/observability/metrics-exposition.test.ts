@@ -72,6 +72,7 @@ function recordEverything(metrics: OperatorMetrics): void {
   metrics.helmOperationStarted('echo', 'deliver');
   metrics.driftedObjects('echo', 2);
   metrics.driftCorrected('echo', 2);
+  metrics.driftBackoff('echo');
 }
 
 describe('/metrics exposition', () => {

@@ -2,7 +2,7 @@ import { EventRecorder } from '../../delivery/event-recorder.ts';
 import { ModuleObjects } from '../../delivery/module-objects.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { OperatorMetrics } from '../../observability/metrics.ts';
-import { DeliveredHealth, type HealthApi } from './delivered-health.ts';
+import { DeliveredHealth, type DeliveredHealthOptions, type HealthApi } from './delivered-health.ts';
 import { ModuleStatusPublisher } from './module-status-publisher.ts';
 import { ModuleStatusTracker } from './module-status-tracker.ts';
 
@@ -17,6 +17,8 @@ export interface ModuleStatusServiceOptions {
   readonly instance: string;
   /** KADDON_MODULE_STATUS=off: metrics only, no Module objects, Events or health watches. */
   readonly enabled: boolean;
+  /** Told of every watch event of a delivered object the health watches see (DeliveredHealth). */
+  readonly onObjectEvent?: DeliveredHealthOptions['onObjectEvent'];
 }
 
 /** Module status as the operator runs it (docs/module-status.md): tracker, health, objects, events. */
@@ -47,6 +49,7 @@ export async function startModuleStatus(options: ModuleStatusServiceOptions): Pr
         onHealth: (module, result) => {
           tracker.health(module, result);
         },
+        ...(options.onObjectEvent ? { onObjectEvent: options.onObjectEvent } : {}),
       })
     : undefined;
   return {

@@ -1,8 +1,13 @@
 import { systemClock } from '../../core/clock.ts';
 import type { Resource } from '../../core/resource.ts';
-import { moduleOwner } from '../../core/values.ts';
+import { GLOBAL_OWNER, moduleOwner, ownerValuesKey } from '../../core/values.ts';
 import { stringifyYamlStream } from '../../core/yaml.ts';
-import { deliverModule, releaseChecksum, type DeliverResult } from '../../delivery/helm/deliver-module.ts';
+import {
+  deliverModule,
+  releaseChecksum,
+  type DeliverResult,
+  type OwnerPatches,
+} from '../../delivery/helm/deliver-module.ts';
 import type { ModulesTree } from '../../loader/modules-tree.ts';
 import { renderTreeWithCharts, type ChartCache } from '../render-charts.ts';
 import { ModuleLoadCache, type RenderTreeResult } from '../render-tree.ts';
@@ -172,7 +177,14 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
   const running = followLongHelm(ctx, module);
   try {
     outcome = await deliverModule(
-      { module, namespace: ctx.namespace, manifest, resourcesMissing, knownAbsent },
+      {
+        module,
+        namespace: ctx.namespace,
+        manifest,
+        resourcesMissing,
+        knownAbsent,
+        valuesPatches: valuesPatchesOf(ctx, module),
+      },
       { helm: ctx.helm, timeoutSeconds: ctx.helmTimeoutSeconds },
     );
     ctx.resources?.delivered(
@@ -209,6 +221,12 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
   ctx.state.checksums.set(module, outcome.checksum);
   ctx.state.resourcesMissing.delete(module);
   ctx.state.failedDeliveries.delete(module);
+}
+
+/** The hooks' values patches the module's slice is rendered with, recorded in its release. */
+function valuesPatchesOf(ctx: OperatorContext, module: string): OwnerPatches {
+  const owners = [GLOBAL_OWNER, moduleOwner(module)];
+  return new Map(owners.map((owner) => [ownerValuesKey(owner), ctx.store.patches(owner)]));
 }
 
 /** How often a helm call still running is named in the log. */
