@@ -1,10 +1,9 @@
 import { systemClock, type Clock } from '../../core/clock.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { forEachLimited } from '../../core/for-each-limited.ts';
-import { isJsonObject, type JsonObject } from '../../core/json.ts';
+import { type JsonObject } from '../../core/json.ts';
 import { resourceVersionOf } from '../../core/object-key.ts';
 import { compareApplied, differingPaths, keepPointers } from '../../core/object-drift.ts';
-import { Resource } from '../../core/resource.ts';
 import {
   objectTarget,
   releaseObject,
@@ -16,11 +15,10 @@ import {
 import type { DriftIgnoreRule } from '../../loader/module-manifest.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { OperatorMetrics } from '../../observability/metrics.ts';
-import { isSelected } from '../../pipeline/select-resources.ts';
+import { driftIgnoreOf } from '../drift-ignore.ts';
 import { CorrectionBackoff, type CorrectionBackoffTiming } from './correction-backoff.ts';
 
 /** The annotation that leaves one object out of drift detection. */
-const DRIFT_ANNOTATION = 'kaddon.dev/drift';
 
 export interface DriftOptions {
   /** KADDON_DRIFT_MODE (docs/drift.md): put drifted objects back, or only say so. */
@@ -214,7 +212,8 @@ export class DriftCheck {
     isCurrent: () => boolean,
   ): Promise<Compared | undefined> {
     const { api, namespace } = this.#options;
-    if (ignoredByAnnotation(item.desired) || (item.live && ignoredByAnnotation(item.live))) return undefined;
+    const ignore = driftIgnoreOf(item.desired, item.live, rules);
+    if (ignore.skip) return undefined;
     const desired = releaseObject(item.desired, module, namespace);
     let target: ObjectTarget | undefined;
     try {
@@ -233,7 +232,7 @@ export class DriftCheck {
     }
     const version = resourceVersionOf(item.live);
     if (inSync.get(key) === version) return { key };
-    const paths = ignoredPaths(item.desired, rules);
+    const paths = [...ignore.paths];
     const applied = await serverApply(api, target, desired, { dryRun: true });
     const comparison = compareApplied(item.live, applied, { ignorePaths: paths });
     if (!comparison.changed) {
@@ -246,18 +245,4 @@ export class DriftCheck {
     const label = `${target.label}: ${differingPaths(comparison.before, comparison.after).join(', ')}`;
     return { key, drifted: { key, label, target, desired } };
   }
-}
-
-function ignoredByAnnotation(object: JsonObject): boolean {
-  const metadata = isJsonObject(object.metadata) ? object.metadata : {};
-  return isJsonObject(metadata.annotations) && metadata.annotations[DRIFT_ANNOTATION] === 'ignore';
-}
-
-/** The pointers of every rule whose target selects the object (a rule without one selects all). */
-function ignoredPaths(object: JsonObject, rules: readonly DriftIgnoreRule[]): string[] {
-  if (rules.length === 0) return [];
-  const resource = new Resource(object, 'module.yaml');
-  return rules.flatMap((rule) =>
-    rule.target === undefined || isSelected(resource, rule.target) ? rule.paths : [],
-  );
 }
