@@ -173,7 +173,10 @@ describe('kaddon build on the example platform', () => {
     assert.deepEqual(claim.spec.resources, { requests: { storage: '5Gi' } });
     assert.equal('storageClassName' in claim.spec, false, "the cluster's default StorageClass applies");
 
-    const named = await claimOf({ global: { storageClass: 'fast' }, redis: { persistence: { enabled: true } } });
+    const named = await claimOf({
+      global: { storageClass: 'fast' },
+      redis: { persistence: { enabled: true } },
+    });
     assert.equal(named.spec.volumeClaimTemplates?.[0]?.spec.storageClassName, 'fast');
   });
 
