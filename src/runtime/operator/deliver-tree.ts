@@ -46,7 +46,13 @@ export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promis
   const changed: string[] = [];
   for (const module of enabled) {
     const resources = result.rendered.slices.get(module) ?? [];
-    if (!ctx.state.preparedModules.has(module) || resources.length === 0) continue;
+    if (!ctx.state.preparedModules.has(module)) continue;
+    if (resources.length === 0) {
+      // Nothing of its own to deliver (a Component module that only patches others): no release,
+      // and its run is done, so its Module turns Ready (docs/module-status.md "Conditions").
+      if (module === run.module) reportNothingToDeliver(ctx, module);
+      continue;
+    }
     const { manifest, checksum } = releaseText(result, module, resources);
     if (module === run.module) {
       const resourcesMissing = ctx.state.resourcesMissing.has(module);
@@ -55,6 +61,12 @@ export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promis
       changed.push(module);
   }
   return changed;
+}
+
+function reportNothingToDeliver(ctx: OperatorContext, module: string): void {
+  ctx.status?.setGitRevision(ctx.modulesSource?.status().revisionInUse);
+  ctx.status?.delivered(module, { checksum: releaseChecksum(''), helmRevision: undefined, objects: 0 });
+  void ctx.health?.follow(module, []);
 }
 
 /** The running module's slice to helm: in the delivery pool, awaited or left running. */
