@@ -195,7 +195,7 @@ async function connectOperator(config: OperatorConfig, io: CliIo): Promise<Opera
     keepTempFiles: config.keepTempFiles,
     stopSignal: hooksStop.signal,
   });
-  const hookMetrics = createHookMetricsStore({ isReserved: (name) => metrics.isBuiltIn(name) });
+  const hookMetrics = createHookMetricsStore({ isReserved: (family) => metrics.clashesWithBuiltIn(family) });
   const kube = client(config.kubeClientQps, config.kubeClientBurst);
   return { logger, metrics, hookMetrics, connection, client, kube, jq, runDeps, hooksStop };
 }

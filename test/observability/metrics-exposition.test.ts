@@ -76,7 +76,7 @@ function recordEverything(metrics: OperatorMetrics): void {
 
 describe('/metrics exposition', () => {
   const metrics = createOperatorMetrics({ prefix: PREFIX, queueActionsMetrics: true });
-  const hooks = createHookMetricsStore({ isReserved: (name) => metrics.isBuiltIn(name) });
+  const hooks = createHookMetricsStore({ isReserved: (family) => metrics.clashesWithBuiltIn(family) });
   let server: OperatorHttpServer;
   let scrape = '';
 
