@@ -45,6 +45,7 @@ function recordEverything(metrics: OperatorMetrics): void {
     metrics.hookRun({ ...hook, module: 'echo' }, { seconds: 0.34, outcome, ...rusage });
   }
   metrics.moduleDiscoverError();
+  metrics.hookMetricsRejected({ hook: 'hooks/b.sh', module: 'echo' }, 3);
   metrics.moduleRunError('echo');
   metrics.moduleDeleteError('gone');
   metrics.absentResource('echo', 'kaddon/Deployment/echo');
