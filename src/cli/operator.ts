@@ -116,7 +116,11 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     await endpoints.stop();
     return;
   }
-  const store = await ValuesStore.open({ ...treeValues(first), configStore: configMap });
+  const store = await ValuesStore.open({
+    ...treeValues(first),
+    configStore: configMap,
+    secrets: base.secrets,
+  });
   git?.useStore(store);
   const running = await wireOperator(config, base, {
     first,
