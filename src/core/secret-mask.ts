@@ -1,7 +1,7 @@
 import { isJsonObject, type JsonValue } from './json.ts';
 
 /** What a masked secret reads as. */
-export const MASKED = '***';
+const MASKED = '***';
 
 /** Shorter values are not masked: they would blank out ordinary words, and are no secrets worth the name. */
 const MIN_SECRET_LENGTH = 6;

@@ -1,7 +1,7 @@
 import { isJsonObject, type JsonObject, type JsonValue } from './json.ts';
 
 /** The schema extension that marks a value secret (docs/values.md "Secret values"). */
-export const SECRET_KEYWORD = 'x-kaddon-secret';
+const SECRET_KEYWORD = 'x-kaddon-secret';
 
 /**
  * The values a schema marks `x-kaddon-secret: true`, as text: every scalar at or under a marked

@@ -4,8 +4,8 @@
  */
 
 /** ANSI escape sequences: CSI (`ESC [` or the 8-bit CSI), OSC (to BEL or ST), and two-byte escapes. */
-// eslint-disable-next-line no-control-regex -- escape sequences are what this finds
 const ANSI_ESCAPE =
+  // eslint-disable-next-line no-control-regex -- escape sequences are what this finds
   /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-_]?/g;
 
 /**
@@ -20,7 +20,7 @@ const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
-export const REPLACEMENT = '\uFFFD';
+const REPLACEMENT = '\uFFFD';
 const ELLIPSIS = '…';
 
 export interface CleanTextOptions {

@@ -183,7 +183,7 @@ function readBuckets(field: unknown, problems: string[]): number[] | undefined {
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/u;
 /** The longest label value a hook may write, in UTF-8 bytes (docs/hooks.md "Metrics from hooks"). */
-export const MAX_LABEL_VALUE_BYTES = 1024;
+const MAX_LABEL_VALUE_BYTES = 1024;
 const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/u;
 
 function readLabels(field: unknown, problems: string[]): Record<string, string> {
