@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { SecretMask } from '../core/secret-mask.ts';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../core/errors.ts';
 import { loadOperatorConfig, type GitWebhookSecret, type OperatorConfig } from '../config/operator-config.ts';
@@ -117,7 +118,11 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     await endpoints.stop();
     return;
   }
-  const store = await ValuesStore.open({ ...treeValues(first), configStore: configMap });
+  const store = await ValuesStore.open({
+    ...treeValues(first),
+    configStore: configMap,
+    secrets: base.secrets,
+  });
   git?.useStore(store);
   const running = await wireOperator(config, base, {
     first,
@@ -156,10 +161,14 @@ interface OperatorBase {
   readonly runDeps: HookRunDeps;
   /** Aborted when SIGTERM's grace period ends: running hooks have their process groups ended. */
   readonly hooksStop: AbortController;
+  /** Values masked wherever text leaves the process (docs/hooks.md "What of a hook's output leaves the operator"). */
+  readonly secrets: SecretMask;
 }
 
 async function connectOperator(config: OperatorConfig, io: CliIo): Promise<OperatorBase> {
+  const secrets = new SecretMask();
   const logger = createLogger({
+    mask: (text) => secrets.mask(text),
     type: config.logType,
     level: config.logLevel,
     noTime: config.logNoTime,
@@ -197,9 +206,9 @@ async function connectOperator(config: OperatorConfig, io: CliIo): Promise<Opera
     keepTempFiles: config.keepTempFiles,
     stopSignal: hooksStop.signal,
   });
-  const hookMetrics = createHookMetricsStore({ isReserved: (name) => metrics.isBuiltIn(name) });
+  const hookMetrics = createHookMetricsStore({ isReserved: (family) => metrics.clashesWithBuiltIn(family) });
   const kube = client(config.kubeClientQps, config.kubeClientBurst);
-  return { logger, metrics, hookMetrics, connection, client, kube, jq, runDeps, hooksStop };
+  return { logger, metrics, hookMetrics, connection, client, kube, jq, runDeps, hooksStop, secrets };
 }
 
 /** /metrics, /healthz, /readyz, the Git webhook and the debug socket, up before the modules tree. */
@@ -273,7 +282,7 @@ interface OperatorInputs {
 /** Builds the operator from its parts and starts it; `stop` ends what runs beside it. */
 async function wireOperator(
   config: OperatorConfig,
-  { logger, metrics, hookMetrics, connection, client, kube, jq, runDeps, hooksStop }: OperatorBase,
+  { logger, metrics, hookMetrics, connection, client, kube, jq, runDeps, hooksStop, secrets }: OperatorBase,
   { first, store, configMap, initialConfig, git, endpoints, startedAt }: OperatorInputs,
 ): Promise<{ readonly operator: Operator; stop(): Promise<void> }> {
   const { tree, globalHooksDir } = first;
@@ -351,6 +360,7 @@ async function wireOperator(
     healthTimeoutMs: (module) => operator.moduleDefinition(module)?.healthTimeoutMs ?? config.healthTimeoutMs,
     instance: `kaddon-${config.haIdentity}`,
     enabled: config.moduleStatus,
+    mask: (text) => secrets.mask(text),
   });
   const operator = new Operator(
     {
@@ -364,7 +374,7 @@ async function wireOperator(
         logger,
         onLoaded: countBindings(metrics),
       }),
-      bindings: new HookBindings({ api: kube, jq, logger, metrics }),
+      bindings: new HookBindings({ api: kube, jq, logger, metrics, secrets }),
       liveApi: kube,
       jq,
       runDeps,

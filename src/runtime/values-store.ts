@@ -25,6 +25,8 @@ export interface ValuesStoreInit {
   /** Schemas of global values and by module name; an owner without an entry has none. */
   readonly schemas?: { readonly global: ValuesSchemas; readonly modules: ReadonlyMap<string, ValuesSchemas> };
   readonly configStore: ConfigStore;
+  /** Learns the values the schemas mark secret, each time a view of them is made (docs/values.md "Secret values"). */
+  readonly secrets?: { add(value: string): void } | undefined;
 }
 
 /** The part of the store a modules tree gives: its values files, its modules and their schemas. */
@@ -105,7 +107,17 @@ export class ValuesStore {
    * for its enabled script).
    */
   valuesView(owner: ValuesOwner, enabledModules?: readonly string[]): JsonObject {
-    return valuesView(owner, this.globalValues(), deepClone(this.#section(owner)), enabledModules);
+    const global = this.globalValues();
+    const section = deepClone(this.#section(owner));
+    this.#learnSecrets(GLOBAL_OWNER, global);
+    if (owner.kind !== 'global') this.#learnSecrets(owner, section);
+    return valuesView(owner, global, section, enabledModules);
+  }
+
+  #learnSecrets(owner: ValuesOwner, section: JsonValue): void {
+    const secrets = this.#init.secrets;
+    if (secrets === undefined) return;
+    for (const value of this.#schemas(owner).secretValues(section)) secrets.add(value);
   }
 
   /** `$CONFIG_VALUES_PATH`: config values only, `{global}` or `{global, <moduleKey>}`. */

@@ -231,10 +231,16 @@ function logLines(
   let dropped = 0;
   const splitter = new OutputLineSplitter(limits.maxLineBytes, ({ text, droppedBytes }) => {
     if (text.trim() === '') return;
-    tail?.add(text);
     logger.info(text, droppedBytes > 0 ? { output, truncatedBytes: droppedBytes } : { output });
   });
+  // The tail follows the whole output, past the log's budget too: an error names the last lines.
+  const tailSplitter =
+    tail &&
+    new OutputLineSplitter(limits.maxLineBytes, ({ text }) => {
+      if (text.trim() !== '') tail.add(text);
+    });
   stream.on('data', (chunk: Buffer) => {
+    tailSplitter?.push(chunk);
     const room = Math.max(budget - logged, 0);
     if (chunk.length <= room) {
       logged += chunk.length;
@@ -247,6 +253,7 @@ function logLines(
   });
   stream.on('end', () => {
     splitter.end();
+    tailSplitter?.end();
     if (dropped > 0)
       logger.error(`output over ${String(budget)} bytes not logged`, { output, droppedBytes: dropped });
   });

@@ -19,6 +19,8 @@ export interface ModuleStatusServiceOptions {
   readonly enabled: boolean;
   /** Told of every watch event of a delivered object the health watches see (DeliveredHealth). */
   readonly onObjectEvent?: DeliveredHealthOptions['onObjectEvent'];
+  /** Masks secret values in messages and Events' notes (core/secret-mask.ts). */
+  readonly mask?: (text: string) => string;
 }
 
 /** Module status as the operator runs it (docs/module-status.md): tracker, health, objects, events. */
@@ -33,10 +35,10 @@ export async function startModuleStatus(options: ModuleStatusServiceOptions): Pr
   const objects = options.enabled ? new ModuleObjects(options.api, logger) : undefined;
   await objects?.start({ manageCrd: true });
   const events = objects?.enabled
-    ? new EventRecorder(options.api, logger, { instance: options.instance })
+    ? new EventRecorder(options.api, logger, { instance: options.instance, mask: options.mask })
     : undefined;
   const tracker = new ModuleStatusTracker({
-    listeners: [new ModuleStatusPublisher({ objects, events, metrics: options.metrics })],
+    listeners: [new ModuleStatusPublisher({ objects, events, metrics: options.metrics, mask: options.mask })],
     healthTimeoutMs: options.healthTimeoutMs,
     existing: objects?.known() ?? [],
     followsHealth: options.enabled,
