@@ -78,10 +78,12 @@ const ALL_STATES = ['--deployed', '--failed', '--pending', '--superseded', '--un
 /** Read-only helm commands finish in well under a second; this only ends a hung process. */
 const QUERY_TIMEOUT_MS = 120_000;
 /**
- * The process gets this long beyond helm's own --timeout before it is ended: helm stops waiting at
- * its --timeout and then only records the outcome, a few requests.
+ * The process gets this long beyond helm's own --timeout before its group is ended (SIGTERM, then
+ * SIGKILL after KILL_GRACE_MS): helm stops waiting at its --timeout and then only records the
+ * outcome, a few requests. A hung helm thus holds its module's lane at most 5 s past HELM_TIMEOUT
+ * (docs/lifecycle.md "Bounds and timeouts").
  */
-const PROCESS_GRACE_MS = 10_000;
+const PROCESS_GRACE_MS = 3_000;
 
 /** The helm binary, run without a shell, one command per call. */
 export class HelmClient {
