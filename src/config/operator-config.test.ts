@@ -153,7 +153,8 @@ describe('operator configuration', () => {
           () => loadOperatorConfig({ ADDON_OPERATOR_NAMESPACE: 'k', [name]: value }),
           (error: unknown) =>
             error instanceof OperatorConfigError &&
-            error.message === `setting '${name}': '${value}' is longer than 576h (24 days), the longest duration kaddon can time.`,
+            error.message ===
+              `setting '${name}': '${value}' is longer than 576h (24 days), the longest duration kaddon can time.`,
           name,
         );
       assert.doesNotThrow(() => loadOperatorConfig({ ADDON_OPERATOR_NAMESPACE: 'k', [name]: '576h' }), name);

@@ -120,7 +120,10 @@ export class SettingReader {
         'Write it like 20m, 90s or 1h30m.',
       );
     const unit = { h: 3600, m: 60, s: 1 } as const;
-    const seconds = parts.reduce((sum, part) => sum + Number(part[1]) * unit[part[2] as keyof typeof unit], 0);
+    const seconds = parts.reduce(
+      (sum, part) => sum + Number(part[1]) * unit[part[2] as keyof typeof unit],
+      0,
+    );
     return checkTimerBound(found, seconds * 1000) / 1000;
   }
 
@@ -154,6 +157,7 @@ function positiveDurationMs(found: FoundSetting | undefined, fallback: number): 
 
 /** Every duration setting is bounded by what a timer holds (docs/lifecycle.md "Bounds and timeouts"). */
 function checkTimerBound(found: FoundSetting, ms: number): number {
-  if (isTooLongForTimer(ms)) throw new OperatorConfigError(found.name, tooLongProblem(found.value), TOO_LONG_HINT);
+  if (isTooLongForTimer(ms))
+    throw new OperatorConfigError(found.name, tooLongProblem(found.value), TOO_LONG_HINT);
   return ms;
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { makeTempDir } from '../../processes/temp-dir.ts';
 import type { ReleaseDetails } from './helm-client.ts';
 import {
   isStuckState,
@@ -117,14 +117,14 @@ async function upgradeRelease(
   checksum: string,
   deps: DeliverDeps,
 ): Promise<number> {
-  const dir = await mkdtemp(path.join(deps.tmpRoot ?? os.tmpdir(), `kaddon-release-${input.module}-`));
+  const dir = await makeTempDir(path.join(deps.tmpRoot ?? os.tmpdir(), `kaddon-release-${input.module}-`));
   try {
-    await writeReleaseChart(dir, input.module, input.manifest);
-    return await deps.helm.upgradeInstall(input.module, input.namespace, dir, {
+    await writeReleaseChart(dir.path, input.module, input.manifest);
+    return await deps.helm.upgradeInstall(input.module, input.namespace, dir.path, {
       values: { [CHECKSUM_VALUES_KEY]: checksum },
       timeoutSeconds: deps.timeoutSeconds,
     });
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await dir.remove();
   }
 }

@@ -1,8 +1,10 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { isJsonObject, scalarText, type JsonObject } from '../../core/json.ts';
+import { orphanWatchdog } from '../../processes/orphan-watchdog.ts';
+import { makeTempDir } from '../../processes/temp-dir.ts';
 import { HelmError } from './helm-error.ts';
 
 /** Release states as helm stores them (helm's release/status.go). */
@@ -239,13 +241,15 @@ export class HelmClient {
     use: (file: string) => Promise<T>,
   ): Promise<T> {
     // mkdtemp makes the directory 0700: values may hold secrets.
-    const dir = await mkdtemp(path.join(this.#options.tmpRoot ?? os.tmpdir(), `kaddon-values-${release}-`));
+    const dir = await makeTempDir(
+      path.join(this.#options.tmpRoot ?? os.tmpdir(), `kaddon-values-${release}-`),
+    );
     try {
-      const file = path.join(dir, 'values.json');
+      const file = path.join(dir.path, 'values.json');
       await writeFile(file, JSON.stringify(values), { mode: 0o600 });
       return await use(file);
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await dir.remove();
     }
   }
 
@@ -287,13 +291,17 @@ export class HelmClient {
       stripFinalNewline: false,
       maxBuffer: MAX_OUTPUT_BYTES,
     });
+    const groupGone =
+      subprocess.pid === undefined ? () => undefined : orphanWatchdog.watchGroup(subprocess.pid);
     let ended: 'timeout' | 'stop' | undefined;
+    let killTimer: NodeJS.Timeout | undefined;
     const endGroup = (reason: 'timeout' | 'stop'): void => {
       ended ??= reason;
       signalGroup(subprocess.pid, 'SIGTERM');
       // The await below keeps kaddon alive until helm has exited, so this timer still fires.
-      setTimeout(() => {
+      killTimer ??= setTimeout(() => {
         signalGroup(subprocess.pid, 'SIGKILL');
+        groupGone();
       }, KILL_GRACE_MS).unref();
     };
     const timer = setTimeout(() => {
@@ -306,6 +314,8 @@ export class HelmClient {
     const result = await subprocess.finally(() => {
       clearTimeout(timer);
       stop?.removeEventListener('abort', onStop);
+      // helm starts no processes of its own (plugins are off): its group ends with it.
+      if (killTimer === undefined) groupGone();
     });
     if (result.failed || ended !== undefined) {
       const limit = `${formatSeconds(timeoutMs)}${setting === undefined ? '' : ` (${setting})`}`;
