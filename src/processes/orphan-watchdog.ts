@@ -45,6 +45,7 @@ export class OrphanWatchdog {
   readonly #dirs = new Set<string>();
   #watchdog: ChildProcess | 'unavailable' | undefined;
   #notice: (message: string) => void;
+  readonly #noticed = new Set<string>();
 
   constructor(notice: (message: string) => void) {
     this.#notice = notice;
@@ -53,6 +54,13 @@ export class OrphanWatchdog {
   /** Where the one warning goes (the operator's log); stderr until set. */
   setNotice(notice: (message: string) => void): void {
     this.#notice = notice;
+  }
+
+  /** Says `message` through the notice, once per message. */
+  notifyOnce(message: string): void {
+    if (this.#noticed.has(message)) return;
+    this.#noticed.add(message);
+    this.#notice(message);
   }
 
   /** Lists the process group `pgid` until the returned function is called (the group is gone). */
@@ -111,7 +119,7 @@ export class OrphanWatchdog {
   #unavailable(reason: string): void {
     if (this.#watchdog === 'unavailable') return;
     this.#watchdog = 'unavailable';
-    this.#notice(
+    this.notifyOnce(
       `the watchdog shell /bin/sh cannot be started (${reason}): if kaddon is SIGKILLed, the helm, hook and git processes it runs and its temp directories are left behind`,
     );
   }
