@@ -45,7 +45,7 @@ const forbiddenByLayer = {
     'cli',
     'processes',
   ],
-  loader: ['pipeline', 'hooks', 'runtime', 'delivery', 'sources', 'config', 'cli'],
+  loader: ['pipeline', 'hooks', 'runtime', 'delivery', 'sources', 'config', 'cli', 'processes'],
   hooks: ['runtime', 'delivery', 'sources', 'config', 'cli'],
   delivery: ['hooks', 'runtime', 'sources', 'config', 'cli'],
   sources: ['hooks', 'runtime', 'delivery', 'config', 'cli'],
@@ -74,7 +74,7 @@ const forbiddenByLayer = {
     'config',
     'cli',
   ],
-  config: ['loader', 'pipeline', 'hooks', 'runtime', 'sources', 'cli'],
+  config: ['loader', 'pipeline', 'hooks', 'runtime', 'sources', 'cli', 'processes'],
   runtime: ['config', 'cli'],
 };
 
