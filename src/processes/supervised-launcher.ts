@@ -19,7 +19,7 @@ function launcherScript(command: string): string {
   const supervisor = [
     '[ -z "$KADDON_PARENT_PID" ] || [ "$PPID" = "$KADDON_PARENT_PID" ] || exit 143',
     // Each of kaddon's threads that dies sends the signal again: the first one is enough.
-    "trap 'trap \"\" TERM INT; kill -15 -$pid 2>/dev/null; sleep 2; kill -9 -$pid 2>/dev/null; exit 143' TERM INT",
+    'trap \'trap "" TERM INT; kill -15 -$pid 2>/dev/null; sleep 2; kill -9 -$pid 2>/dev/null; exit 143\' TERM INT',
     `${SETSID} ${command} "$@" <&0 &`,
     'pid=$!',
     'wait $pid',
