@@ -38,7 +38,7 @@ export const GO_DURATION_UNITS = 'ns, us, ms, s, m, h';
  * its kill grace within the timer too (docs/lifecycle.md "Bounds and timeouts"). Schedules are timed
  * in steps instead and have no such bound.
  */
-export const MAX_DURATION_MS = 576 * 3_600_000;
+const MAX_DURATION_MS = 576 * 3_600_000;
 
 /** True when `ms` is longer than MAX_DURATION_MS. */
 export function isTooLongForTimer(ms: number): boolean {

@@ -23,7 +23,7 @@ export interface ExecCredential {
  * An exec plugin that could not give a credential. The message names the kubeconfig user and the
  * plugin and says what is wrong, and never quotes what the plugin printed: that is where tokens are.
  */
-export class ExecCredentialError extends KaddonError {
+class ExecCredentialError extends KaddonError {
   readonly code = 'exec-credential-invalid';
   constructor(user: string, command: string, problem: string) {
     super(
@@ -34,7 +34,7 @@ export class ExecCredentialError extends KaddonError {
 }
 
 /** A plugin fetches a token over the network at most; client-go has no limit, kaddon does. */
-export const EXEC_PLUGIN_TIMEOUT_MS = 60_000;
+const EXEC_PLUGIN_TIMEOUT_MS = 60_000;
 /** An ExecCredential with a certificate chain is a few KB. */
 const MAX_STDOUT_BYTES = 1024 * 1024;
 /** The most of a failing plugin's stderr that is shown: its last line, cut. */

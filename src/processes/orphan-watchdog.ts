@@ -40,7 +40,7 @@ done
  * directories, and when it dies without running code, the watchdog shell does. Without /bin/sh
  * the `exit` handler alone remains; that is said once.
  */
-export class OrphanWatchdog {
+class OrphanWatchdog {
   readonly #groups = new Set<number>();
   readonly #dirs = new Set<string>();
   #watchdog: ChildProcess | 'unavailable' | undefined;
