@@ -62,7 +62,7 @@ async function waitFor<T>(what: string, timeoutMs: number, probe: () => T | unde
   }
 }
 
-type Stopper = 'SIGKILL' | 'SIGTERM' | 'SIGINT';
+type Stopper = 'SIGKILL' | 'SIGTERM' | 'SIGINT' | 'SIGHUP';
 
 /**
  * Starts `kaddon build ARGS` in a TMPDIR of its own, waits until `busy` names its working
@@ -109,7 +109,7 @@ const napping = (found: ProcessEntry[]): boolean =>
   found.filter((entry) => entry.command === 'sleep').length === 2;
 
 describe('kaddon build ended mid-run leaves nothing running or behind', () => {
-  for (const signal of ['SIGKILL', 'SIGTERM', 'SIGINT'] as const) {
+  for (const signal of ['SIGKILL', 'SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     it(`${signal} during a chart render that never ends`, async () => {
       const outcome = await stopMidRun(
         signal,
