@@ -23,6 +23,7 @@ import { createHookMetricsStore, type HookMetricsStore } from '../observability/
 import type { GitWebhookOptions } from '../observability/git-webhook-route.ts';
 import { createHttpServer, type OperatorHttpServer } from '../observability/http-server.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
+import { orphanWatchdog } from '../processes/orphan-watchdog.ts';
 import { createOperatorMetrics, type OperatorMetrics } from '../observability/metrics.ts';
 import { HookBindings } from '../runtime/operator/hook-bindings.ts';
 import type { LeaseSettings } from '../runtime/leader-election.ts';
@@ -183,6 +184,10 @@ async function connectOperator(config: OperatorConfig, io: CliIo): Promise<Opera
     queueActionsMetrics: config.queueActionsMetrics,
   });
   for (const warning of unsupportedSettingWarnings(process.env)) logger.error(warning);
+  // What cannot tie helm, hooks and git to kaddon's life is said once, in the log.
+  orphanWatchdog.setNotice((message) => {
+    logger.error(message);
+  });
   const helmVersion = await checkHelmBinary(config.helmPath, config.helmPathSetting);
   logger.info('helm found', { helm: config.helmPath, version: helmVersion });
   const connection = loadKubeConnection(process.env, {

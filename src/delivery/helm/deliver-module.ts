@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
 import { parseValuesPatch, type ValuesPatch } from '../../core/values-patch.ts';
+import { makeTempDir } from '../../processes/temp-dir.ts';
 import type { ReleaseDetails } from './helm-client.ts';
 import {
   isStuckState,
@@ -135,15 +135,15 @@ async function upgradeRelease(
   checksum: string,
   deps: DeliverDeps,
 ): Promise<number> {
-  const dir = await mkdtemp(path.join(deps.tmpRoot ?? os.tmpdir(), `kaddon-release-${input.module}-`));
+  const dir = await makeTempDir(path.join(deps.tmpRoot ?? os.tmpdir(), `kaddon-release-${input.module}-`));
   try {
-    await writeReleaseChart(dir, input.module, input.manifest);
-    return await deps.helm.upgradeInstall(input.module, input.namespace, dir, {
+    await writeReleaseChart(dir.path, input.module, input.manifest);
+    return await deps.helm.upgradeInstall(input.module, input.namespace, dir.path, {
       values: { [CHECKSUM_VALUES_KEY]: checksum, ...patchesRecord(input.valuesPatches) },
       timeoutSeconds: deps.timeoutSeconds,
     });
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await dir.remove();
   }
 }
 
