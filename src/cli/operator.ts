@@ -5,6 +5,7 @@ import { loadOperatorConfig, type GitWebhookSecret, type OperatorConfig } from '
 import { SETTINGS, unsupportedSettingWarnings } from '../core/setting-names.ts';
 import { checkHelmBinary } from '../delivery/helm/helm-binary.ts';
 import { ConfigMapConfigStore } from '../delivery/configmap-config-store.ts';
+import { EventRecorder } from '../delivery/event-recorder.ts';
 import { applyCrds } from '../delivery/helm/apply-crds.ts';
 import { ObjectPatcher } from '../runtime/operator/object-patcher.ts';
 import { HelmClient } from '../delivery/helm/helm-client.ts';
@@ -73,7 +74,19 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   const config = loadOperatorConfig(process.env, { 'helm-path': values['helm-path'] });
   const base = await connectOperator(config, io);
   const { logger, metrics, kube } = base;
-  const configMap = new ConfigMapConfigStore(kube, config.namespace, config.configMapName, { logger });
+  // Events about the operator's own inputs (a deleted ConfigMap, held uninstalls) live in its namespace.
+  const events = new EventRecorder(kube, logger, { instance: `kaddon-${config.haIdentity}` });
+  const configMap = new ConfigMapConfigStore(kube, config.namespace, config.configMapName, {
+    logger,
+    reports: {
+      record: (subject, event) => {
+        events.record(subject, event);
+      },
+      missing: (isMissing) => {
+        metrics.configMapMissing(isMissing);
+      },
+    },
+  });
   const initialConfig = await configMap.load();
   const endpoints = await startEndpoints(config, base);
   const stopping = waitForSignal();

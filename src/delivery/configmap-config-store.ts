@@ -8,6 +8,7 @@ import { backoffDelayMs, type Backoff } from '../core/backoff.ts';
 import { sleep, systemClock, type Clock } from '../core/clock.ts';
 import type { WatchApi } from './list-watch.ts';
 import { ConfigMapWatch, type ConfigMapWatchOptions, type OnConfigChange } from './configmap-watch.ts';
+import { ConfigMapRestorer, type ConfigMapReports } from './configmap-restorer.ts';
 
 /** The part of KubeClient the store uses; tests wrap it to inject a concurrent writer. */
 export type ConfigMapApi = WatchApi;
@@ -20,6 +21,8 @@ export interface ConfigMapStoreOptions {
   readonly conflictRetries?: number;
   /** The watch's reconnect backoff; default 500 ms doubling to 30 s, with jitter. */
   readonly backoff?: Backoff;
+  /** Where a deleted ConfigMap is reported (Events, a gauge) while it is re-created. */
+  readonly reports?: ConfigMapReports;
 }
 
 /** Re-reads after a conflict are quick: the other writer is usually done already. */
@@ -105,9 +108,18 @@ export class ConfigMapConfigStore {
 
   /**
    * Follows the ConfigMap (list, then watch) until stopped; see ConfigMapWatch for what is
-   * reported and how it recovers from a lost connection.
+   * reported and how it recovers from a lost connection. Deleted, it is re-created from the last
+   * good state seen (ConfigMapRestorer).
    */
   watch(onChange: OnConfigChange, options: ConfigMapWatchOptions = {}): ConfigMapWatch {
+    const restorer = new ConfigMapRestorer({
+      api: this.#api,
+      namespace: this.namespace,
+      name: this.name,
+      logger: this.#options.logger,
+      ...(this.#options.reports ? { reports: this.#options.reports } : {}),
+      ...(this.#options.clock ? { clock: this.#options.clock } : {}),
+    });
     return new ConfigMapWatch(
       {
         api: this.#api,
@@ -117,6 +129,17 @@ export class ConfigMapConfigStore {
         parse: (configMap) => this.parse(configMap),
         countInvalid: () => {
           this.#invalidConfigCount++;
+        },
+        absence: {
+          missing: (last) => {
+            restorer.missing(last);
+          },
+          back: () => {
+            restorer.back();
+          },
+          stop: () => {
+            restorer.stop();
+          },
         },
         ...this.#options,
       },

@@ -91,6 +91,10 @@ export const METRIC_CATALOG = {
   moduleDriftedObjects: spec('module_drifted_objects', 'gauge', ['module'], "Objects of the module's release found changed or deleted outside kaddon at its last drift check."),
   moduleDriftCorrections: spec('module_drift_corrections_total', 'counter', ['module'], 'Drifted objects put back as delivered (KADDON_DRIFT_MODE=correct).'),
 
+  // kaddon's own: missing inputs and mass deletion (docs/lifecycle.md).
+  configMapMissing: spec('config_map_missing', 'gauge', [], '1 while the config ConfigMap is deleted and its last config stays in force, 0 otherwise.'),
+  pruneHeldModules: spec('prune_held_modules', 'gauge', [], 'Module uninstalls the prune guard holds until they are confirmed (KADDON_PRUNE_GUARD_PERCENT).'),
+
   // kaddon's own: leader election (ADDON_OPERATOR_HA).
   haLeader: spec('ha_leader', 'gauge', [], '1 while this process holds the leader lease, 0 on standby.'),
 

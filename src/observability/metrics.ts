@@ -95,6 +95,10 @@ export interface OperatorMetrics {
   /** Drifted objects found at the module's last check (docs/drift.md); undefined drops the series. */
   driftedObjects(module: string, count: number | undefined): void;
   driftCorrected(module: string, count: number): void;
+  /** Whether the config ConfigMap is deleted and its last config kept in force. */
+  configMapMissing(missing: boolean): void;
+  /** How many module uninstalls the prune guard holds now. */
+  pruneHeld(count: number): void;
 }
 
 type Catalog = typeof METRIC_CATALOG;
@@ -247,6 +251,12 @@ export function createOperatorMetrics(options: OperatorMetricsOptions): Operator
     },
     driftCorrected(module, count) {
       m.moduleDriftCorrections.inc({ module }, count);
+    },
+    configMapMissing(missing) {
+      m.configMapMissing.set(missing ? 1 : 0);
+    },
+    pruneHeld(count) {
+      m.pruneHeldModules.set(count);
     },
     gitRevision(sha) {
       m.gitRevisionInfo.reset();
