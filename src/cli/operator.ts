@@ -138,6 +138,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     git,
     endpoints,
     startedAt,
+    events,
   });
   await stopWithGrace({
     reason: await stopReason(stopping, elector?.lost),
@@ -148,6 +149,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     logger,
   });
   await running.stop();
+  events.stop();
   // A clean stop hands the lease over at once, so a rolling update takes seconds, not a lease period.
   await elector?.release();
   metrics.haLeader(false);
@@ -279,13 +281,15 @@ interface OperatorInputs {
   readonly git: OperatorGitSource | undefined;
   readonly endpoints: Endpoints;
   readonly startedAt: number;
+  /** Events about the operator's own inputs, in its namespace. */
+  readonly events: EventRecorder;
 }
 
 /** Builds the operator from its parts and starts it; `stop` ends what runs beside it. */
 async function wireOperator(
   config: OperatorConfig,
   { logger, metrics, hookMetrics, connection, client, kube, jq, runDeps, hooksStop }: OperatorBase,
-  { first, store, configMap, initialConfig, git, endpoints, startedAt }: OperatorInputs,
+  { first, store, configMap, initialConfig, git, endpoints, startedAt, events }: OperatorInputs,
 ): Promise<{ readonly operator: Operator; stop(): Promise<void> }> {
   const { tree, globalHooksDir } = first;
   // In a Pod, helm gets a kubeconfig naming the service account's files (the same identity as ours).
@@ -396,6 +400,16 @@ async function wireOperator(
       failurePolicy: config.moduleFailurePolicy,
       status: moduleStatus.tracker,
       health: moduleStatus.health,
+      pruneGuard: {
+        percent: config.pruneGuardPercent,
+        configMap: config.configMapName,
+        recordEvent: (event) => {
+          events.record(
+            { apiVersion: 'v1', kind: 'ConfigMap', name: config.configMapName, namespace: config.namespace },
+            { ...event, action: 'Uninstall' },
+          );
+        },
+      },
     },
     {
       globalHooksDir,
