@@ -63,7 +63,9 @@ describe('kaddon operator with ADDON_OPERATOR_HA whose connection to the API ser
     });
     await eventually(leader, 'leading and converged', async () => {
       const held = await lease();
-      const ready = await fetch(`http://127.0.0.1:${String(port)}/readyz`).then((response) => response.text());
+      const ready = await fetch(`http://127.0.0.1:${String(port)}/readyz`).then((response) =>
+        response.text(),
+      );
       return held?.holder === 'kaddon-stalled' && ready === 'ok\n' ? true : undefined;
     });
     // A renew or two more through the proxy, then the path goes silent without closing.
@@ -76,7 +78,11 @@ describe('kaddon operator with ADDON_OPERATOR_HA whose connection to the API ser
     // The lease as the others see it: renewed last before the stall, expiring a lease duration later.
     const last = await lease();
     assert.equal(last?.holder, 'kaddon-stalled');
-    const line = leader.output().split('\n').find((text) => text.includes('lost the leader lease')) ?? '';
+    const line =
+      leader
+        .output()
+        .split('\n')
+        .find((text) => text.includes('lost the leader lease')) ?? '';
     const lostAt = Date.parse(/time=(\S+)/u.exec(line)?.[1] ?? 'none');
     assert.ok(Number.isFinite(lostAt), line);
     const expiresAt = last.renewTime + LEASE_SECONDS * 1000;
