@@ -76,7 +76,8 @@ export class ConfigMapRestorer {
     const backoff = this.#options.backoff ?? RESTORE_BACKOFF;
     for (let attempt = 1; !signal.aborted; attempt++) {
       try {
-        await this.#options.api.request('POST', this.#collectionPath(), { body: this.#copyOf(last), signal });
+        // Not aborted by back(): the watch may see the object before this request has its answer.
+        await this.#options.api.request('POST', this.#collectionPath(), { body: this.#copyOf(last) });
         this.#options.logger.warn('ConfigMap re-created from its last config', { configMap: this.#id });
         this.#event(
           'Normal',
@@ -86,8 +87,8 @@ export class ConfigMapRestorer {
         );
         return;
       } catch (error: unknown) {
-        if (this.#running?.signal !== signal) return;
-        // Someone re-created it first: the watch sees it.
+        // Back meanwhile, or someone re-created it first: the watch sees it.
+        if (isAborted(signal)) return;
         if (error instanceof KubeApiError && error.status === 409) return;
         if (attempt === 1) this.#refused(error);
       }
@@ -145,4 +146,9 @@ export class ConfigMapRestorer {
       ...(isJsonObject(last.data) ? { data: last.data } : {}),
     };
   }
+}
+
+/** Read through a call: the flag changes while a request is awaited. */
+function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
 }
