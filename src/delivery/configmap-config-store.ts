@@ -47,6 +47,8 @@ export class ConfigMapConfigStore {
   readonly #api: ConfigMapApi;
   readonly #options: ConfigMapStoreOptions;
   #invalidConfigCount = 0;
+  /** The watch, whose last good state a save into a deleted ConfigMap starts from. */
+  #watch: ConfigMapWatch | undefined;
 
   constructor(api: ConfigMapApi, namespace: string, name: string, options: ConfigMapStoreOptions) {
     this.#api = api;
@@ -120,7 +122,7 @@ export class ConfigMapConfigStore {
       ...(this.#options.reports ? { reports: this.#options.reports } : {}),
       ...(this.#options.clock ? { clock: this.#options.clock } : {}),
     });
-    return new ConfigMapWatch(
+    this.#watch = new ConfigMapWatch(
       {
         api: this.#api,
         collectionPath: this.collectionPath,
@@ -146,14 +148,23 @@ export class ConfigMapConfigStore {
       onChange,
       options,
     );
+    return this.#watch;
   }
 
   /** One read-modify-write: GET, set the key, PUT with the read resourceVersion (or POST). */
   async #writeKey(key: string, text: string): Promise<void> {
     const current = await this.#get();
     if (!current) {
+      // Deleted while followed: the other keys are its last config, still in force, not nothing.
+      const last = this.#watch?.lastGood;
+      const kept = isJsonObject(last?.data) ? last.data : {};
       await this.#api.request('POST', this.collectionPath, {
-        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: this.#metadata(), data: { [key]: text } },
+        body: {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: this.#metadata(),
+          data: { ...kept, [key]: text },
+        },
       });
       return;
     }

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { isDeepStrictEqual } from 'node:util';
 import type { JsonObject } from '../core/json.ts';
 import { createCapturingLogger } from '../observability/logger.ts';
 import type { Clock } from '../core/clock.ts';
@@ -34,8 +35,11 @@ function scriptedApi(lists: ListStep[], watches: WatchStep[]) {
         calls.push(`create ${JSON.stringify(options?.body)}`);
         return Promise.resolve({});
       }
+      // The object itself (a save reads it first): deleted in these scripts.
+      if (options?.query === undefined)
+        return Promise.reject(new KubeApiError(method, '/cm/addon-operator', 404, 'NotFound', 'scripted'));
       const step = lists.shift();
-      calls.push(`list ${String(options?.query?.fieldSelector)}`);
+      calls.push(`list ${String(options.query.fieldSelector)}`);
       if (!step) throw new Error('unexpected list');
       if ('status' in step)
         return Promise.reject(new KubeApiError('GET', '/cm', step.status, 'Error', 'scripted'));
@@ -198,5 +202,24 @@ describe('ConfigMapWatch supervision', () => {
       warnings.join('\n'),
     );
     assert.ok(warnings.includes('ConfigMap re-created from its last config'));
+  });
+
+  it('a section saved while the ConfigMap is deleted keeps the other keys of its last config', async () => {
+    const { api, calls, finished } = scriptedApi(
+      [{ version: '3', data: { global: 'a: 1', echoServer: 'replicas: 1\n' } }],
+      [{ events: [{ type: 'DELETED', object: configMap('4', {}) }] }],
+    );
+    const { store } = storeOver(api, fakeClock());
+    const watch = store.watch(() => undefined);
+    await finished;
+    await store.saveSection('echoServer', { replicas: 5 });
+    await watch.stop();
+    const created = calls
+      .filter((call) => call.startsWith('create'))
+      .map((call) => (JSON.parse(call.slice('create '.length)) as { data: unknown }).data);
+    assert.ok(
+      created.some((data) => isDeepStrictEqual(data, { global: 'a: 1', echoServer: 'replicas: 5\n' })),
+      JSON.stringify(created),
+    );
   });
 });

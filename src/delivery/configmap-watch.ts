@@ -102,6 +102,11 @@ export class ConfigMapWatch {
     return this.#known;
   }
 
+  /** The last valid state of the ConfigMap seen, once one was. */
+  get lastGood(): JsonObject | undefined {
+    return this.#lastGood;
+  }
+
   async stop(): Promise<void> {
     this.#isStopped = true;
     this.#target.absence?.stop();
