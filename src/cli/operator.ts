@@ -92,7 +92,8 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   const stopping = waitForSignal();
   // ADDON_OPERATOR_HA: nothing acts (hooks, queues, Git polling, delivery) until this process leads.
   const elector = config.ha
-    ? await standByForLease(kube, leaseSettings(config), {
+    ? // A client of its own: a renew never waits in the rate limit behind the operator's other requests.
+      await standByForLease(base.client(LEASE_CLIENT_QPS, LEASE_CLIENT_BURST), leaseSettings(config), {
         readiness: endpoints.http,
         metrics,
         logger,
@@ -452,6 +453,10 @@ function webhookVerifier(secret: GitWebhookSecret): GitWebhookOptions['verifySig
 function withoutWebhookSecret(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...env, ...Object.fromEntries(SETTINGS.gitWebhookSecret.env.map((name) => [name, undefined])) };
 }
+
+/** The lease client's rate limit: a renew is two requests a retry period. */
+const LEASE_CLIENT_QPS = 5;
+const LEASE_CLIENT_BURST = 10;
 
 /** ADDON_OPERATOR_HA's lease, as the settings give it. */
 function leaseSettings(config: OperatorConfig): Omit<LeaseSettings, 'name'> {
