@@ -113,6 +113,12 @@ export interface OperatorConfig {
    * request): POST /hooks/git exists only with one (docs/git-webhook.md).
    */
   readonly gitWebhookSecret: GitWebhookSecret | undefined;
+  /**
+   * KADDON_PRUNE_GUARD_PERCENT: a converge that would uninstall more than this share of the delivered
+   * releases at once (or all of them) holds those uninstalls until confirmed; 100 or `off` turns the
+   * guard off (docs/lifecycle.md "Missing inputs and mass deletion").
+   */
+  readonly pruneGuardPercent: number;
 }
 
 export type GitWebhookSecret = { readonly value: string } | { readonly file: string };
@@ -185,6 +191,7 @@ export function loadOperatorConfig(env: SettingSource, flags: SettingSource = {}
       read.durationMs('resourcesMonitorInterval', RESOURCES_MONITOR_INTERVAL_MS),
     ),
     gitWebhookSecret: gitWebhookSecret(read),
+    pruneGuardPercent: read.percent('pruneGuardPercent', 50),
   };
 }
 
