@@ -33,7 +33,7 @@ export class KubeApiError extends KaddonError {
 function hintFor(status: number): string {
   if (status === 403) return "Grant the operator's service account the RBAC permission for this resource.";
   if (status === 0 || status >= 500)
-    return 'The API server is down or overloaded; kaddon retries with backoff.';
+    return 'The API server is down or overloaded: the operator retries with backoff; a command run by hand can be run again.';
   return 'Check the resource, its name and namespace.';
 }
 

@@ -297,7 +297,7 @@ export class ModuleObjects {
     this.#off = true;
     this.#pending.clear();
     this.#logger.info(
-      'module status is off: Module objects (kaddon.dev/v1alpha1) cannot be written; install deploy/crds and grant the RBAC of `kaddon rbac` to have them',
+      'module status is off: Module objects (kaddon.dev/v1alpha1) cannot be written; apply deploy/base/module-crd.yaml and grant the RBAC of `kaddon rbac` to have them',
       { error: errorMessage(error) },
     );
   }
