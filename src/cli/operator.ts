@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../core/errors.ts';
 import { loadOperatorConfig, type GitWebhookSecret, type OperatorConfig } from '../config/operator-config.ts';
@@ -45,7 +45,8 @@ import { startModuleStatus } from '../runtime/module-status/module-status-servic
 import { treeValues, type PreparedTree } from '../runtime/operator/prepare-modules-tree.ts';
 import { ValuesStore } from '../runtime/values-store.ts';
 import { hasGitSource, loadGitSourceConfig } from '../sources/git-source-config.ts';
-import { verifyWebhookSignature } from '../sources/git-webhook-signature.ts';
+import { startWebhookSignatureCheck } from '../sources/git-webhook-signature.ts';
+import { readWebhookSecret } from '../config/webhook-secret.ts';
 import type { CliIo } from './cli-io.ts';
 import { componentRoots } from '../runtime/component-roots.ts';
 import { OperatorGitSource } from '../runtime/operator/operator-git-source.ts';
@@ -229,7 +230,7 @@ async function startEndpoints(
         config.gitWebhookSecret === undefined
           ? undefined
           : {
-              verifySignature: webhookVerifier(config.gitWebhookSecret),
+              startSignatureCheck: webhookCheck(config.gitWebhookSecret),
               requestSync: () => {
                 endpoints.git?.requestSync();
                 return endpoints.git !== undefined;
@@ -415,11 +416,12 @@ function localModulesTree(config: OperatorConfig): OperatorTree {
   };
 }
 
-/** Checks a webhook against the secret; a secret file is read at each request, so a rotated Secret is picked up. */
-function webhookVerifier(secret: GitWebhookSecret): GitWebhookOptions['verifySignature'] {
-  const read =
-    'value' in secret ? () => secret.value : () => readFileSync(secret.file, 'utf8').replace(/\r?\n$/u, '');
-  return (headers, body) => verifyWebhookSignature(headers, body, read());
+/**
+ * Starts checking a webhook against the secret; a secret file is read at each request, so a rotated
+ * Secret is picked up (docs/git-webhook.md).
+ */
+function webhookCheck(secret: GitWebhookSecret): GitWebhookOptions['startSignatureCheck'] {
+  return (headers) => startWebhookSignatureCheck(headers, readWebhookSecret(secret));
 }
 
 function withoutWebhookSecret(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
