@@ -8,6 +8,7 @@ import { DEBUG_ROUTES } from './debug-routes.ts';
 import { listenOwnerOnly, prepareSocketPath } from './debug-socket.ts';
 import type { DebugState } from './debug-state.ts';
 import type { Logger } from '../logger.ts';
+import { parseRequestTarget, SERVER_TIMEOUTS } from '../request-target.ts';
 
 export interface DebugServerOptions {
   /** DEBUG_UNIX_SOCKET (OperatorConfig.debugUnixSocket). */
@@ -52,7 +53,7 @@ export function createDebugServer(options: DebugServerOptions): DebugServer {
     },
     start: async () => {
       await prepareSocketPath(options.socketPath);
-      const listening = createServer(respond);
+      const listening = createServer(SERVER_TIMEOUTS, respond);
       await listenOwnerOnly(listening, options.socketPath);
       server = listening;
     },
@@ -76,7 +77,8 @@ async function answer(options: DebugServerOptions, request: IncomingMessage): Pr
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     return { status: 405, body: 'method not allowed: the debug API is read-only\n', contentType: PLAIN };
   }
-  const url = new URL(request.url ?? '/', 'http://unix');
+  const url = parseRequestTarget(request.url);
+  if (url === undefined) return { status: 400, body: 'bad request target\n', contentType: PLAIN };
   const { route, module, hook, format } = matchDebugRoute(DEBUG_ROUTES, url);
   const { state } = options;
   if (route.path.includes('{module}') && !state.modules().some((m) => m.name === module)) {
