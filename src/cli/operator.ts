@@ -73,10 +73,27 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   const startedAt = performance.now();
   const config = loadOperatorConfig(process.env, { 'helm-path': values['helm-path'] });
   const base = await connectOperator(config, io);
+  // Before the cluster is asked: a debug socket or port that cannot be served stops the operator at once.
+  const endpoints = await startEndpoints(config, base);
+  try {
+    await serveOperator(config, base, endpoints, startedAt);
+  } catch (error: unknown) {
+    // The listening servers would keep the process alive after the error is reported.
+    await endpoints.stop();
+    throw error;
+  }
+}
+
+/** Everything after the endpoints listen, until SIGTERM/SIGINT or a lost lease has been handled. */
+async function serveOperator(
+  config: OperatorConfig,
+  base: OperatorBase,
+  endpoints: Endpoints,
+  startedAt: number,
+): Promise<void> {
   const { logger, metrics, kube } = base;
   const configMap = new ConfigMapConfigStore(kube, config.namespace, config.configMapName, { logger });
   const initialConfig = await configMap.load();
-  const endpoints = await startEndpoints(config, base);
   const stopping = waitForSignal();
   // ADDON_OPERATOR_HA: nothing acts (hooks, queues, Git polling, delivery) until this process leads.
   const elector = config.ha
@@ -252,10 +269,15 @@ async function startEndpoints(
       await endpoints.http.stop();
     },
   };
-  const bound = await endpoints.http.start();
-  logger.info('listening', { address: bound.address, port: bound.port });
-  await endpoints.debug.start();
-  logger.info('debug socket listening', { socket: config.debugUnixSocket });
+  try {
+    await endpoints.debug.start();
+    logger.info('debug socket listening', { socket: config.debugUnixSocket });
+    const bound = await endpoints.http.start();
+    logger.info('listening', { address: bound.address, port: bound.port });
+  } catch (error: unknown) {
+    await endpoints.stop();
+    throw error;
+  }
   return endpoints;
 }
 

@@ -18,7 +18,10 @@ export interface DebugServerOptions {
 }
 
 export interface DebugServer {
-  /** Creates the directory, replaces a stale socket, listens; rejects if another server answers. */
+  /**
+   * Creates the directory, replaces a stale socket (saying so in the log), listens; rejects with a
+   * DebugSocketError if another server answers or anything else is at the path.
+   */
   start(): Promise<void>;
   /** Answers from `state` from now on (the operator's, once it has one; see startingDebugState). */
   serve(state: DebugState): void;
@@ -52,7 +55,10 @@ export function createDebugServer(options: DebugServerOptions): DebugServer {
       current = { ...options, state };
     },
     start: async () => {
-      await prepareSocketPath(options.socketPath);
+      if ((await prepareSocketPath(options.socketPath)) === 'replaced-stale-socket')
+        options.logger?.info('debug socket: removed a stale socket nobody listened on', {
+          socket: options.socketPath,
+        });
       const listening = createServer(SERVER_TIMEOUTS, respond);
       await listenOwnerOnly(listening, options.socketPath);
       server = listening;
