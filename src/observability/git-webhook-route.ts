@@ -13,13 +13,13 @@ export const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
  * How many bodies whose signature is not checked yet may stream at once; a request past it makes
  * the oldest one give way with 503 (docs/git-webhook.md "Limits").
  */
-export const DEFAULT_MAX_UNVERIFIED_BODIES = 16;
+const DEFAULT_MAX_UNVERIFIED_BODIES = 16;
 
 /** How long a refused connection may still send before it is closed. */
 const REFUSED_LINGER_MS = 2_000;
 
 /** A signature being checked as the body streams (sources/git-webhook-signature.ts). */
-export interface SignatureCheck {
+interface SignatureCheck {
   readonly provider: string;
   /** False when the headers alone decide (a token): the body is never read. */
   readonly needsBody: boolean;
