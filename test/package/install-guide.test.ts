@@ -10,6 +10,10 @@ import { connectionFromKubeconfig } from '../../src/delivery/kube-connection.ts'
 import { ensureHelm, type HelmBinaries } from '../cluster/ensure-helm.ts';
 import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
 import { repoRoot } from '../repo-root.ts';
+import { runCli } from '../run-cli.ts';
+import { stringifyYamlStream } from '../../src/core/yaml.ts';
+import { deliverModule } from '../../src/delivery/helm/deliver-module.ts';
+import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
 
 /**
  * docs/install.md, followed line by line: its overlay and its commands are read from the page
@@ -113,6 +117,33 @@ describe('docs/install.md, followed as written', () => {
     assert.match(configMapName, /^kaddon-git-/, 'the generated ConfigMap, hash suffix and all');
     const configMap = await get(`/api/v1/namespaces/kaddon/configmaps/${configMapName}`);
     assert.deepEqual(configMap?.data, { url: 'https://github.com/your-org/modules.git' });
+  });
+
+  it('kaddon diff finds the namespace of the install by itself and sees no change in what runs', async () => {
+    const modules = path.join(work, 'modules');
+    mkdirSync(path.join(modules, '010-app'), { recursive: true });
+    writeFileSync(path.join(modules, 'values.yaml'), 'appEnabled: true\n');
+    writeFileSync(path.join(modules, '010-app/kustomization.yaml'), 'resources: [cm.yaml]\n');
+    writeFileSync(
+      path.join(modules, '010-app/cm.yaml'),
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: app-settings}\ndata: {color: blue}\n',
+    );
+    const built = await runCli(['build', modules, '--module', 'app', '-o', 'json']);
+    assert.equal(built.code, 0, built.stderr);
+    const items = (JSON.parse(built.stdout) as { items: JsonObject[] }).items;
+    const helm = new HelmClient({ helmPath: tools.helm, kubeconfigPath: cluster.kubeconfigPath });
+    // Delivered as the operator delivers a module (it runs no container on the test cluster).
+    await deliverModule(
+      { module: 'app', namespace: 'kaddon', manifest: stringifyYamlStream(items) },
+      { helm, timeoutSeconds: 60 },
+    );
+    const diff = await runCli(['diff', modules, '--kube-config', cluster.kubeconfigPath]);
+    assert.equal(diff.code, 0, diff.stdout + diff.stderr);
+    assert.equal(diff.stdout, '');
+    assert.equal(
+      diff.stderr,
+      "diff: namespace 'kaddon', which holds the operator's ConfigMap 'addon-operator'\n",
+    );
   });
 
   it('uninstalls keeping what was delivered: the releases, their objects and the config stay', async () => {
