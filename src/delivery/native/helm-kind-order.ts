@@ -89,7 +89,11 @@ export const UNINSTALL_ORDER: readonly string[] = [
  * Sorted as helm sorts (a stable sort): listed kinds in the order's position, then unlisted kinds
  * by name, each kind's items in their original order.
  */
-export function sortByKind<T>(items: readonly T[], kindOf: (item: T) => string, order: readonly string[]): T[] {
+export function sortByKind<T>(
+  items: readonly T[],
+  kindOf: (item: T) => string,
+  order: readonly string[],
+): T[] {
   const rank = new Map(order.map((kind, index) => [kind, index]));
   return items
     .map((item, index) => ({ item, index, kind: kindOf(item) }))

@@ -20,7 +20,10 @@ describe('release records in helm storage format', () => {
     assert.equal(record.info.description, 'Upgrade complete');
     assert.deepEqual(record.config, { _kaddonModuleChecksum: 'def' });
     assert.equal(record.apply_method, 'ssa');
-    assert.match(record.manifest, /^---\n# Source: demo\/templates\/manifest.yaml\napiVersion: v1\nkind: Namespace\n/);
+    assert.match(
+      record.manifest,
+      /^---\n# Source: demo\/templates\/manifest.yaml\napiVersion: v1\nkind: Namespace\n/,
+    );
   });
 
   it('writes a Secret of the same shape, and the same record back', () => {

@@ -33,11 +33,12 @@ export class ReleaseRecords {
 
   /**
    * The newest revision of each release in the namespace, from labels only: the list asks for
-   * object metadata, so no release document is sent or unpacked.
+   * object metadata, so no release document is sent or unpacked. With `release`, that one only.
    */
-  async heads(namespace: string): Promise<Map<string, ReleaseHead>> {
+  async heads(namespace: string, release?: string): Promise<Map<string, ReleaseHead>> {
+    const labelSelector = release === undefined ? 'owner=helm' : `owner=helm,name=${release}`;
     const list = await this.#api.request('GET', secretsPath(namespace), {
-      query: { labelSelector: 'owner=helm' },
+      query: { labelSelector },
       accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1',
     });
     const heads = new Map<string, ReleaseHead>();
@@ -55,7 +56,9 @@ export class ReleaseRecords {
 
   /** Writes a new revision; fails when that revision exists (helm's pseudo-lock against a second writer). */
   async create(record: ReleaseRecord, modifiedAt: Date): Promise<void> {
-    await this.#api.request('POST', secretsPath(record.namespace), { body: releaseSecret(record, modifiedAt) });
+    await this.#api.request('POST', secretsPath(record.namespace), {
+      body: releaseSecret(record, modifiedAt),
+    });
   }
 
   /** Replaces a revision's record, as helm's driver does on a state change. */
