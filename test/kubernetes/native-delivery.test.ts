@@ -13,6 +13,8 @@ import { KubeClient } from '../../src/delivery/kube-client.ts';
 import { connectionFromKubeconfig } from '../../src/delivery/kube-connection.ts';
 import { manifestObjects } from '../../src/delivery/native/release-manifest.ts';
 import { ReleaseEngine, type DeliveryEngine } from '../../src/delivery/native/release-engine.ts';
+import { withStatus } from '../../src/delivery/native/release-record.ts';
+import { ReleaseRecords } from '../../src/delivery/native/release-records.ts';
 import { ensureHelm } from '../cluster/ensure-helm.ts';
 import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
 import { repoRoot } from '../repo-root.ts';
@@ -292,6 +294,53 @@ describe('native delivery against the real helm 4 binary', () => {
       (await helmHistory('native', 'conflict', 'conflict')).map((row) => row.status),
       ['superseded', 'failed', 'deployed'],
     );
+  });
+
+  it('recovers a revision a crash left pending-upgrade, and records a stop mid-delivery as failed', async () => {
+    const { api, engine: native } = side('native');
+    await api.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'crash' } },
+    });
+    const deliver = (manifest: string, helm = native) =>
+      deliverModule({ module: 'crash', namespace: 'crash', manifest }, { helm, timeoutSeconds: 60 });
+    await deliver(configMaps('crash', ['a']));
+    // What an operator killed between writing the pending revision and recording the outcome leaves.
+    const records = new ReleaseRecords(api);
+    const [first] = await records.history('crash', 'crash');
+    assert.ok(first);
+    await records.create(
+      { ...withStatus(first, 'pending-upgrade', 'Preparing upgrade'), version: 2 },
+      new Date(),
+    );
+    const result = await deliver(configMaps('crash', ['b']));
+    assert.equal(result.outcome, 'recovered');
+    assert.deepEqual(result.recovery, { action: 'rollback', from: 'pending-upgrade', toRevision: 1 });
+    assert.deepEqual(
+      (await helmHistory('native', 'crash', 'crash')).map((row) => [row.status, row.description]),
+      [
+        ['superseded', 'Install complete'],
+        ['superseded', 'Preparing upgrade'],
+        ['superseded', 'Rollback to 1'],
+        ['deployed', 'Upgrade complete'],
+      ],
+    );
+    assert.deepEqual(await liveConfigMaps('crash'), ['b']);
+
+    // SIGTERM: the engine's stop signal is aborted; nothing more is applied, the revision is failed.
+    const stop = new AbortController();
+    stop.abort();
+    const stopping = new ReleaseEngine({
+      engine: 'native',
+      api,
+      helm: side('native').helm,
+      stopSignal: stop.signal,
+    });
+    await assert.rejects(deliver(configMaps('crash', ['c']), stopping), /kaddon is stopping/);
+    const history = await helmHistory('native', 'crash', 'crash');
+    assert.equal(history.at(-1)?.status, 'failed');
+    assert.deepEqual(await liveConfigMaps('crash'), ['b']);
+    assert.equal((await deliver(configMaps('crash', ['c']))).outcome, 'upgraded');
+    assert.deepEqual(await liveConfigMaps('crash'), ['c']);
   });
 });
 
