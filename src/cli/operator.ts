@@ -296,7 +296,9 @@ async function wireOperator(
   });
   // KADDON_DELIVERY (docs/delivery.md): releases are read from helm's storage with either engine.
   const helm = selectReleaseEngine(config.delivery, {
-    api: kube,
+    // A helm process has client-go's own limit (5 requests/s, burst 10); the native engine gets
+    // that for each delivery that may run at once, instead of sharing KUBE_CLIENT_QPS with the rest.
+    api: client(5 * config.concurrentDeliveries, 10 * config.concurrentDeliveries),
     helm: helmBinary,
     helmDriver: process.env.HELM_DRIVER,
     historyMax: config.helmHistoryMax,
