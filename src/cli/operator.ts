@@ -1,10 +1,12 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { SecretMask } from '../core/secret-mask.ts';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../core/errors.ts';
 import { loadOperatorConfig, type GitWebhookSecret, type OperatorConfig } from '../config/operator-config.ts';
 import { SETTINGS, unsupportedSettingWarnings } from '../core/setting-names.ts';
 import { checkHelmBinary } from '../delivery/helm/helm-binary.ts';
 import { ConfigMapConfigStore } from '../delivery/configmap-config-store.ts';
+import { EventRecorder } from '../delivery/event-recorder.ts';
 import { applyCrds } from '../delivery/helm/apply-crds.ts';
 import { ObjectPatcher } from '../runtime/operator/object-patcher.ts';
 import { HelmClient } from '../delivery/helm/helm-client.ts';
@@ -23,6 +25,7 @@ import { createHookMetricsStore, type HookMetricsStore } from '../observability/
 import type { GitWebhookOptions } from '../observability/git-webhook-route.ts';
 import { createHttpServer, type OperatorHttpServer } from '../observability/http-server.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
+import { orphanWatchdog } from '../processes/orphan-watchdog.ts';
 import { createOperatorMetrics, type OperatorMetrics } from '../observability/metrics.ts';
 import { HookBindings } from '../runtime/operator/hook-bindings.ts';
 import type { LeaseSettings } from '../runtime/leader-election.ts';
@@ -32,6 +35,8 @@ import { DeliveryPool } from '../runtime/operator/delivery-pool.ts';
 import { ModuleRunPool } from '../runtime/operator/module-run-pool.ts';
 import { Operator } from '../runtime/operator/operator.ts';
 import { DriftCheck } from '../runtime/operator/drift-check.ts';
+import { DriftTrigger } from '../runtime/operator/drift-trigger.ts';
+import type { ResourceEvent } from '../delivery/reconcile-list.ts';
 import type { DriftIgnoreRule } from '../loader/module-manifest.ts';
 import {
   countBindings,
@@ -74,13 +79,26 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   const config = loadOperatorConfig(process.env, { 'helm-path': values['helm-path'] });
   const base = await connectOperator(config, io);
   const { logger, metrics, kube } = base;
-  const configMap = new ConfigMapConfigStore(kube, config.namespace, config.configMapName, { logger });
+  // Events about the operator's own inputs (a deleted ConfigMap, held uninstalls) live in its namespace.
+  const events = new EventRecorder(kube, logger, { instance: `kaddon-${config.haIdentity}` });
+  const configMap = new ConfigMapConfigStore(kube, config.namespace, config.configMapName, {
+    logger,
+    reports: {
+      record: (subject, event) => {
+        events.record(subject, event);
+      },
+      missing: (isMissing) => {
+        metrics.configMapMissing(isMissing);
+      },
+    },
+  });
   const initialConfig = await configMap.load();
   const endpoints = await startEndpoints(config, base);
   const stopping = waitForSignal();
   // ADDON_OPERATOR_HA: nothing acts (hooks, queues, Git polling, delivery) until this process leads.
   const elector = config.ha
-    ? await standByForLease(kube, leaseSettings(config), {
+    ? // A client of its own: a renew never waits in the rate limit behind the operator's other requests.
+      await standByForLease(base.client(LEASE_CLIENT_QPS, LEASE_CLIENT_BURST), leaseSettings(config), {
         readiness: endpoints.http,
         metrics,
         logger,
@@ -116,7 +134,11 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     await endpoints.stop();
     return;
   }
-  const store = await ValuesStore.open({ ...treeValues(first), configStore: configMap });
+  const store = await ValuesStore.open({
+    ...treeValues(first),
+    configStore: configMap,
+    secrets: base.secrets,
+  });
   git?.useStore(store);
   const running = await wireOperator(config, base, {
     first,
@@ -126,6 +148,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     git,
     endpoints,
     startedAt,
+    events,
   });
   await stopWithGrace({
     reason: await stopReason(stopping, elector?.lost),
@@ -136,6 +159,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     logger,
   });
   await running.stop();
+  events.stop();
   // A clean stop hands the lease over at once, so a rolling update takes seconds, not a lease period.
   await elector?.release();
   metrics.haLeader(false);
@@ -155,10 +179,14 @@ interface OperatorBase {
   readonly runDeps: HookRunDeps;
   /** Aborted when SIGTERM's grace period ends: running hooks have their process groups ended. */
   readonly hooksStop: AbortController;
+  /** Values masked wherever text leaves the process (docs/hooks.md "What of a hook's output leaves the operator"). */
+  readonly secrets: SecretMask;
 }
 
 async function connectOperator(config: OperatorConfig, io: CliIo): Promise<OperatorBase> {
+  const secrets = new SecretMask();
   const logger = createLogger({
+    mask: (text) => secrets.mask(text),
     type: config.logType,
     level: config.logLevel,
     noTime: config.logNoTime,
@@ -173,6 +201,10 @@ async function connectOperator(config: OperatorConfig, io: CliIo): Promise<Opera
     queueActionsMetrics: config.queueActionsMetrics,
   });
   for (const warning of unsupportedSettingWarnings(process.env)) logger.error(warning);
+  // What cannot tie helm, hooks and git to kaddon's life is said once, in the log.
+  orphanWatchdog.setNotice((message) => {
+    logger.error(message);
+  });
   const helmVersion = await checkHelmBinary(config.helmPath, config.helmPathSetting);
   logger.info('helm found', { helm: config.helmPath, version: helmVersion });
   const connection = loadKubeConnection(process.env, {
@@ -196,9 +228,9 @@ async function connectOperator(config: OperatorConfig, io: CliIo): Promise<Opera
     keepTempFiles: config.keepTempFiles,
     stopSignal: hooksStop.signal,
   });
-  const hookMetrics = createHookMetricsStore({ isReserved: (name) => metrics.isBuiltIn(name) });
+  const hookMetrics = createHookMetricsStore({ isReserved: (family) => metrics.clashesWithBuiltIn(family) });
   const kube = client(config.kubeClientQps, config.kubeClientBurst);
-  return { logger, metrics, hookMetrics, connection, client, kube, jq, runDeps, hooksStop };
+  return { logger, metrics, hookMetrics, connection, client, kube, jq, runDeps, hooksStop, secrets };
 }
 
 /** /metrics, /healthz, /readyz, the Git webhook and the debug socket, up before the modules tree. */
@@ -267,13 +299,15 @@ interface OperatorInputs {
   readonly git: OperatorGitSource | undefined;
   readonly endpoints: Endpoints;
   readonly startedAt: number;
+  /** Events about the operator's own inputs, in its namespace. */
+  readonly events: EventRecorder;
 }
 
 /** Builds the operator from its parts and starts it; `stop` ends what runs beside it. */
 async function wireOperator(
   config: OperatorConfig,
-  { logger, metrics, hookMetrics, connection, client, kube, jq, runDeps, hooksStop }: OperatorBase,
-  { first, store, configMap, initialConfig, git, endpoints, startedAt }: OperatorInputs,
+  { logger, metrics, hookMetrics, connection, client, kube, jq, runDeps, hooksStop, secrets }: OperatorBase,
+  { first, store, configMap, initialConfig, git, endpoints, startedAt, events }: OperatorInputs,
 ): Promise<{ readonly operator: Operator; stop(): Promise<void> }> {
   const { tree, globalHooksDir } = first;
   // In a Pod, helm gets a kubeconfig naming the service account's files (the same identity as ours).
@@ -323,6 +357,9 @@ async function wireOperator(
           onDrift: (module, report) => {
             moduleStatus.tracker.drifted(module, report);
           },
+          onBackoff: (module, object, delayMs) => {
+            moduleStatus.tracker.driftBackoff(module, object, delayMs);
+          },
         });
   const resources = new ResourceMonitor({
     api: monitorApi,
@@ -341,7 +378,18 @@ async function wireOperator(
       },
     },
   });
+  // Drift found from the delivered-object watches within seconds; the periodic check stays (docs/drift.md).
+  const driftTrigger = drift
+    ? new DriftTrigger({ check: (module, object) => resources.checkObject(module, object), logger })
+    : undefined;
   const moduleStatus = await startModuleStatus({
+    ...(driftTrigger
+      ? {
+          onObjectEvent: (module: string, event: ResourceEvent) => {
+            driftTrigger.changed(module, event);
+          },
+        }
+      : {}),
     api: kube,
     logger,
     metrics,
@@ -349,6 +397,7 @@ async function wireOperator(
     healthTimeoutMs: (module) => operator.moduleDefinition(module)?.healthTimeoutMs ?? config.healthTimeoutMs,
     instance: `kaddon-${config.haIdentity}`,
     enabled: config.moduleStatus,
+    mask: (text) => secrets.mask(text),
   });
   const operator = new Operator(
     {
@@ -362,7 +411,7 @@ async function wireOperator(
         logger,
         onLoaded: countBindings(metrics),
       }),
-      bindings: new HookBindings({ api: kube, jq, logger, metrics }),
+      bindings: new HookBindings({ api: kube, jq, logger, metrics, secrets }),
       liveApi: kube,
       jq,
       runDeps,
@@ -397,6 +446,16 @@ async function wireOperator(
       failurePolicy: config.moduleFailurePolicy,
       status: moduleStatus.tracker,
       health: moduleStatus.health,
+      pruneGuard: {
+        percent: config.pruneGuardPercent,
+        configMap: config.configMapName,
+        recordEvent: (event) => {
+          events.record(
+            { apiVersion: 'v1', kind: 'ConfigMap', name: config.configMapName, namespace: config.namespace },
+            { ...event, action: 'Uninstall' },
+          );
+        },
+      },
     },
     {
       globalHooksDir,
@@ -411,6 +470,7 @@ async function wireOperator(
   return {
     operator,
     stop: async () => {
+      driftTrigger?.stop();
       await resources.stop();
       await moduleStatus.stop();
     },
@@ -439,6 +499,10 @@ function webhookVerifier(secret: GitWebhookSecret): GitWebhookOptions['verifySig
 function withoutWebhookSecret(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...env, ...Object.fromEntries(SETTINGS.gitWebhookSecret.env.map((name) => [name, undefined])) };
 }
+
+/** The lease client's rate limit: a renew is two requests a retry period. */
+const LEASE_CLIENT_QPS = 5;
+const LEASE_CLIENT_BURST = 10;
 
 /** ADDON_OPERATOR_HA's lease, as the settings give it. */
 function leaseSettings(config: OperatorConfig): Omit<LeaseSettings, 'name'> {

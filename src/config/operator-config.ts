@@ -115,6 +115,12 @@ export interface OperatorConfig {
    * request): POST /hooks/git exists only with one (docs/git-webhook.md).
    */
   readonly gitWebhookSecret: GitWebhookSecret | undefined;
+  /**
+   * KADDON_PRUNE_GUARD_PERCENT: a converge that would uninstall more than this share of the delivered
+   * releases at once (or all of them) holds those uninstalls until confirmed; 100 or `off` turns the
+   * guard off (docs/lifecycle.md "Missing inputs and mass deletion").
+   */
+  readonly pruneGuardPercent: number;
 }
 
 export type GitWebhookSecret = { readonly value: string } | { readonly file: string };
@@ -188,6 +194,7 @@ export function loadOperatorConfig(env: SettingSource, flags: SettingSource = {}
     ),
     gitWebhookSecret: gitWebhookSecret(read),
     delivery: read.choice('delivery', ['helm', 'native'] as const, 'helm'),
+    pruneGuardPercent: read.percent('pruneGuardPercent', 50),
   };
 }
 

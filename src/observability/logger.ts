@@ -1,7 +1,9 @@
 /**
- * Log levels as addon-operator's LOG_LEVEL names them (the settings table in README.md), least severe first.
+ * Log levels as addon-operator's LOG_LEVEL names them (the settings table in README.md), least severe
+ * first, with `warn` for what kaddon keeps going through but an operator should see (a missing input
+ * left in force, deletions held).
  */
-export const LOG_LEVELS = ['debug', 'info', 'error'] as const;
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
@@ -30,6 +32,7 @@ interface LogFields {
 export interface Logger {
   debug(msg: string, fields?: LogFields): void;
   info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
   /** A logger that adds `fields` to every line; the child's own fields win over the parent's. */
   child(fields: LogFields): Logger;
@@ -47,6 +50,8 @@ export interface LoggerOptions {
   readonly noTime: boolean;
   readonly sink: LogSink;
   readonly now?: () => Date;
+  /** Applied to the message and every text field: secret values become `***` (core/secret-mask.ts). */
+  readonly mask?: (text: string) => string;
 }
 
 type Format = (level: LogLevel, time: string | undefined, msg: string, fields: LogFields) => string;
@@ -62,10 +67,14 @@ function isLevelEnabled(threshold: LogLevel, level: LogLevel): boolean {
 export function createLogger(options: LoggerOptions): Logger {
   const format: Format = options.type === 'json' ? formatJson : formatText;
   const now = options.now ?? (() => new Date());
+  const mask = options.mask;
   const write = (level: LogLevel, msg: string, fields: LogFields): void => {
     if (!isLevelEnabled(options.level, level)) return;
     const time = options.noTime ? undefined : now().toISOString();
-    options.sink.write(`${format(level, time, msg, fields)}\n`);
+    const line = mask
+      ? format(level, time, mask(msg), maskedFields(fields, mask))
+      : format(level, time, msg, fields);
+    options.sink.write(`${line}\n`);
   };
   return bindLogger(write, {});
 }
@@ -103,6 +112,9 @@ function bindLogger(
     info: (msg, fields) => {
       write('info', msg, merged(fields));
     },
+    warn: (msg, fields) => {
+      write('warn', msg, merged(fields));
+    },
     error: (msg, fields) => {
       write('error', msg, merged(fields));
     },
@@ -136,4 +148,11 @@ function formatText(level: LogLevel, time: string | undefined, msg: string, fiel
 function formatTextValue(value: LogFieldValue): string {
   const text = String(value);
   return /^[\x21\x23-\x3c\x3e-\x5b\x5d-\x7e]+$/u.test(text) ? text : JSON.stringify(text);
+}
+
+function maskedFields(fields: LogFields, mask: (text: string) => string): LogFields {
+  const out: Record<string, LogFieldValue> = {};
+  for (const [key, value] of Object.entries(fields))
+    out[key] = typeof value === 'string' ? mask(value) : value;
+  return out;
 }

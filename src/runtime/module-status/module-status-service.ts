@@ -2,7 +2,7 @@ import { EventRecorder } from '../../delivery/event-recorder.ts';
 import { ModuleObjects } from '../../delivery/module-objects.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { OperatorMetrics } from '../../observability/metrics.ts';
-import { DeliveredHealth, type HealthApi } from './delivered-health.ts';
+import { DeliveredHealth, type DeliveredHealthOptions, type HealthApi } from './delivered-health.ts';
 import { ModuleStatusPublisher } from './module-status-publisher.ts';
 import { ModuleStatusTracker } from './module-status-tracker.ts';
 
@@ -17,6 +17,10 @@ export interface ModuleStatusServiceOptions {
   readonly instance: string;
   /** KADDON_MODULE_STATUS=off: metrics only, no Module objects, Events or health watches. */
   readonly enabled: boolean;
+  /** Told of every watch event of a delivered object the health watches see (DeliveredHealth). */
+  readonly onObjectEvent?: DeliveredHealthOptions['onObjectEvent'];
+  /** Masks secret values in messages and Events' notes (core/secret-mask.ts). */
+  readonly mask?: (text: string) => string;
 }
 
 /** Module status as the operator runs it (docs/module-status.md): tracker, health, objects, events. */
@@ -26,15 +30,18 @@ export interface ModuleStatusService {
   stop(): Promise<void>;
 }
 
+/** How often Module objects deleted behind kaddon's back are looked for (docs/module-status.md "Recovery"). */
+const MODULE_OBJECTS_RESYNC_MS = 20_000;
+
 export async function startModuleStatus(options: ModuleStatusServiceOptions): Promise<ModuleStatusService> {
   const logger = options.logger.child({ component: 'module-status' });
   const objects = options.enabled ? new ModuleObjects(options.api, logger) : undefined;
-  await objects?.start({ manageCrd: true });
+  await objects?.start({ manageCrd: true, resyncMs: MODULE_OBJECTS_RESYNC_MS });
   const events = objects?.enabled
-    ? new EventRecorder(options.api, logger, { instance: options.instance })
+    ? new EventRecorder(options.api, logger, { instance: options.instance, mask: options.mask })
     : undefined;
   const tracker = new ModuleStatusTracker({
-    listeners: [new ModuleStatusPublisher({ objects, events, metrics: options.metrics })],
+    listeners: [new ModuleStatusPublisher({ objects, events, metrics: options.metrics, mask: options.mask })],
     healthTimeoutMs: options.healthTimeoutMs,
     existing: objects?.known() ?? [],
     followsHealth: options.enabled,
@@ -47,6 +54,7 @@ export async function startModuleStatus(options: ModuleStatusServiceOptions): Pr
         onHealth: (module, result) => {
           tracker.health(module, result);
         },
+        ...(options.onObjectEvent ? { onObjectEvent: options.onObjectEvent } : {}),
       })
     : undefined;
   return {
@@ -56,6 +64,7 @@ export async function startModuleStatus(options: ModuleStatusServiceOptions): Pr
       tracker.stop();
       events?.stop();
       await health?.stop();
+      objects?.stop();
       await objects?.flush();
     },
   };
