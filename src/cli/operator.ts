@@ -11,6 +11,7 @@ import { applyCrds } from '../delivery/helm/apply-crds.ts';
 import { ObjectPatcher } from '../runtime/operator/object-patcher.ts';
 import { HelmClient } from '../delivery/helm/helm-client.ts';
 import { KubeClient } from '../delivery/kube-client.ts';
+import { selectReleaseEngine } from '../delivery/native/select-release-engine.ts';
 import { writeServiceAccountKubeconfig } from '../delivery/helm/service-account-kubeconfig.ts';
 import { loadKubeConnection, type KubeConnection } from '../delivery/kube-connection.ts';
 import { createHookRunDeps, type HookRunDeps } from '../hooks/run/run-hook-deps.ts';
@@ -338,7 +339,7 @@ async function wireOperator(
     (connection.serviceAccount
       ? writeServiceAccountKubeconfig(config.tmpDir, connection.server, connection.serviceAccount)
       : undefined);
-  const helm = new HelmClient({
+  const helmBinary = new HelmClient({
     helmPath: config.helmPath,
     historyMax: config.helmHistoryMax,
     templateTimeoutMs: config.helmTemplateTimeoutMs,
@@ -348,6 +349,19 @@ async function wireOperator(
     env: {
       ...(config.kubeContext ? { HELM_KUBECONTEXT: config.kubeContext } : {}),
       ...(config.kubeServer ? { HELM_KUBEAPISERVER: config.kubeServer } : {}),
+    },
+  });
+  // KADDON_DELIVERY (docs/delivery.md): releases are read from helm's storage with either engine.
+  const helm = selectReleaseEngine(config.delivery, {
+    // A helm process has client-go's own limit (5 requests/s, burst 10); the native engine gets
+    // that for each delivery that may run at once, instead of sharing KUBE_CLIENT_QPS with the rest.
+    api: client(5 * config.concurrentDeliveries, 10 * config.concurrentDeliveries),
+    helm: helmBinary,
+    helmDriver: process.env.HELM_DRIVER,
+    historyMax: config.helmHistoryMax,
+    stopSignal: hooksStop.signal,
+    onHooks: (module) => {
+      logger.info('the release holds Helm hooks: delivered by the helm binary', { module });
     },
   });
   // Release auto-healing (docs/lifecycle.md "Helm delivery"): a module whose objects were deleted runs again.

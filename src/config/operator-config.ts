@@ -106,6 +106,8 @@ export interface OperatorConfig {
    * `off` keeps addon-operator's check for deleted objects only (docs/drift.md).
    */
   readonly driftMode: 'correct' | 'warn' | 'off';
+  /** KADDON_DELIVERY: who writes releases, the helm binary or kaddon itself (docs/delivery.md). */
+  readonly delivery: 'helm' | 'native';
   /** KADDON_DRIFT_INTERVAL: how often delivered objects are checked for drift; the resources monitor's by default. */
   readonly driftIntervalMs: number;
   /**
@@ -191,6 +193,7 @@ export function loadOperatorConfig(env: SettingSource, flags: SettingSource = {}
       read.durationMs('resourcesMonitorInterval', RESOURCES_MONITOR_INTERVAL_MS),
     ),
     gitWebhookSecret: gitWebhookSecret(read),
+    delivery: read.choice('delivery', ['helm', 'native'] as const, 'helm'),
     pruneGuardPercent: read.percent('pruneGuardPercent', 50),
   };
 }

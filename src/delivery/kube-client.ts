@@ -58,6 +58,8 @@ export interface RequestOptions {
   readonly query?: Query;
   readonly body?: unknown;
   readonly contentType?: string;
+  /** The Accept header; default application/json (a metadata-only list asks for PartialObjectMetadataList). */
+  readonly accept?: string;
   /** Ends the request early, besides the client's own timeout (a leader's renew deadline). */
   readonly signal?: AbortSignal;
 }
@@ -235,7 +237,7 @@ export class KubeClient {
   ): Promise<{ status: number; text: string }> {
     await this.#limiter?.acquire(options.signal);
     const context = new RequestContext(url.toString(), method as HttpMethod);
-    context.setHeaderParam('Accept', 'application/json');
+    context.setHeaderParam('Accept', options.accept ?? 'application/json');
     if (options.body !== undefined) {
       context.setHeaderParam('Content-Type', options.contentType ?? 'application/json');
       context.setBody(JSON.stringify(options.body));

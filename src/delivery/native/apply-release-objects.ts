@@ -1,0 +1,126 @@
+import { errorMessage, KaddonError } from '../../core/errors.ts';
+import { isJsonObject, type JsonObject } from '../../core/json.ts';
+import { HELM_FIELD_MANAGER } from '../../core/object-drift.ts';
+import { apiVersionOf, idOf } from '../../core/res-id.ts';
+import {
+  objectTarget,
+  releaseObject,
+  targetKey,
+  type ApplyApi,
+  type ObjectTarget,
+} from '../drift/release-objects.ts';
+import { KubeApiError } from '../kube-client.ts';
+import { isKept } from './release-manifest.ts';
+
+/** A native delivery that could not be done; the release records it as failed, as helm does. */
+export class NativeDeliveryError extends KaddonError {
+  readonly code = 'native-delivery-failed';
+  readonly release: string;
+  constructor(release: string, problem: string, options?: { cause?: unknown }) {
+    super(
+      `release '${release}': ${problem}.`,
+      'Check the rendered manifest (kaddon build --module) and the release (helm history); kaddon retries with backoff.',
+      options,
+    );
+    this.release = release;
+  }
+}
+
+/** An object as the release sends it, with where it goes. */
+export interface ReleaseTarget {
+  readonly target: ObjectTarget;
+  readonly body: JsonObject;
+}
+
+/**
+ * Every object's API resource, found before anything is written (helm builds the whole resource
+ * list first): a kind the server does not serve fails the release with nothing changed.
+ */
+export async function releaseTargets(
+  api: ApplyApi,
+  objects: readonly JsonObject[],
+  release: string,
+  namespace: string,
+): Promise<ReleaseTarget[]> {
+  const targets: ReleaseTarget[] = [];
+  for (const object of objects) {
+    const body = releaseObject(object, release, namespace);
+    const target = await objectTarget(api, body, namespace);
+    if (target === undefined) {
+      const id = idOf(object);
+      throw new NativeDeliveryError(
+        release,
+        `resource mapping not found for ${id.kind} '${id.name}': no kind '${id.kind}' in '${apiVersionOf(id)}'; ensure CRDs are installed first`,
+      );
+    }
+    if (target.namespace && isJsonObject(body.metadata)) body.metadata.namespace = target.namespace;
+    targets.push({ target, body });
+  }
+  return targets;
+}
+
+/**
+ * Server-side apply of each object in order as field manager `helm`, as helm 4 applies: no forcing
+ * over other managers' fields (a conflict fails the release) and strict field validation.
+ */
+export async function applyTargets(
+  api: ApplyApi,
+  release: string,
+  targets: readonly ReleaseTarget[],
+  stop?: AbortSignal,
+): Promise<void> {
+  for (const { target, body } of targets) {
+    if (stop?.aborted === true) throw new NativeDeliveryError(release, 'stopped: kaddon is stopping');
+    try {
+      await api.request('PATCH', target.path, {
+        query: { fieldManager: HELM_FIELD_MANAGER, force: false, fieldValidation: 'Strict' },
+        body,
+        contentType: 'application/apply-patch+yaml',
+      });
+    } catch (error: unknown) {
+      throw new NativeDeliveryError(release, `applying ${target.label} failed: ${errorMessage(error)}`, {
+        cause: error,
+      });
+    }
+  }
+}
+
+/**
+ * Deletes the objects in order (background propagation, as helm), leaving those annotated
+ * `helm.sh/resource-policy: keep`; an object already gone is fine.
+ */
+export async function deleteTargets(
+  api: ApplyApi,
+  release: string,
+  targets: readonly ReleaseTarget[],
+): Promise<void> {
+  for (const { target, body } of targets) {
+    if (isKept(body)) continue;
+    try {
+      await api.request('DELETE', target.path, { query: { propagationPolicy: 'Background' } });
+    } catch (error: unknown) {
+      if (error instanceof KubeApiError && error.status === 404) continue;
+      throw new NativeDeliveryError(release, `deleting ${target.label} failed: ${errorMessage(error)}`, {
+        cause: error,
+      });
+    }
+  }
+}
+
+/** The objects of `before` that `after` no longer holds; kinds no longer served are left out. */
+export async function removedTargets(
+  api: ApplyApi,
+  before: readonly JsonObject[],
+  after: readonly ReleaseTarget[],
+  release: string,
+  namespace: string,
+): Promise<ReleaseTarget[]> {
+  const kept = new Set(after.map(({ target }) => targetKey(target)));
+  const removed: ReleaseTarget[] = [];
+  for (const object of before) {
+    const target = await objectTarget(api, object, namespace);
+    if (target !== undefined && !kept.has(targetKey(target)))
+      removed.push({ target, body: releaseObject(object, release, namespace) });
+  }
+  return removed;
+}

@@ -1,0 +1,243 @@
+import type { JsonObject } from '../../core/json.ts';
+import type { ApplyApi } from '../drift/release-objects.ts';
+import type {
+  HelmClient,
+  ReleaseDetails,
+  ReleaseRevision,
+  ReleaseState,
+  ReleaseStatus,
+  UpgradeInstallOptions,
+} from '../helm/helm-client.ts';
+import type { ReleaseHelm } from '../helm/recover-release.ts';
+import type { ChartTemplater } from '../helm/render-chart-module.ts';
+import {
+  applyTargets,
+  deleteTargets,
+  NativeDeliveryError,
+  releaseTargets,
+  removedTargets,
+} from './apply-release-objects.ts';
+import { UNINSTALL_ORDER, sortByKind } from './helm-kind-order.ts';
+import { currentRevision, isPending, revisionsToTrim } from './release-history.ts';
+import { readReleaseChart } from './release-chart-files.ts';
+import { isHelmHook, manifestObjects, releaseManifest } from './release-manifest.ts';
+import { withStatus, type ReleaseRecord } from './release-record.ts';
+import { ReleaseRecords } from './release-records.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { scalarText } from '../../core/json.ts';
+
+/** KADDON_DELIVERY: who writes releases (docs/delivery.md). */
+export type DeliveryEngine = 'helm' | 'native';
+
+export interface ReleaseEngineOptions {
+  readonly engine: DeliveryEngine;
+  readonly api: ApplyApi;
+  /** The helm binary: `helm template`, the `helm` engine's writes, and releases with Helm hooks. */
+  readonly helm: Pick<HelmClient, 'upgradeInstall' | 'uninstall' | 'rollback' | 'template'>;
+  /** HELM_HISTORY_MAX; default 10 as in addon-operator. */
+  readonly historyMax?: number;
+  /** Aborted when kaddon stops: no further object is applied and the revision is recorded failed. */
+  readonly stopSignal?: AbortSignal;
+  /** Told the first time a release goes through the helm binary because its objects hold Helm hooks. */
+  readonly onHooks?: (release: string) => void;
+  readonly now?: () => Date;
+}
+
+/**
+ * The operator's releases (docs/delivery.md): read from helm's storage through the API with either
+ * engine, so an unchanged module and a restart start no helm process; written by the helm binary
+ * (`helm`) or by kaddon itself (`native`): server-side apply as field manager `helm` in helm's
+ * order, and revisions in helm's storage format, so that helm's own commands keep working.
+ */
+export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
+  readonly #options: ReleaseEngineOptions;
+  readonly #records: ReleaseRecords;
+  readonly #hookReleases = new Set<string>();
+
+  constructor(options: ReleaseEngineOptions) {
+    this.#options = options;
+    this.#records = new ReleaseRecords(options.api);
+  }
+
+  async release(release: string, namespace: string): Promise<ReleaseDetails | undefined> {
+    const last = (await this.#records.history(release, namespace)).at(-1);
+    return last && { status: last.info.status, revision: last.version, values: last.config };
+  }
+
+  async status(release: string, namespace: string): Promise<ReleaseStatus | undefined> {
+    const head = (await this.#records.heads(namespace, release)).get(release);
+    return head && { status: head.status as ReleaseState, revision: head.revision };
+  }
+
+  async history(release: string, namespace: string): Promise<ReleaseRevision[]> {
+    return (await this.#records.history(release, namespace)).map((record) => ({
+      revision: record.version,
+      status: record.info.status,
+      description: record.info.description,
+    }));
+  }
+
+  async list(namespace: string): Promise<string[]> {
+    return [...(await this.#records.heads(namespace)).keys()].sort();
+  }
+
+  template(release: string, namespace: string, chartDir: string, values: JsonObject): Promise<string> {
+    return this.#options.helm.template(release, namespace, chartDir, values);
+  }
+
+  async upgradeInstall(
+    release: string,
+    namespace: string,
+    chartDir: string,
+    options: UpgradeInstallOptions,
+  ): Promise<number> {
+    if (this.#options.engine === 'helm')
+      return this.#options.helm.upgradeInstall(release, namespace, chartDir, options);
+    const now = this.#now();
+    const chart = await readReleaseChart(chartDir, now);
+    const manifest = releaseManifest(chart.output, chart.source, `release ${release}`);
+    if (manifest.objects.some(isHelmHook)) {
+      this.#toldHooks(release);
+      return this.#options.helm.upgradeInstall(release, namespace, chartDir, options);
+    }
+    const history = await this.#records.history(release, namespace);
+    if (isPending(history))
+      throw new NativeDeliveryError(release, 'another operation (install/upgrade/rollback) is in progress');
+    const current = currentRevision(history);
+    const record: ReleaseRecord = {
+      name: release,
+      info: {
+        first_deployed: current?.info.first_deployed ?? now.toISOString(),
+        last_deployed: now.toISOString(),
+        description: current ? 'Preparing upgrade' : 'Initial install underway',
+        status: current ? 'pending-upgrade' : 'pending-install',
+      },
+      chart: chart.chart,
+      config: options.values,
+      manifest: manifest.text,
+      version: (history.at(-1)?.version ?? 0) + 1,
+      namespace,
+      apply_method: 'ssa',
+    };
+    await this.#write(record, history, new Date(record.info.first_deployed));
+    const done = current ? 'Upgrade complete' : 'Install complete';
+    const failed = current ? `Upgrade "${release}" failed` : `Release "${release}" failed`;
+    await this.#deliver(record, manifest.objects, current, {
+      done,
+      failed,
+      supersede: current ? [current] : [],
+    });
+    return record.version;
+  }
+
+  async rollback(
+    release: string,
+    namespace: string,
+    revision: number,
+    timeoutSeconds?: number,
+  ): Promise<void> {
+    const history = await this.#records.history(release, namespace);
+    const target = history.find((record) => record.version === revision);
+    const last = history.at(-1);
+    if (this.#options.engine === 'helm' || (target && this.#hasHooks(target))) {
+      await this.#options.helm.rollback(release, namespace, revision, timeoutSeconds);
+      return;
+    }
+    if (!target || !last)
+      throw new NativeDeliveryError(release, `release has no revision ${String(revision)}`);
+    const now = this.#now();
+    const record: ReleaseRecord = {
+      ...target,
+      info: {
+        first_deployed: last.info.first_deployed,
+        last_deployed: now.toISOString(),
+        description: `Rollback to ${String(revision)}`,
+        status: 'pending-rollback',
+      },
+      version: last.version + 1,
+    };
+    await this.#write(record, history, now);
+    // helm supersedes the revision it rolls back from before it applies anything.
+    await this.#records.update(withStatus(last, 'superseded', last.info.description), now);
+    const objects = manifestObjects(target.manifest, `release ${release} revision ${String(revision)}`);
+    const deployed = history.filter((entry) => entry.info.status === 'deployed');
+    await this.#deliver(record, objects, last, {
+      done: `Rollback to ${String(revision)}`,
+      failed: `Rollback "${release}" failed`,
+      supersede: deployed,
+    });
+  }
+
+  async uninstall(release: string, namespace: string, timeoutSeconds?: number): Promise<void> {
+    const history = await this.#records.history(release, namespace);
+    const last = history.at(-1);
+    if (this.#options.engine === 'helm' || (last && this.#hasHooks(last))) {
+      await this.#options.helm.uninstall(release, namespace, timeoutSeconds);
+      return;
+    }
+    if (!last) return;
+    const now = this.#now();
+    await this.#records.update(
+      withStatus(last, 'uninstalling', 'Deletion in progress (or silently failed)'),
+      now,
+    );
+    const objects = sortByKind(
+      manifestObjects(last.manifest, `release ${release}`),
+      (object) => scalarText(object.kind),
+      UNINSTALL_ORDER,
+    );
+    const { api } = this.#options;
+    await deleteTargets(api, release, await removedTargets(api, objects, [], release, namespace));
+    for (const record of history) await this.#records.remove(release, namespace, record.version);
+  }
+
+  /** Trims the history as HELM_HISTORY_MAX says, then records the pending revision. */
+  async #write(record: ReleaseRecord, history: readonly ReleaseRecord[], modifiedAt: Date): Promise<void> {
+    for (const old of revisionsToTrim(history, this.#options.historyMax ?? 10))
+      await this.#records.remove(old.name, old.namespace, old.version);
+    await this.#records.create(record, modifiedAt);
+  }
+
+  /**
+   * Applies the revision's objects, deletes what `from` held and it does not, then records the
+   * outcome: the revisions in `supersede` superseded and this one deployed, or this one failed.
+   */
+  async #deliver(
+    record: ReleaseRecord,
+    objects: readonly JsonObject[],
+    from: ReleaseRecord | undefined,
+    outcome: { done: string; failed: string; supersede: readonly ReleaseRecord[] },
+  ): Promise<void> {
+    const { api } = this.#options;
+    const { name, namespace } = record;
+    try {
+      const targets = await releaseTargets(api, objects, name, namespace);
+      await applyTargets(api, name, targets, this.#options.stopSignal);
+      const before = from ? manifestObjects(from.manifest, `release ${name}`) : [];
+      await deleteTargets(api, name, await removedTargets(api, before, targets, name, namespace));
+    } catch (error: unknown) {
+      const failed = withStatus(record, 'failed', `${outcome.failed}: ${errorMessage(error)}`);
+      await this.#records.update(failed, this.#now());
+      throw error;
+    }
+    const now = this.#now();
+    for (const old of outcome.supersede)
+      await this.#records.update(withStatus(old, 'superseded', old.info.description), now);
+    await this.#records.update(withStatus(record, 'deployed', outcome.done), now);
+  }
+
+  #hasHooks(record: ReleaseRecord): boolean {
+    const hooks = (record as unknown as JsonObject).hooks;
+    return Array.isArray(hooks) && hooks.length > 0;
+  }
+
+  #toldHooks(release: string): void {
+    if (this.#hookReleases.has(release)) return;
+    this.#hookReleases.add(release);
+    this.#options.onHooks?.(release);
+  }
+
+  #now(): Date {
+    return this.#options.now?.() ?? new Date();
+  }
+}

@@ -1,0 +1,366 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { execa } from 'execa';
+import { isJsonObject, scalarText, type JsonObject } from '../../src/core/json.ts';
+import { stringifyYamlStream } from '../../src/core/yaml.ts';
+import { getLive, objectTarget } from '../../src/delivery/drift/release-objects.ts';
+import { deliverModule } from '../../src/delivery/helm/deliver-module.ts';
+import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
+import { KubeClient } from '../../src/delivery/kube-client.ts';
+import { connectionFromKubeconfig } from '../../src/delivery/kube-connection.ts';
+import { manifestObjects } from '../../src/delivery/native/release-manifest.ts';
+import { ReleaseEngine, type DeliveryEngine } from '../../src/delivery/native/release-engine.ts';
+import { withStatus } from '../../src/delivery/native/release-record.ts';
+import { ReleaseRecords } from '../../src/delivery/native/release-records.ts';
+import { ensureHelm } from '../cluster/ensure-helm.ts';
+import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
+import { repoRoot } from '../repo-root.ts';
+import { runCli } from '../run-cli.ts';
+
+/**
+ * The native engine against the real helm 4 binary (docs/delivery.md): the example platform
+ * delivered by each engine on a cluster of its own gives the same objects, release history,
+ * manifests and values; helm takes over releases the native engine wrote, and back.
+ */
+
+const platform = path.join(repoRoot, 'examples/platform/modules');
+const MODULES = ['echo-server', 'redis', 'prometheus', 'nightly-report', 'greeter', 'platform-policy'];
+const RELEASE_NS = 'kaddon';
+
+interface Side {
+  readonly cluster: TestCluster;
+  readonly api: KubeClient;
+  readonly helm: HelmClient;
+  readonly engine: ReleaseEngine;
+}
+
+let helmPath: string;
+let tmp: string;
+const sides = new Map<DeliveryEngine, Side>();
+
+before(async () => {
+  helmPath = (await ensureHelm()).helm;
+  tmp = await mkdtemp(path.join(os.tmpdir(), 'kaddon-native-'));
+  for (const engine of ['helm', 'native'] as const) {
+    const cluster = await startTestCluster();
+    const api = new KubeClient(connectionFromKubeconfig(cluster.kubeconfigPath));
+    const helm = new HelmClient({ helmPath, kubeconfigPath: cluster.kubeconfigPath });
+    await api.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: RELEASE_NS } },
+    });
+    sides.set(engine, { cluster, api, helm, engine: new ReleaseEngine({ engine, api, helm }) });
+  }
+});
+after(async () => {
+  for (const side of sides.values()) await side.cluster.stop();
+  await rm(tmp, { recursive: true, force: true });
+});
+
+function side(engine: DeliveryEngine): Side {
+  const found = sides.get(engine);
+  assert.ok(found);
+  return found;
+}
+
+/** Each module's slice as the operator hands it to delivery, from `kaddon build --module`. */
+async function platformSlices(values?: JsonObject): Promise<Map<string, string>> {
+  const extra: string[] = [];
+  if (values !== undefined) {
+    const file = path.join(tmp, `values-${String(Date.now())}.json`);
+    await writeFile(file, JSON.stringify(values));
+    extra.push('--values', file);
+  }
+  const slices = new Map<string, string>();
+  for (const module of MODULES) {
+    const run = await runCli(['build', platform, '--module', module, '-o', 'json', ...extra]);
+    assert.equal(run.code, 0, run.stderr);
+    const list = JSON.parse(run.stdout) as { items: JsonObject[] };
+    slices.set(module, stringifyYamlStream(list.items));
+  }
+  return slices;
+}
+
+async function deliverAll(engine: DeliveryEngine, slices: ReadonlyMap<string, string>): Promise<string[]> {
+  const outcomes: string[] = [];
+  for (const [module, manifest] of slices) {
+    const result = await deliverModule(
+      { module, namespace: RELEASE_NS, manifest },
+      { helm: side(engine).engine, timeoutSeconds: 60 },
+    );
+    outcomes.push(`${module}:${result.outcome}`);
+  }
+  return outcomes;
+}
+
+/** `helm history -o json` as the real helm prints it, times left out. */
+async function helmHistory(
+  engine: DeliveryEngine,
+  release: string,
+  namespace = RELEASE_NS,
+): Promise<JsonObject[]> {
+  const { stdout } = await execa(helmPath, ['history', release, '-n', namespace, '-o', 'json'], {
+    env: { KUBECONFIG: side(engine).cluster.kubeconfigPath, HELM_NO_PLUGINS: '1' },
+  });
+  const rows = JSON.parse(stdout) as JsonObject[];
+  return rows.map((row) => Object.fromEntries(Object.entries(row).filter(([key]) => key !== 'updated')));
+}
+
+/**
+ * The live object without what differs between two clusters for the same writes: times,
+ * resourceVersions, uids and the Service IPs each cluster allocates.
+ */
+function comparable(object: JsonObject): JsonObject {
+  const copy = JSON.parse(JSON.stringify(object)) as JsonObject;
+  const metadata = isJsonObject(copy.metadata) ? copy.metadata : {};
+  delete metadata.resourceVersion;
+  delete metadata.uid;
+  delete metadata.creationTimestamp;
+  if (Array.isArray(metadata.managedFields))
+    for (const entry of metadata.managedFields) if (isJsonObject(entry)) delete entry.time;
+  if (copy.kind === 'Service' && isJsonObject(copy.spec)) {
+    delete copy.spec.clusterIP;
+    delete copy.spec.clusterIPs;
+  }
+  return copy;
+}
+
+/** What a user sees of every platform release: objects, history, manifest and values. */
+async function releaseView(engine: DeliveryEngine): Promise<JsonObject> {
+  const { helm, api } = side(engine);
+  const view: JsonObject = {};
+  for (const module of MODULES) {
+    const manifest = await helm.getManifest(module, RELEASE_NS);
+    const objects: JsonObject[] = [];
+    for (const object of manifestObjects(manifest, module)) {
+      const target = await objectTarget(api, object, RELEASE_NS);
+      assert.ok(target, `${module}: ${scalarText(object.kind)} is served`);
+      const live = await getLive(api, target);
+      assert.ok(live, `${module}: ${target.label} exists`);
+      objects.push(comparable(live));
+    }
+    view[module] = {
+      history: await helmHistory(engine, module),
+      manifest,
+      values: await helm.getValues(module, RELEASE_NS),
+      objects,
+    };
+  }
+  return view;
+}
+
+async function exists(engine: DeliveryEngine, apiPath: string): Promise<boolean> {
+  try {
+    await side(engine).api.request('GET', apiPath);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('native delivery against the real helm 4 binary', () => {
+  it('delivers the example platform as helm does: objects, history, manifest and values', async () => {
+    const first = await platformSlices();
+    const second = await platformSlices({ echoServer: { greeting: 'changed', highAvailability: false } });
+    for (const engine of ['helm', 'native'] as const) {
+      assert.deepEqual(
+        await deliverAll(engine, first),
+        MODULES.map((module) => `${module}:installed`),
+      );
+      const again = await deliverAll(engine, second);
+      assert.deepEqual(
+        again,
+        MODULES.map((module) => `${module}:${module === 'echo-server' ? 'upgraded' : 'unchanged'}`),
+      );
+    }
+    const [helmView, nativeView] = [await releaseView('helm'), await releaseView('native')];
+    assert.deepEqual(nativeView, helmView);
+    // The upgrade's renamed ConfigMap (a new hash suffix) is gone with both engines.
+    const echo = nativeView['echo-server'] as { objects: JsonObject[] };
+    assert.equal(echo.objects.filter((object) => object.kind === 'ConfigMap').length, 1);
+    const firstConfigMap = manifestObjects(first.get('echo-server') ?? '', 'echo').find(
+      (o) => o.kind === 'ConfigMap',
+    );
+    const name = scalarText((firstConfigMap?.metadata as JsonObject).name);
+    for (const engine of ['helm', 'native'] as const)
+      assert.equal(await exists(engine, `/api/v1/namespaces/echo/configmaps/${name}`), false);
+  });
+
+  it('hands a release written natively to helm: upgraded, rolled back and uninstalled by the binary', async () => {
+    const { helm, engine: native, api } = side('native');
+    await api.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'handover' } },
+    });
+    const deliver = (manifest: string) =>
+      deliverModule(
+        { module: 'handover', namespace: 'handover', manifest },
+        { helm: native, timeoutSeconds: 60 },
+      );
+    await deliver(configMaps('handover', ['a']));
+    await deliverModule(
+      { module: 'handover', namespace: 'handover', manifest: configMaps('handover', ['b']) },
+      { helm, timeoutSeconds: 60 },
+    );
+    assert.deepEqual(await liveConfigMaps('handover'), ['b']);
+    await helm.rollback('handover', 'handover', 1);
+    assert.deepEqual(await liveConfigMaps('handover'), ['a']);
+    assert.deepEqual(
+      (await helmHistory('native', 'handover', 'handover')).map((row) => [row.status, row.description]),
+      [
+        ['superseded', 'Install complete'],
+        ['superseded', 'Upgrade complete'],
+        ['deployed', 'Rollback to 1'],
+      ],
+    );
+    // And back: the native engine upgrades what helm rolled back.
+    assert.equal((await deliver(configMaps('handover', ['c']))).outcome, 'upgraded');
+    assert.deepEqual(await liveConfigMaps('handover'), ['c']);
+    await helm.uninstall('handover', 'handover');
+    assert.deepEqual(await liveConfigMaps('handover'), []);
+    assert.deepEqual(await native.list('handover'), []);
+  });
+
+  it('upgrades, rolls back and uninstalls a release helm wrote, keeping what resource-policy keep marks', async () => {
+    const { helm, engine: native, api } = side('helm');
+    await api.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'takeover' } },
+    });
+    const kept = configMaps('takeover', ['kept']).replace(
+      'metadata:\n',
+      'metadata:\n  annotations:\n    helm.sh/resource-policy: keep\n',
+    );
+    await deliverModule(
+      { module: 'takeover', namespace: 'takeover', manifest: `${kept}---\n${configMaps('takeover', ['a'])}` },
+      { helm, timeoutSeconds: 60 },
+    );
+    const nativeEngine = new ReleaseEngine({ engine: 'native', api, helm });
+    const deliver = (manifest: string) =>
+      deliverModule(
+        { module: 'takeover', namespace: 'takeover', manifest },
+        { helm: nativeEngine, timeoutSeconds: 60 },
+      );
+    assert.equal((await deliver(configMaps('takeover', ['b']))).outcome, 'upgraded');
+    assert.deepEqual(await liveConfigMaps('takeover'), ['b', 'kept']);
+    assert.equal((await native.status('takeover', 'takeover'))?.status, 'deployed');
+    await nativeEngine.rollback('takeover', 'takeover', 1);
+    assert.deepEqual(await liveConfigMaps('takeover'), ['a', 'kept']);
+    assert.deepEqual(
+      (await helmHistory('helm', 'takeover', 'takeover')).map((row) => [
+        row.revision,
+        row.status,
+        row.description,
+      ]),
+      [
+        [1, 'superseded', 'Install complete'],
+        [2, 'superseded', 'Upgrade complete'],
+        [3, 'deployed', 'Rollback to 1'],
+      ],
+    );
+    assert.match(await helm.getManifest('takeover', 'takeover'), /name: a\n/);
+    await nativeEngine.uninstall('takeover', 'takeover');
+    assert.deepEqual(await liveConfigMaps('takeover'), ['kept']);
+    assert.equal(await helm.status('takeover', 'takeover'), undefined);
+  });
+
+  it('records a failed upgrade as helm does and goes on from it', async () => {
+    const { api, engine: native } = side('native');
+    await api.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'conflict' } },
+    });
+    const deliver = (manifest: string) =>
+      deliverModule(
+        { module: 'conflict', namespace: 'conflict', manifest },
+        { helm: native, timeoutSeconds: 60 },
+      );
+    await deliver(configMaps('conflict', ['a']));
+    // Another field manager owns data.x: helm's server-side apply does not force, so the upgrade fails.
+    await api.request('PATCH', '/api/v1/namespaces/conflict/configmaps/a', {
+      query: { fieldManager: 'other', force: true },
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a' }, data: { x: 'theirs' } },
+      contentType: 'application/apply-patch+yaml',
+    });
+    await assert.rejects(deliver(configMaps('conflict', ['a'], 'ours')), /conflict/);
+    const history = await helmHistory('native', 'conflict', 'conflict');
+    assert.deepEqual(
+      history.map((row) => row.status),
+      ['deployed', 'failed'],
+    );
+    assert.match(scalarText(history[1]?.description), /^Upgrade "conflict" failed: .*conflict/);
+    // The next delivery goes on from the failed revision, as helm's does.
+    assert.equal((await deliver(configMaps('conflict', ['b']))).outcome, 'upgraded');
+    assert.deepEqual(
+      (await helmHistory('native', 'conflict', 'conflict')).map((row) => row.status),
+      ['superseded', 'failed', 'deployed'],
+    );
+  });
+
+  it('recovers a revision a crash left pending-upgrade, and records a stop mid-delivery as failed', async () => {
+    const { api, engine: native } = side('native');
+    await api.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'crash' } },
+    });
+    const deliver = (manifest: string, helm = native) =>
+      deliverModule({ module: 'crash', namespace: 'crash', manifest }, { helm, timeoutSeconds: 60 });
+    await deliver(configMaps('crash', ['a']));
+    // What an operator killed between writing the pending revision and recording the outcome leaves.
+    const records = new ReleaseRecords(api);
+    const [first] = await records.history('crash', 'crash');
+    assert.ok(first);
+    await records.create(
+      { ...withStatus(first, 'pending-upgrade', 'Preparing upgrade'), version: 2 },
+      new Date(),
+    );
+    const result = await deliver(configMaps('crash', ['b']));
+    assert.equal(result.outcome, 'recovered');
+    assert.deepEqual(result.recovery, { action: 'rollback', from: 'pending-upgrade', toRevision: 1 });
+    assert.deepEqual(
+      (await helmHistory('native', 'crash', 'crash')).map((row) => [row.status, row.description]),
+      [
+        ['superseded', 'Install complete'],
+        ['superseded', 'Preparing upgrade'],
+        ['superseded', 'Rollback to 1'],
+        ['deployed', 'Upgrade complete'],
+      ],
+    );
+    assert.deepEqual(await liveConfigMaps('crash'), ['b']);
+
+    // SIGTERM: the engine's stop signal is aborted; nothing more is applied, the revision is failed.
+    const stop = new AbortController();
+    stop.abort();
+    const stopping = new ReleaseEngine({
+      engine: 'native',
+      api,
+      helm: side('native').helm,
+      stopSignal: stop.signal,
+    });
+    await assert.rejects(deliver(configMaps('crash', ['c']), stopping), /kaddon is stopping/);
+    const history = await helmHistory('native', 'crash', 'crash');
+    assert.equal(history.at(-1)?.status, 'failed');
+    assert.deepEqual(await liveConfigMaps('crash'), ['b']);
+    assert.equal((await deliver(configMaps('crash', ['c']))).outcome, 'upgraded');
+    assert.deepEqual(await liveConfigMaps('crash'), ['c']);
+  });
+});
+
+function configMaps(namespace: string, names: readonly string[], value = '1'): string {
+  return names
+    .map(
+      (name) =>
+        `apiVersion: v1\ndata:\n  x: "${value}"\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\n`,
+    )
+    .join('---\n');
+}
+
+async function liveConfigMaps(namespace: string): Promise<string[]> {
+  const names: string[] = [];
+  for (const engine of sides.keys()) {
+    const list = await side(engine).api.request('GET', `/api/v1/namespaces/${namespace}/configmaps`);
+    for (const item of Array.isArray(list.items) ? list.items.filter(isJsonObject) : []) {
+      const name = scalarText((item.metadata as JsonObject).name);
+      if (name !== 'kube-root-ca.crt') names.push(name);
+    }
+  }
+  return names.sort();
+}
