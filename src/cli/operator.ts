@@ -22,6 +22,11 @@ import { createHookMetricsStore, type HookMetricsStore } from '../observability/
 import type { GitWebhookOptions } from '../observability/git-webhook-route.ts';
 import { createHttpServer, type OperatorHttpServer } from '../observability/http-server.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
+import { createUiAccessCheck, OPEN_ACCESS } from '../observability/ui/ui-access.ts';
+import { packageVersion, uiAssetsDir } from '../observability/ui/ui-package.ts';
+import { createUiRoute } from '../observability/ui/ui-route.ts';
+import type { UiState } from '../observability/ui/ui-state.ts';
+import { ModuleEventLog } from '../runtime/module-status/module-event-log.ts';
 import { createOperatorMetrics, type OperatorMetrics } from '../observability/metrics.ts';
 import { HookBindings } from '../runtime/operator/hook-bindings.ts';
 import type { LeaseSettings } from '../runtime/leader-election.ts';
@@ -208,12 +213,14 @@ interface Endpoints {
   readonly starting: string;
   /** Assigned once this process may act; the debug state and the Git webhook ask it from the start. */
   git: OperatorGitSource | undefined;
+  /** Assigned once the operator runs: until then the status page answers 503. */
+  ui: UiState | undefined;
   stop(): Promise<void>;
 }
 
 async function startEndpoints(
   config: OperatorConfig,
-  { logger, metrics, hookMetrics }: OperatorBase,
+  { logger, metrics, hookMetrics, kube }: OperatorBase,
 ): Promise<Endpoints> {
   const stopLiveTicks = metrics.startLiveTicks();
   const starting = hasGitSource(process.env, {})
@@ -236,6 +243,16 @@ async function startEndpoints(
               },
               logger,
             },
+      ui: config.ui
+        ? createUiRoute({
+            state: () => endpoints.ui,
+            access:
+              config.uiAuth === 'off'
+                ? () => Promise.resolve(OPEN_ACCESS)
+                : createUiAccessCheck({ api: kube, namespace: config.namespace, configMap: config.configMapName }),
+            assetsDir: uiAssetsDir(),
+          })
+        : undefined,
     }),
     starting,
     // Up before the tree: while the first good revision is awaited, `kaddon git status` says why.
@@ -245,6 +262,7 @@ async function startEndpoints(
       logger,
     }),
     git: undefined,
+    ui: undefined,
     stop: async () => {
       stopLiveTicks();
       await endpoints.debug.stop();
@@ -327,6 +345,7 @@ async function wireOperator(
       },
     },
   });
+  const events = new ModuleEventLog();
   const moduleStatus = await startModuleStatus({
     api: kube,
     logger,
@@ -335,6 +354,7 @@ async function wireOperator(
     healthTimeoutMs: (module) => operator.moduleDefinition(module)?.healthTimeoutMs ?? config.healthTimeoutMs,
     instance: `kaddon-${config.haIdentity}`,
     enabled: config.moduleStatus,
+    listeners: [events],
   });
   const operator = new Operator(
     {
@@ -392,6 +412,11 @@ async function wireOperator(
     },
   );
   endpoints.debug.serve(operator.debugState());
+  endpoints.ui = operator.uiState({
+    events,
+    version: packageVersion(),
+    startedAt: Date.now() - process.uptime() * 1000,
+  });
   operator.start();
   resources.start();
   return {

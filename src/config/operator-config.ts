@@ -113,6 +113,13 @@ export interface OperatorConfig {
    * request): POST /hooks/git exists only with one (docs/git-webhook.md).
    */
   readonly gitWebhookSecret: GitWebhookSecret | undefined;
+  /** KADDON_UI: the status page under /ui on the listen port (docs/ui.md); `off` answers 404 there. */
+  readonly ui: boolean;
+  /**
+   * KADDON_UI_AUTH: `kubernetes` checks each request's bearer token with a TokenReview and
+   * SubjectAccessReviews; `off` shows everything to whoever reaches the port (docs/ui.md "Who may see what").
+   */
+  readonly uiAuth: 'kubernetes' | 'off';
 }
 
 export type GitWebhookSecret = { readonly value: string } | { readonly file: string };
@@ -185,6 +192,8 @@ export function loadOperatorConfig(env: SettingSource, flags: SettingSource = {}
       read.durationMs('resourcesMonitorInterval', RESOURCES_MONITOR_INTERVAL_MS),
     ),
     gitWebhookSecret: gitWebhookSecret(read),
+    ui: read.choice('ui', ['on', 'off'] as const, 'on') === 'on',
+    uiAuth: read.choice('uiAuth', ['kubernetes', 'off'] as const, 'kubernetes'),
   };
 }
 

@@ -75,6 +75,8 @@ export const SETTINGS = {
   driftInterval: { flag: 'drift-interval', env: ['KADDON_DRIFT_INTERVAL'] },
   gitWebhookSecret: { flag: 'git-webhook-secret', env: ['KADDON_GIT_WEBHOOK_SECRET'] },
   gitWebhookSecretFile: { flag: 'git-webhook-secret-file', env: ['KADDON_GIT_WEBHOOK_SECRET_FILE'] },
+  ui: { flag: 'ui', env: ['KADDON_UI'] },
+  uiAuth: { flag: 'ui-auth', env: ['KADDON_UI_AUTH'] },
   componentsPath: { flag: 'components-path', env: ['KADDON_COMPONENTS_PATH'] },
   // The Git source (README "The operator and Git"), checked by sources/git-source-config.ts.
   modulesGitUrl: { flag: 'git-url', env: ['MODULES_GIT_URL'] },

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { GIT_WEBHOOK_PATH, handleGitWebhook, type GitWebhookOptions } from './git-webhook-route.ts';
 import type { Logger } from './logger.ts';
+import { isUiPath } from './ui/ui-route.ts';
 
 /** A registry's exposition: prom-client's Registry fits. */
 interface MetricsSource {
@@ -22,6 +23,8 @@ export interface HttpServerOptions {
   readonly logger?: Logger | undefined;
   /** POST /hooks/git, only when a webhook secret is set (docs/git-webhook.md); otherwise 404. */
   readonly gitWebhook?: GitWebhookOptions | undefined;
+  /** Everything under /ui: the status page (docs/ui.md), unless KADDON_UI=off; otherwise 404. */
+  readonly ui?: ((request: IncomingMessage, response: ServerResponse) => Promise<void>) | undefined;
 }
 
 export interface OperatorHttpServer {
@@ -54,6 +57,7 @@ export function createHttpServer(options: HttpServerOptions): OperatorHttpServer
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
     if (path === GIT_WEBHOOK_PATH && options.gitWebhook !== undefined)
       await handleGitWebhook(request, response, options.gitWebhook);
+    else if (isUiPath(path) && options.ui !== undefined) await options.ui(request, response);
     else if (!GET_PATHS.has(path)) reply(response, 404, 'not found\n');
     else if (request.method !== 'GET' && request.method !== 'HEAD')
       reply(response, 405, 'method not allowed\n');
