@@ -26,6 +26,7 @@ import { globalHooksDirOf } from '../runtime/git-revision-tree.ts';
 import { stopOnSignals, throwIfStopped } from './stop-on-signals.ts';
 import { UsageError } from './usage-error.ts';
 import { KUSTOMIZATION_FILE_NAMES } from '../loader/kustomization-file.ts';
+import type { DriftIgnoreRule } from '../loader/module-manifest.ts';
 
 export const buildUsage = `Usage: kaddon build [MODULES_DIR...] [options]
        kaddon build --git-url URL [--git-ref REF] [--git-subpath DIR] [options]
@@ -139,6 +140,8 @@ export interface CliRender {
   readonly enabled: readonly string[];
   /** The slices printed: every enabled module's, or the one --module names. */
   readonly slices: [string, readonly Resource[]][];
+  /** Each module's `drift.ignore` rules (module.yaml), for `kaddon diff`. */
+  readonly driftIgnore: (module: string) => readonly DriftIgnoreRule[];
 }
 
 /** Renders the tree the flags name (directories, or a Git revision), with warnings on stderr. */
@@ -147,7 +150,7 @@ export async function renderForCli(
   positionals: readonly string[],
   io: CliIo,
   usage: string,
-  overrides: { readonly config?: ConfigValues } = {},
+  overrides: Pick<BuildTreeOptions, 'recordedPatches'> & { readonly config?: ConfigValues } = {},
 ): Promise<CliRender> {
   const read = new SettingReader(process.env, {
     'helm-path': values['helm-path'],
@@ -188,6 +191,7 @@ export async function renderForCli(
       ...(values['run-hooks']
         ? { hooks: hookOptions(values.snapshots, values['hook-timeout'], { io, stopSignal, read }) }
         : {}),
+      ...(overrides.recordedPatches ? { recordedPatches: overrides.recordedPatches } : {}),
       charts: buildChartsOptions(read, resolveNamespace(read, 'build'), tmpdir(), stopSignal),
     });
     throwIfStopped(stopSignal, 'build');
@@ -202,7 +206,13 @@ export async function renderForCli(
       io.stderr(`warning: ${describeRef(ref)} is unresolved and left as written\n`);
     const known = result.tree.modules.map((m) => m.name);
     const slices = selectSlices(result.rendered.slices, values.module, result.enabledModules, known, usage);
-    return { known, enabled: result.enabledModules, slices };
+    const definitions = new Map(result.tree.modules.map((module) => [module.name, module]));
+    return {
+      known,
+      enabled: result.enabledModules,
+      slices,
+      driftIgnore: (module) => definitions.get(module)?.driftIgnore ?? [],
+    };
   } finally {
     stop.release();
   }

@@ -1,13 +1,16 @@
 import { parseArgs } from 'node:util';
-import { resolveNamespace } from '../config/operator-config.ts';
 import { SettingReader } from '../config/setting-reader.ts';
-import type { JsonObject } from '../core/json.ts';
+import { isJsonObject, type JsonObject } from '../core/json.ts';
 import { parseConfigValues, type ConfigValues } from '../core/values.ts';
 import { formatDiffJson, formatDiffText, hasChanges, type ModuleDiff } from '../core/module-diff.ts';
 import { diffRelease } from '../delivery/drift/release-diff.ts';
 import { readStoredReleases } from '../delivery/drift/release-storage.ts';
+import { recordedPatches } from '../delivery/helm/deliver-module.ts';
 import { KubeApiError, KubeClient } from '../delivery/kube-client.ts';
 import { loadKubeConnection } from '../delivery/kube-connection.ts';
+import { KaddonError } from '../core/errors.ts';
+import { loadModulesTree } from '../loader/modules-tree.ts';
+import { driftIgnoreOf } from '../runtime/drift-ignore.ts';
 import { buildFlags, buildUsage, renderForCli } from './build.ts';
 import type { CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
@@ -23,19 +26,35 @@ Objects of a module's release that are no longer rendered show as deleted; modul
 without a release as installed, releases of disabled modules as uninstalled. Secret
 values are never shown. The config values are read from the operator's ConfigMap
 when it exists, unless --config-values or --no-cluster-config says otherwise.
+Hooks are not run: the values patches each module's release recorded at its last
+delivery stand in for them, over the values of now; --run-hooks runs them instead.
 
 Exit status: 0 nothing would change, 2 something would, 1 an error.
 
 Options (besides those of \`kaddon build\`, below):
   --kube-config FILE       the cluster (default $KUBE_CONFIG or $KUBECONFIG)
-  --namespace NS           the operator's namespace: its releases and ConfigMap
-                           (default $ADDON_OPERATOR_NAMESPACE, else default)
+  --kube-context NAME      the kubeconfig context (default $KUBE_CONTEXT, else the current one)
+  --namespace NS           the operator's namespace: its releases and ConfigMap (default
+                           $ADDON_OPERATOR_NAMESPACE; else the one namespace that holds the
+                           operator's ConfigMap, found by listing ConfigMaps by that name)
   --config-map NAME        the operator's ConfigMap (default $ADDON_OPERATOR_CONFIG_MAP,
                            else addon-operator)
   --no-cluster-config      do not read the ConfigMap; config values from --config-values only
   -o, --output text|json   output format (default text; colour on a terminal only)
 
-${buildUsage.slice(buildUsage.indexOf('Options:'))}`;
+${withoutOptions(buildUsage.slice(buildUsage.indexOf('Options:')), ['--namespace', '--output'])}`;
+
+/** A usage's option entries less those of the flags given (diff defines them its own way). */
+function withoutOptions(options: string, flags: readonly string[]): string {
+  const kept: string[] = [];
+  let dropping = false;
+  for (const line of options.split('\n')) {
+    if (/^ {2}-/.test(line)) dropping = flags.some((flag) => new RegExp(`(^|[ ,])${flag}( |$)`).test(line));
+    else if (!/^ {3,}/.test(line)) dropping = false;
+    if (!dropping) kept.push(line);
+  }
+  return kept.join('\n');
+}
 
 /** `kaddon diff`: wiring only; the comparison is diffRelease (docs/drift.md "kaddon diff"). */
 export async function runDiff(args: readonly string[], io: CliIo): Promise<number> {
@@ -45,6 +64,7 @@ export async function runDiff(args: readonly string[], io: CliIo): Promise<numbe
     options: {
       ...buildFlags,
       'kube-config': { type: 'string' },
+      'kube-context': { type: 'string' },
       'config-map': { type: 'string' },
       'no-cluster-config': { type: 'boolean', default: false },
       output: { type: 'string', short: 'o', default: 'text' },
@@ -59,10 +79,11 @@ export async function runDiff(args: readonly string[], io: CliIo): Promise<numbe
   const read = new SettingReader(process.env, {
     namespace: values.namespace,
     'kube-config': values['kube-config'],
+    'kube-context': values['kube-context'],
     'config-map': values['config-map'],
   });
-  // As `kaddon build`: helm's `default` when nothing names the operator's namespace.
-  const namespace = resolveNamespace(read, 'build');
+  // A missing tree is said before anything is asked of the cluster.
+  for (const dir of positionals) if (values['git-url'] === undefined) loadModulesTree([dir]);
   const api = new KubeClient(
     loadKubeConnection(process.env, {
       kubeconfig: read.find('kubeconfig')?.value,
@@ -70,14 +91,21 @@ export async function runDiff(args: readonly string[], io: CliIo): Promise<numbe
     }),
   );
   const configMap = read.text('configMap', 'addon-operator');
+  const namespace = read.find('namespace')?.value ?? (await operatorNamespace(api, configMap, io));
   const config =
     values['config-values'] === undefined && !values['no-cluster-config']
       ? await clusterConfig(api, namespace, configMap)
       : undefined;
+  const releases = await readStoredReleases(api, namespace);
+  // Hooks are not run: each module's values patches are those its release recorded
+  // (docs/drift.md "What diff compares").
   const rendered = await renderForCli({ ...values, namespace }, positionals, io, diffUsage, {
     ...(config ? { config } : {}),
+    recordedPatches: (module) => {
+      const release = releases.get(module);
+      return release && recordedPatches(release.values);
+    },
   });
-  const releases = await readStoredReleases(api, namespace);
   const slices = new Map(rendered.slices);
   const modules =
     values.module !== undefined
@@ -91,6 +119,7 @@ export async function runDiff(args: readonly string[], io: CliIo): Promise<numbe
         namespace,
         objects: (slices.get(module) ?? []).map((resource) => resource.obj),
         released: releases.get(module)?.objects,
+        ignore: (desired, live) => driftIgnoreOf(desired, live, rendered.driftIgnore(module)),
       }),
     );
   io.stdout(
@@ -118,4 +147,49 @@ async function clusterConfig(
     throw error;
   }
   return parseConfigValues(configMap.data ?? null, `ConfigMap ${namespace}/${name}`);
+}
+
+/** The operator's namespace cannot be told from the cluster: --namespace must say it. */
+class OperatorNamespaceError extends KaddonError {
+  readonly code = 'operator-namespace-unknown';
+  constructor(problem: string, options?: { cause?: unknown }) {
+    super(
+      `diff: ${problem}.`,
+      'Name the namespace kaddon runs in with --namespace or ADDON_OPERATOR_NAMESPACE (deploy/ installs into kaddon).',
+      options,
+    );
+  }
+}
+
+/**
+ * The namespace of the operator's ConfigMap, when exactly one namespace holds a ConfigMap of that
+ * name: where the operator keeps its config and its releases (docs/drift.md "kaddon diff").
+ */
+async function operatorNamespace(api: KubeClient, configMap: string, io: CliIo): Promise<string> {
+  let list: JsonObject;
+  try {
+    list = await api.request('GET', '/api/v1/configmaps', {
+      query: { fieldSelector: `metadata.name=${configMap}` },
+    });
+  } catch (error: unknown) {
+    if (error instanceof KubeApiError && error.status === 403)
+      throw new OperatorNamespaceError(
+        `listing ConfigMaps in every namespace, to find the operator's ConfigMap '${configMap}', is forbidden`,
+        { cause: error },
+      );
+    throw error;
+  }
+  const namespaces = (Array.isArray(list.items) ? list.items : []).flatMap((item) => {
+    const metadata = isJsonObject(item) && isJsonObject(item.metadata) ? item.metadata : {};
+    return typeof metadata.namespace === 'string' ? [metadata.namespace] : [];
+  });
+  const [only] = namespaces;
+  if (only === undefined || namespaces.length > 1)
+    throw new OperatorNamespaceError(
+      namespaces.length === 0
+        ? `no namespace holds the operator's ConfigMap '${configMap}'`
+        : `the namespaces ${namespaces.join(', ')} each hold a ConfigMap '${configMap}'`,
+    );
+  io.stderr(`diff: namespace '${only}', which holds the operator's ConfigMap '${configMap}'\n`);
+  return only;
 }

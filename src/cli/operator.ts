@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { SecretMask } from '../core/secret-mask.ts';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../core/errors.ts';
 import { loadOperatorConfig, type GitWebhookSecret, type OperatorConfig } from '../config/operator-config.ts';
@@ -27,6 +28,7 @@ import { packageVersion, uiAssetsDir } from '../observability/ui/ui-package.ts';
 import { createUiRoute } from '../observability/ui/ui-route.ts';
 import type { UiState } from '../observability/ui/ui-state.ts';
 import { ModuleEventLog } from '../runtime/module-status/module-event-log.ts';
+import { orphanWatchdog } from '../processes/orphan-watchdog.ts';
 import { createOperatorMetrics, type OperatorMetrics } from '../observability/metrics.ts';
 import { HookBindings } from '../runtime/operator/hook-bindings.ts';
 import type { LeaseSettings } from '../runtime/leader-election.ts';
@@ -36,6 +38,8 @@ import { DeliveryPool } from '../runtime/operator/delivery-pool.ts';
 import { ModuleRunPool } from '../runtime/operator/module-run-pool.ts';
 import { Operator } from '../runtime/operator/operator.ts';
 import { DriftCheck } from '../runtime/operator/drift-check.ts';
+import { DriftTrigger } from '../runtime/operator/drift-trigger.ts';
+import type { ResourceEvent } from '../delivery/reconcile-list.ts';
 import type { DriftIgnoreRule } from '../loader/module-manifest.ts';
 import {
   countBindings,
@@ -120,7 +124,11 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     await endpoints.stop();
     return;
   }
-  const store = await ValuesStore.open({ ...treeValues(first), configStore: configMap });
+  const store = await ValuesStore.open({
+    ...treeValues(first),
+    configStore: configMap,
+    secrets: base.secrets,
+  });
   git?.useStore(store);
   const running = await wireOperator(config, base, {
     first,
@@ -159,10 +167,14 @@ interface OperatorBase {
   readonly runDeps: HookRunDeps;
   /** Aborted when SIGTERM's grace period ends: running hooks have their process groups ended. */
   readonly hooksStop: AbortController;
+  /** Values masked wherever text leaves the process (docs/hooks.md "What of a hook's output leaves the operator"). */
+  readonly secrets: SecretMask;
 }
 
 async function connectOperator(config: OperatorConfig, io: CliIo): Promise<OperatorBase> {
+  const secrets = new SecretMask();
   const logger = createLogger({
+    mask: (text) => secrets.mask(text),
     type: config.logType,
     level: config.logLevel,
     noTime: config.logNoTime,
@@ -177,6 +189,10 @@ async function connectOperator(config: OperatorConfig, io: CliIo): Promise<Opera
     queueActionsMetrics: config.queueActionsMetrics,
   });
   for (const warning of unsupportedSettingWarnings(process.env)) logger.error(warning);
+  // What cannot tie helm, hooks and git to kaddon's life is said once, in the log.
+  orphanWatchdog.setNotice((message) => {
+    logger.error(message);
+  });
   const helmVersion = await checkHelmBinary(config.helmPath, config.helmPathSetting);
   logger.info('helm found', { helm: config.helmPath, version: helmVersion });
   const connection = loadKubeConnection(process.env, {
@@ -200,9 +216,9 @@ async function connectOperator(config: OperatorConfig, io: CliIo): Promise<Opera
     keepTempFiles: config.keepTempFiles,
     stopSignal: hooksStop.signal,
   });
-  const hookMetrics = createHookMetricsStore({ isReserved: (name) => metrics.isBuiltIn(name) });
+  const hookMetrics = createHookMetricsStore({ isReserved: (family) => metrics.clashesWithBuiltIn(family) });
   const kube = client(config.kubeClientQps, config.kubeClientBurst);
-  return { logger, metrics, hookMetrics, connection, client, kube, jq, runDeps, hooksStop };
+  return { logger, metrics, hookMetrics, connection, client, kube, jq, runDeps, hooksStop, secrets };
 }
 
 /** /metrics, /healthz, /readyz, the Git webhook and the debug socket, up before the modules tree. */
@@ -289,7 +305,7 @@ interface OperatorInputs {
 /** Builds the operator from its parts and starts it; `stop` ends what runs beside it. */
 async function wireOperator(
   config: OperatorConfig,
-  { logger, metrics, hookMetrics, connection, client, kube, jq, runDeps, hooksStop }: OperatorBase,
+  { logger, metrics, hookMetrics, connection, client, kube, jq, runDeps, hooksStop, secrets }: OperatorBase,
   { first, store, configMap, initialConfig, git, endpoints, startedAt }: OperatorInputs,
 ): Promise<{ readonly operator: Operator; stop(): Promise<void> }> {
   const { tree, globalHooksDir } = first;
@@ -327,6 +343,9 @@ async function wireOperator(
           onDrift: (module, report) => {
             moduleStatus.tracker.drifted(module, report);
           },
+          onBackoff: (module, object, delayMs) => {
+            moduleStatus.tracker.driftBackoff(module, object, delayMs);
+          },
         });
   const resources = new ResourceMonitor({
     api: monitorApi,
@@ -345,8 +364,19 @@ async function wireOperator(
       },
     },
   });
-  const events = new ModuleEventLog();
+  const events = new ModuleEventLog({ mask: (text) => secrets.mask(text) });
+  // Drift found from the delivered-object watches within seconds; the periodic check stays (docs/drift.md).
+  const driftTrigger = drift
+    ? new DriftTrigger({ check: (module, object) => resources.checkObject(module, object), logger })
+    : undefined;
   const moduleStatus = await startModuleStatus({
+    ...(driftTrigger
+      ? {
+          onObjectEvent: (module: string, event: ResourceEvent) => {
+            driftTrigger.changed(module, event);
+          },
+        }
+      : {}),
     api: kube,
     logger,
     metrics,
@@ -355,6 +385,7 @@ async function wireOperator(
     instance: `kaddon-${config.haIdentity}`,
     enabled: config.moduleStatus,
     listeners: [events],
+    mask: (text) => secrets.mask(text),
   });
   const operator = new Operator(
     {
@@ -368,7 +399,7 @@ async function wireOperator(
         logger,
         onLoaded: countBindings(metrics),
       }),
-      bindings: new HookBindings({ api: kube, jq, logger, metrics }),
+      bindings: new HookBindings({ api: kube, jq, logger, metrics, secrets }),
       liveApi: kube,
       jq,
       runDeps,
@@ -414,6 +445,7 @@ async function wireOperator(
   endpoints.debug.serve(operator.debugState());
   endpoints.ui = operator.uiState({
     events,
+    mask: (text) => secrets.mask(text),
     version: packageVersion(),
     startedAt: Date.now() - process.uptime() * 1000,
   });
@@ -422,6 +454,7 @@ async function wireOperator(
   return {
     operator,
     stop: async () => {
+      driftTrigger?.stop();
       await resources.stop();
       await moduleStatus.stop();
     },

@@ -132,6 +132,40 @@ describe('operator configuration', () => {
     }
   });
 
+  it('refuses every duration setting above 576h, naming it, and takes 576h', () => {
+    // A Node timer fires at once above 24.8 days (docs/lifecycle.md "Bounds and timeouts").
+    const durations = [
+      'HELM_TIMEOUT',
+      'OBJECT_PATCHER_KUBE_CLIENT_TIMEOUT',
+      'KADDON_JQ_TIMEOUT',
+      'KADDON_HELM_TEMPLATE_TIMEOUT',
+      'KADDON_HOOK_TIMEOUT',
+      'KADDON_HA_LEASE_DURATION',
+      'KADDON_HA_RENEW_DEADLINE',
+      'KADDON_HA_RETRY_PERIOD',
+      'KADDON_RESOURCES_MONITOR_INTERVAL',
+      'KADDON_HEALTH_TIMEOUT',
+      'KADDON_DRIFT_INTERVAL',
+    ];
+    for (const name of durations) {
+      for (const value of ['720h', '576h1s'])
+        assert.throws(
+          () => loadOperatorConfig({ ADDON_OPERATOR_NAMESPACE: 'k', [name]: value }),
+          (error: unknown) =>
+            error instanceof OperatorConfigError &&
+            error.message ===
+              `setting '${name}': '${value}' is longer than 576h (24 days), the longest duration kaddon can time.`,
+          name,
+        );
+      assert.doesNotThrow(() => loadOperatorConfig({ ADDON_OPERATOR_NAMESPACE: 'k', [name]: '576h' }), name);
+    }
+    assert.throws(
+      () => loadOperatorConfig({ ADDON_OPERATOR_NAMESPACE: 'k', HELM_TIMEOUT: '2592000' }),
+      /'HELM_TIMEOUT': '2592000' is longer than 576h/,
+      'a number of seconds too',
+    );
+  });
+
   it('reads the Git webhook secret, or the file holding it, only beside a Git source', () => {
     const base = { ADDON_OPERATOR_NAMESPACE: 'k', MODULES_GIT_URL: 'https://example.com/m.git' };
     assert.equal(loadOperatorConfig(base).gitWebhookSecret, undefined);

@@ -1,5 +1,5 @@
 import { KaddonError } from '../core/errors.ts';
-import { parseGoDuration } from '../core/go-duration.ts';
+import { isTooLongForTimer, parseGoDuration, TOO_LONG_HINT, tooLongProblem } from '../core/go-duration.ts';
 import { SETTINGS, type SettingKey } from '../core/setting-names.ts';
 
 /** A setting with a value that cannot be used, naming the variable or flag to fix. */
@@ -110,7 +110,7 @@ export class SettingReader {
   seconds(key: SettingKey, fallback: number): number {
     const found = this.find(key);
     if (!found) return fallback;
-    if (/^\d+$/.test(found.value)) return Number(found.value);
+    if (/^\d+$/.test(found.value)) return checkTimerBound(found, Number(found.value) * 1000) / 1000;
     const parts = [...found.value.matchAll(/(\d+(?:\.\d+)?)(h|m|s)/g)];
     const consumed = parts.map((part) => part[0]).join('');
     if (parts.length === 0 || consumed !== found.value)
@@ -120,7 +120,11 @@ export class SettingReader {
         'Write it like 20m, 90s or 1h30m.',
       );
     const unit = { h: 3600, m: 60, s: 1 } as const;
-    return parts.reduce((sum, part) => sum + Number(part[1]) * unit[part[2] as keyof typeof unit], 0);
+    const seconds = parts.reduce(
+      (sum, part) => sum + Number(part[1]) * unit[part[2] as keyof typeof unit],
+      0,
+    );
+    return checkTimerBound(found, seconds * 1000) / 1000;
   }
 
   /** A TCP port, 1 to 65535. */
@@ -148,5 +152,12 @@ function positiveDurationMs(found: FoundSetting | undefined, fallback: number): 
       `'${found.value}' is not a positive duration`,
       'Write it like 30s, 5m or 4m30s.',
     );
+  return checkTimerBound(found, ms);
+}
+
+/** Every duration setting is bounded by what a timer holds (docs/lifecycle.md "Bounds and timeouts"). */
+function checkTimerBound(found: FoundSetting, ms: number): number {
+  if (isTooLongForTimer(ms))
+    throw new OperatorConfigError(found.name, tooLongProblem(found.value), TOO_LONG_HINT);
   return ms;
 }

@@ -1,3 +1,5 @@
+import { copyImplicitNulls } from './implicit-null.ts';
+
 /** The JSON data model every Kubernetes object and values tree is held in. */
 type JsonPrimitive = null | boolean | number | string;
 export type JsonValue = JsonPrimitive | JsonValue[] | JsonObject;
@@ -34,6 +36,7 @@ function cloneJson(value: JsonValue): JsonValue {
       });
     else out[key] = cloneJson(item);
   }
+  copyImplicitNulls(value, out);
   return out;
 }
 

@@ -103,6 +103,28 @@ describe('compareApplied', () => {
     assert.ok(!JSON.stringify(result).includes('b2xk'));
   });
 
+  it('compares the keys a Secret sets through stringData in data, where the server keeps them', () => {
+    // As the API server answers: stringData merged into data, managedFields naming f:stringData.
+    const secret = (token: string, fields: JsonObject): JsonObject => ({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 's', managedFields: [{ manager: 'helm', operation: 'Apply', fieldsV1: fields }] },
+      data: { token, other: 'b3RoZXI=' },
+    });
+    const viaStringData = { 'f:stringData': { 'f:token': {} } };
+    const changed = compareApplied(secret('b2xk', viaStringData), secret('bmV3', viaStringData));
+    assert.equal(changed.changed, true);
+    assert.deepEqual(changed.before?.data, { token: '*** (before)' });
+    assert.deepEqual(changed.after.data, { token: '*** (after)' });
+    assert.ok(!JSON.stringify(changed).includes('bmV3'));
+    assert.equal(compareApplied(secret('b2xk', viaStringData), secret('b2xk', viaStringData)).changed, false);
+    const both = { 'f:data': { 'f:other': {} }, 'f:stringData': { 'f:token': {} } };
+    assert.deepEqual(compareApplied(secret('b2xk', both), secret('b2xk', both)).after.data, {
+      token: '***',
+      other: '***',
+    });
+  });
+
   it('reports an object that does not exist as changed with no before', () => {
     const result = compareApplied(undefined, deployment(1, 'web:1', HELM_FIELDS));
     assert.equal(result.changed, true);

@@ -1,5 +1,5 @@
 import { deepEqual, isJsonObject, type JsonObject, type JsonValue } from './json.ts';
-import { ownedFields, pruneToFields, unionFields } from './managed-fields.ts';
+import { ownedFields, pruneToFields, unionFields, type FieldSet } from './managed-fields.ts';
 
 /** Helm 4 applies a release's objects server-side as this field manager (docs/drift.md). */
 export const HELM_FIELD_MANAGER = 'helm';
@@ -32,7 +32,8 @@ export function compareApplied(
   options: CompareOptions = {},
 ): ObjectComparison {
   const manager = options.manager ?? HELM_FIELD_MANAGER;
-  const fields = unionFields(ownedFields(live, manager), ownedFields(applied, manager));
+  const owned = unionFields(ownedFields(live, manager), ownedFields(applied, manager));
+  const fields = isSecret(applied) ? withStringDataAsData(owned) : owned;
   let before = live === undefined ? undefined : comparable(live, fields);
   let after = comparable(applied, fields);
   for (const pointer of options.ignorePaths ?? []) {
@@ -84,6 +85,18 @@ function child(node: JsonValue | undefined, token: string): JsonValue | undefine
 
 function isSecret(object: JsonObject): boolean {
   return object.kind === 'Secret' && object.apiVersion === 'v1';
+}
+
+/**
+ * A Secret's `stringData` is write-only: the API server merges it into `data` and stores no
+ * `stringData`, while the apply's managedFields still name `f:stringData` keys (docs/drift.md "Secrets").
+ * The keys set through `stringData` are compared where the server keeps them, in `data`.
+ */
+function withStringDataAsData(fields: FieldSet): FieldSet {
+  const stringData = fields['f:stringData'];
+  if (!isJsonObject(stringData)) return fields;
+  const data = isJsonObject(fields['f:data']) ? fields['f:data'] : {};
+  return { ...fields, 'f:data': unionFields(data, stringData) };
 }
 
 const MASK = '***';

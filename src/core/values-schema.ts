@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import { secretValuesOf } from './secret-values.ts';
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import { RE2JS } from 're2js';
 import { errorMessage, KaddonError } from './errors.ts';
@@ -80,6 +81,8 @@ export class ValuesSchemas {
   /** Keywords the validator does not know, tolerated as go-openapi tolerates them. */
   readonly warnings: readonly string[];
   readonly #compiled: Partial<Record<ValuesSchemaKind, CompiledSchema>>;
+  /** The effective config and values schemas, for the values they mark secret. */
+  readonly #effective: readonly JsonObject[];
 
   constructor(owner: ValuesOwner, files: ValuesSchemaFiles = {}) {
     this.owner = owner;
@@ -95,7 +98,13 @@ export class ValuesSchemas {
       if (schema && file) compiled[kind] = compile(owner, file, schema, warnings);
     }
     this.#compiled = compiled;
+    this.#effective = [effective.config, effective.values].filter((schema) => schema !== undefined);
     this.warnings = [...new Set(warnings)];
+  }
+
+  /** The values of `section` the schemas mark `x-kaddon-secret` (docs/values.md "Secret values"). */
+  secretValues(section: JsonValue): string[] {
+    return this.#effective.flatMap((schema) => secretValuesOf(schema, section));
   }
 
   has(kind: ValuesSchemaKind): boolean {

@@ -1,10 +1,21 @@
 import jsyaml from 'js-yaml';
+import { markImplicitNull } from './implicit-null.ts';
 import type { JsonValue } from './json.ts';
 import { EXPLICIT_SCALAR_TYPES, resolvePlainScalar, resolveTaggedScalar } from './plain-scalar.ts';
 import type { YamlDocument } from './yaml-document.ts';
 
 /** What `.inf` and `.nan` construct: JSON holds neither, so the document goes to the `yaml` library, which says so. */
 const NOT_JSON = Object.freeze({ notJson: true });
+
+/**
+ * What a null written as text (`null`, `~`, `!!null null`) constructs, so that a null js-yaml gives
+ * otherwise is known to be a field written with no value (implicit-null.ts); settlePlainJson makes
+ * it null again. A symbol, not an object: js-yaml must still refuse to merge it (`<<: [*a, ~]`).
+ */
+const EXPLICIT_NULL = Symbol('explicit null');
+
+/** The key js-yaml makes of EXPLICIT_NULL (`null: a`), where `null` was the key before. */
+const EXPLICIT_NULL_KEY = String(EXPLICIT_NULL);
 
 /**
  * Plain scalars typed as go-yaml v3 types them (plain-scalar.ts), as the `yaml` library is told to
@@ -18,7 +29,8 @@ const GO_YAML_SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
       new jsyaml.Type(`tag:yaml.org,2002:${type}`, {
         kind: 'scalar',
         resolve: (text: string | null) => resolveTaggedScalar(type, text ?? '') !== undefined,
-        construct: (text: string | null) => resolveTaggedScalar(type, text ?? ''),
+        construct: (text: string | null) =>
+          type === 'null' && text ? EXPLICIT_NULL : resolveTaggedScalar(type, text ?? ''),
       }),
   ),
   implicit: [
@@ -34,7 +46,8 @@ const GO_YAML_SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
       resolve: (text: string | null) => resolvePlainScalar(text ?? '') !== undefined,
       construct: (text: string | null) => {
         const resolved = resolvePlainScalar(text ?? '');
-        return resolved !== undefined && 'value' in resolved ? resolved.value : NOT_JSON;
+        if (resolved === undefined || !('value' in resolved)) return NOT_JSON;
+        return resolved.value === null && text ? EXPLICIT_NULL : resolved.value;
       },
     }),
   ],
@@ -154,10 +167,14 @@ export function loadPlainYaml(
   )
     return undefined;
   const out: YamlDocument[] = [];
-  const budget = { nodes: MAX_EXPANDED_NODES };
+  // An alias reaches a map a second time, its explicit nulls already made null: it is settled once.
+  const budget = {
+    nodes: MAX_EXPANDED_NODES,
+    settled: scan.sawPropertiesOrAliases ? new WeakSet<object>() : undefined,
+  };
   for (const [index, value] of values.entries()) {
-    if (value === null || value === undefined) continue;
-    if (!isPlainJson(value, 1, maxDepth, budget)) return undefined;
+    if (value === null || value === undefined || value === EXPLICIT_NULL) continue;
+    if (!settlePlainJson(value, 1, maxDepth, budget)) return undefined;
     out.push({ value, line: scan.lines[index] ?? 1 });
   }
   return out;
@@ -496,19 +513,49 @@ function contentStart(text: string, from: number): number {
 /**
  * True when `value` is JSON the two libraries agree on: nothing `.inf`/`.nan`, no key a null or a
  * collection became (js-yaml names those `null` and `[object Object]`), nested at most `maxDepth`,
- * within the budget of nodes (aliases are counted at each use).
+ * within the budget of nodes (aliases are counted at each use). On the way, each EXPLICIT_NULL
+ * becomes null and each other null field of a map is marked as written with no value.
  */
+function settlePlainJson(
+  value: unknown,
+  depth: number,
+  maxDepth: number,
+  budget: { nodes: number; readonly settled: WeakSet<object> | undefined },
+): value is JsonValue {
+  if (depth > maxDepth || value === NOT_JSON || --budget.nodes < 0) return false;
+  if (value === null || typeof value !== 'object') return true;
+  if (budget.settled?.has(value)) return isPlainJson(value, depth, maxDepth, budget, true);
+  budget.settled?.add(value);
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      if (item === EXPLICIT_NULL) value[index] = null;
+      else if (!settlePlainJson(item, depth + 1, maxDepth, budget)) return false;
+    }
+    return true;
+  }
+  const map = value as Record<string, unknown>;
+  for (const key of Object.keys(map)) {
+    if (key === EXPLICIT_NULL_KEY || key === 'null' || key === '[object Object]') return false;
+    const item = map[key];
+    if (item === EXPLICIT_NULL) map[key] = null;
+    else if (item === null) markImplicitNull(map, key);
+    else if (!settlePlainJson(item, depth + 1, maxDepth, budget)) return false;
+  }
+  return true;
+}
+
+/** settlePlainJson's check alone, for what it has settled already (`counted`: `value` is counted). */
 function isPlainJson(
   value: unknown,
   depth: number,
   maxDepth: number,
   budget: { nodes: number },
-): value is JsonValue {
-  if (depth > maxDepth || value === NOT_JSON || --budget.nodes < 0) return false;
+  counted = false,
+): boolean {
+  if (depth > maxDepth || value === NOT_JSON || (!counted && --budget.nodes < 0)) return false;
   if (value === null || typeof value !== 'object') return true;
   if (Array.isArray(value)) return value.every((item) => isPlainJson(item, depth + 1, maxDepth, budget));
   for (const key of Object.keys(value)) {
-    if (key === 'null' || key === '[object Object]') return false;
     if (!isPlainJson((value as Record<string, unknown>)[key], depth + 1, maxDepth, budget)) return false;
   }
   return true;

@@ -9,6 +9,7 @@ import { printBlockDocument } from './yaml-block-printer.ts';
 import { isYaml11NonString } from './go-yaml-scalar.ts';
 import { expandVars, VarTypeError, type VarLookup } from './var-expansion.ts';
 import type { JsonObject, JsonValue } from './json.ts';
+import { markImplicitNull } from './implicit-null.ts';
 import type { YamlDocument } from './yaml-document.ts';
 
 export type { YamlDocument } from './yaml-document.ts';
@@ -339,8 +340,20 @@ function withGoYamlTyping(tags: Tags): Tags {
   return [GO_YAML_PLAIN, ...GO_YAML_EXPLICIT, ...GO_YAML_COLLECTIONS, ...explicitOnly];
 }
 
+/** What a value written as nothing (`key:`) holds until normalize marks its field (implicit-null.ts). */
+const IMPLICIT_NULL = Object.freeze({ implicitNull: true });
+
+function markNoValueScalars(doc: Document.Parsed): void {
+  yamlLibrary().visit(doc, {
+    Scalar(key, node) {
+      if (key !== 'key' && node.value === null && node.source === '') node.value = IMPLICIT_NULL;
+    },
+  });
+}
+
 /** The document's value; an alias bomb or a stack overflow is a ParseError that says which. */
 function toJson(doc: Document.Parsed, file: string, line: number): JsonValue | undefined {
+  markNoValueScalars(doc);
   try {
     const value = doc.toJS({ maxAliasCount: MAX_YAML_ALIAS_COUNT }) as unknown;
     return value === undefined ? undefined : normalize(value);
@@ -512,12 +525,16 @@ function firstLine(message: string): string {
 /** The library's value as JSON (a bigint as a number; timestamps and binary are strings already, GO_YAML_EXPLICIT). */
 function normalize(value: unknown): JsonValue {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (value === IMPLICIT_NULL) return null;
   if (typeof value === 'number') return value;
   if (typeof value === 'bigint') return Number(value);
   if (Array.isArray(value)) return value.map(normalize);
   if (typeof value === 'object') {
     const out: JsonObject = {};
-    for (const [k, v] of Object.entries(value)) out[k] = normalize(v);
+    for (const [k, v] of Object.entries(value)) {
+      out[k] = normalize(v);
+      if (v === IMPLICIT_NULL) markImplicitNull(out, k);
+    }
     return out;
   }
   throw new TypeError(`YAML produced a value JSON cannot hold: ${typeof value}`);

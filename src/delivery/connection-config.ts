@@ -3,6 +3,7 @@ import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { RequestContext } from '@kubernetes/client-node/dist/gen/http/http.js';
 import { Agent, type Dispatcher, ProxyAgent } from 'undici';
 import { isJsonObject } from '../core/json.ts';
+import { ExecCredentialSource, type ExecConfig } from './exec-credential.ts';
 import { TokenFile } from './token-file.ts';
 
 interface HttpsOptions {
@@ -23,11 +24,43 @@ interface HttpsOptions {
  *   token-file reader is one per process and rereads only once a minute;
  * - one undici dispatcher per TLS identity, kept, so requests reuse connections — client-node makes a
  *   new connection pool for every request.
- * Everything else (exec plugins, client certificates, proxies, basic auth) is client-node's.
+ * - exec plugins are run by ExecCredentialSource, with a time limit, bounded output and errors that
+ *   never quote what the plugin printed; client-node's runner is taken off the users.
+ * Everything else (client certificates, proxies, basic auth) is client-node's.
  */
 export class ConnectionConfig extends KubeConfig {
   readonly #tokenFiles = new Map<string, TokenFile>();
+  readonly #execSources = new Map<string, ExecCredentialSource>();
   readonly #dispatchers = new Map<string, Dispatcher | undefined>();
+
+  /**
+   * Every user with an `exec` section (or an `exec` auth provider) gets its credential from an
+   * ExecCredentialSource: a custom authenticator of client-node, which asks it whenever a request
+   * (or a Watch) is authenticated.
+   */
+  useExecPlugins(): void {
+    this.users = this.users.map((user) => {
+      const exec = execConfigOf(user);
+      if (exec === undefined) return user;
+      this.#execSources.set(user.name, new ExecCredentialSource(user.name, exec));
+      const provider: unknown = user.authProvider;
+      const viaProvider =
+        isJsonObject(provider) && isJsonObject(provider.config) && 'exec' in provider.config;
+      return { ...user, exec: undefined, ...(viaProvider ? { authProvider: undefined } : {}) };
+    });
+    const sources = this.#execSources;
+    this.addAuthenticator({
+      isAuthProvider: (user) => sources.has(user.name),
+      async applyAuthentication(user, opts) {
+        const credential = await sources.get(user.name)?.credential();
+        const target = opts as HttpsOptions;
+        if (credential?.token !== undefined)
+          target.headers = { ...target.headers, Authorization: `Bearer ${credential.token}` };
+        if (credential?.clientCertificateData !== undefined) target.cert = credential.clientCertificateData;
+        if (credential?.clientKeyData !== undefined) target.key = credential.clientKeyData;
+      },
+    });
+  }
 
   /** Users whose bearer token is read from a file, by user name. */
   useTokenFiles(files: ReadonlyMap<string, string>): void {
@@ -43,6 +76,7 @@ export class ConnectionConfig extends KubeConfig {
   /** The server refused the credentials: token files are read again. */
   credentialsRejected(): void {
     for (const file of this.#tokenFiles.values()) file.forget();
+    for (const source of this.#execSources.values()) source.forget();
   }
 
   override async applySecurityAuthentication(context: RequestContext): Promise<void> {
@@ -97,4 +131,28 @@ function identityKey(proxy: string, tls: Record<string, unknown>): string {
     for (const part of [value].flat()) hash.update(Buffer.isBuffer(part) ? part : String(part));
   }
   return hash.digest('hex');
+}
+
+/** client-go's `user.exec`, or the exec of an auth provider as client-node reads it. */
+function execConfigOf(user: { exec?: unknown; authProvider?: unknown }): ExecConfig | undefined {
+  const provider = user.authProvider;
+  const candidate =
+    user.exec ?? (isJsonObject(provider) && isJsonObject(provider.config) ? provider.config.exec : undefined);
+  if (!isJsonObject(candidate)) return undefined;
+  const args = Array.isArray(candidate.args) ? candidate.args.filter((arg) => typeof arg === 'string') : [];
+  const env = Array.isArray(candidate.env)
+    ? candidate.env
+        .filter(isJsonObject)
+        .flatMap((entry) =>
+          typeof entry.name === 'string' && typeof entry.value === 'string'
+            ? [{ name: entry.name, value: entry.value }]
+            : [],
+        )
+    : [];
+  return {
+    command: typeof candidate.command === 'string' ? candidate.command : '',
+    args,
+    env,
+    ...(typeof candidate.apiVersion === 'string' ? { apiVersion: candidate.apiVersion } : {}),
+  };
 }

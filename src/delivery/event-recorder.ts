@@ -1,6 +1,7 @@
 import { systemClock, type Clock } from '../core/clock.ts';
 import { errorMessage } from '../core/errors.ts';
 import { TokenBucket } from '../core/token-bucket.ts';
+import { cleanText } from '../core/untrusted-text.ts';
 import type { Logger } from '../observability/logger.ts';
 import { KubeApiError, type KubeClient } from './kube-client.ts';
 
@@ -25,7 +26,8 @@ const EVENTS_PATH = '/apis/events.k8s.io/v1/namespaces/default/events';
 const SERIES_IDLE_MS = 6 * 60_000;
 /** A series' count is sent at most this often; occurrences between are counted and sent together. */
 const SERIES_FLUSH_MS = 30_000;
-const MAX_NOTE = 1024;
+/** The API's limit on `note`, in bytes (events.k8s.io/v1 validation). */
+const MAX_NOTE_BYTES = 1024;
 
 interface Series {
   readonly name: string;
@@ -46,6 +48,7 @@ export class EventRecorder {
   readonly #logger: Logger;
   readonly #clock: Clock;
   readonly #instance: string;
+  readonly #mask: (text: string) => string;
   readonly #series = new Map<string, Series>();
   readonly #buckets = new Map<string, TokenBucket>();
   #off = false;
@@ -53,12 +56,13 @@ export class EventRecorder {
   constructor(
     api: Pick<KubeClient, 'request'>,
     logger: Logger,
-    options: { instance: string; clock?: Clock },
+    options: { instance: string; clock?: Clock; mask?: ((text: string) => string) | undefined },
   ) {
     this.#api = api;
     this.#logger = logger;
     this.#clock = options.clock ?? systemClock;
     this.#instance = options.instance.slice(0, 128);
+    this.#mask = options.mask ?? ((text) => text);
   }
 
   record(subject: EventSubject, event: RecordedEvent): void {
@@ -110,7 +114,7 @@ export class EventRecorder {
       action: event.action,
       reason: event.reason,
       type: event.type,
-      note: event.note.length > MAX_NOTE ? `${event.note.slice(0, MAX_NOTE - 1)}…` : event.note,
+      note: this.#noteOf(event.note),
       regarding: {
         apiVersion: subject.apiVersion,
         kind: subject.kind,
@@ -123,6 +127,15 @@ export class EventRecorder {
     } catch (error: unknown) {
       this.#failed(error);
     }
+  }
+
+  /**
+   * A note fit for a cluster-wide object: secrets masked, escapes and control characters out, at
+   * most 1 KiB (docs/hooks.md "What of a hook's output leaves the operator").
+   */
+  #noteOf(text: string): string {
+    const clean = cleanText(text, { maxBytes: Number.MAX_SAFE_INTEGER, keepLineFeeds: true });
+    return cleanText(this.#mask(clean), { maxBytes: MAX_NOTE_BYTES, keepLineFeeds: true });
   }
 
   async #sendSeries(series: Series): Promise<void> {

@@ -102,7 +102,7 @@ function loadFiles(config: ConnectionConfig, files: readonly string[]): void {
     try {
       next.loadFromFile(file);
     } catch (error: unknown) {
-      const problem = error instanceof Error ? error.message : String(error);
+      const problem = describeLoadError(error);
       throw new KubeConfigError(
         file,
         `cannot be read: ${problem}`,
@@ -117,6 +117,7 @@ function loadFiles(config: ConnectionConfig, files: readonly string[]): void {
     if (next !== config) mergeFirstWins(config, next);
   }
   config.useTokenFiles(tokenFiles);
+  config.useExecPlugins();
 }
 
 /** client-go's `user.tokenFile`, which client-node does not read: the token file of each user that has one. */
@@ -190,4 +191,17 @@ function connectionOf(
       config.credentialsRejected();
     },
   };
+}
+
+/**
+ * Why a kubeconfig could not be loaded, without the YAML parser's excerpt of the file: the lines
+ * around a syntax error are where its tokens and keys are (docs/lifecycle.md "Bounds and timeouts").
+ */
+function describeLoadError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const { reason, mark } = error as Error & { reason?: unknown; mark?: { line?: unknown; column?: unknown } };
+  if (typeof reason === 'string' && typeof mark?.line === 'number' && typeof mark.column === 'number')
+    return `${reason} at line ${String(mark.line + 1)}, column ${String(mark.column + 1)}`;
+  const first = error.message.split('\n')[0] ?? '';
+  return first.length > 200 ? `${first.slice(0, 200)}…` : first;
 }

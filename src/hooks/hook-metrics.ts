@@ -1,3 +1,4 @@
+import { hasUnsafeCharacters } from '../core/untrusted-text.ts';
 import type { MetricOperation } from '../observability/hook-metrics-store.ts';
 
 interface InvalidMetricLine {
@@ -181,6 +182,8 @@ function readBuckets(field: unknown, problems: string[]): number[] | undefined {
 }
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/u;
+/** The longest label value a hook may write, in UTF-8 bytes (docs/hooks.md "Metrics from hooks"). */
+const MAX_LABEL_VALUE_BYTES = 1024;
 const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/u;
 
 function readLabels(field: unknown, problems: string[]): Record<string, string> {
@@ -193,7 +196,11 @@ function readLabels(field: unknown, problems: string[]): Record<string, string> 
   for (const [key, label] of Object.entries(field)) {
     if (typeof label !== 'string') problems.push(`label '${key}' must be a string`);
     else if (!LABEL_NAME.test(key) || key.startsWith('__'))
-      problems.push(`'${key}' is not a valid label name`);
+      problems.push(`'${key.slice(0, 64)}' is not a valid label name`);
+    else if (hasUnsafeCharacters(label))
+      problems.push(`label '${key}' holds a control character or a lone surrogate`);
+    else if (Buffer.byteLength(label) > MAX_LABEL_VALUE_BYTES)
+      problems.push(`label '${key}' is longer than ${String(MAX_LABEL_VALUE_BYTES)} bytes`);
     else labels[key] = label;
   }
   return labels;
@@ -238,7 +245,8 @@ function fieldProblems(
   const problems: string[] = [];
   const { name } = raw;
   if (name === '' && (group === undefined || action !== 'expire')) problems.push("'name' is required");
-  if (name !== '' && !METRIC_NAME.test(name)) problems.push(`'${name}' is not a valid metric name`);
+  if (name !== '' && !METRIC_NAME.test(name))
+    problems.push(`'${name.slice(0, 64)}' is not a valid metric name`);
   if (['set', 'add', 'observe'].includes(action) && value === undefined) {
     problems.push(`'value' is required for action '${action}'`);
   }
@@ -248,6 +256,9 @@ function fieldProblems(
   if (action === 'observe' && raw.buckets === undefined) {
     problems.push("'buckets' is required for action 'observe'");
   }
+  // A histogram's buckets are told apart by `le`: a label of that name would make them ambiguous.
+  if (action === 'observe' && Object.hasOwn(raw.labels, 'le'))
+    problems.push("a histogram cannot have a label 'le'");
   return problems;
 }
 

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { RE2JS } from 're2js';
 import { closestName } from '../core/closest-name.ts';
 import { KaddonError } from '../core/errors.ts';
-import { parseGoDuration } from '../core/go-duration.ts';
+import { isTooLongForTimer, parseGoDuration, TOO_LONG_HINT, tooLongProblem } from '../core/go-duration.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import { parseYamlDocument } from '../core/yaml.ts';
 import { readTreeFile } from './tree-file.ts';
@@ -145,6 +145,8 @@ function healthTimeout(manifest: JsonObject, file: string): { healthTimeoutMs?: 
       `healthTimeout ${JSON.stringify(value)} is not a positive duration`,
       'Write a Go duration such as 90s or 10m.',
     );
+  if (isTooLongForTimer(ms))
+    throw new ModuleManifestError(file, `healthTimeout ${tooLongProblem(value as string)}`, TOO_LONG_HINT);
   return { healthTimeoutMs: ms };
 }
 

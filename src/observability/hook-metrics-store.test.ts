@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseHookMetrics } from '../hooks/hook-metrics.ts';
+import { familiesClash } from './metric-family-clash.ts';
 import { createHookMetricsStore, type HookMetricsStore, type MetricsSource } from './hook-metrics-store.ts';
 
 function run(
@@ -153,7 +154,7 @@ describe('hook metrics store', () => {
   });
 
   it('reports a conflicting type, label set or built-in name and applies the rest', async () => {
-    const store = createHookMetricsStore({ isReserved: (name) => name === 'addon_operator_live_ticks' });
+    const store = createHookMetricsStore({ isReserved: ({ name }) => name === 'addon_operator_live_ticks' });
     const conflicts = run(store, hook1, [
       '{"name":"m","add":1}',
       '{"name":"m","set":7}',
@@ -179,5 +180,35 @@ describe('hook metrics store', () => {
     run(store, hook1, ['{"group":"g","action":"expire"}']);
     assert.deepEqual(run(store, hook1, ['{"name":"m","set":4}']), []);
     assert.match(await store.registry.metrics(), /# TYPE m gauge\nm\{hook="hook1.sh"\} 4/u);
+  });
+});
+
+describe('hook metrics that would break /metrics are refused, never thrown', () => {
+  it('refuses a family read as part of a built-in or another hook histogram, and labels the exposition cannot hold', async () => {
+    const builtIn = { name: 'addon_operator_module_run_seconds', type: 'histogram' } as const;
+    const store = createHookMetricsStore({
+      isReserved: (family) => familiesClash(family, builtIn),
+    });
+    const parsed = parseHookMetrics(
+      [
+        '{"name":"addon_operator_module_run_seconds_count","set":1}',
+        '{"name":"h","action":"observe","value":1,"buckets":[1]}',
+        '{"name":"h_bucket","add":1}',
+        '{"name":"g","set":1,"labels":{"v":"a\\rb"}}',
+        `{"name":"g","set":1,"labels":{"v":"${'x'.repeat(2000)}"}}`,
+        '{"name":"g","set":1,"labels":{"v":"a\\ud800"}}',
+        '{"name":"h2","action":"observe","value":1,"buckets":[1],"labels":{"le":"1"}}',
+        '{"name":"ok","set":2,"labels":{"v":"\\"q\\" \\\\ é"}}',
+      ].join('\n'),
+    );
+    assert.equal(parsed.invalid.length, 4);
+    const conflicts = store.apply({ hook: 'a"b\\c\u202e.sh' }, parsed.operations);
+    assert.deepEqual(
+      conflicts.map((conflict) => conflict.name),
+      ['addon_operator_module_run_seconds_count', 'h_bucket'],
+    );
+    const text = await store.registry.metrics();
+    assert.match(text, /^ok\{hook="a\\"b\\\\c\uFFFD\.sh",v="\\"q\\" \\\\ é"\} 2$/mu);
+    assert.doesNotMatch(text, /h_bucket 1|^g\{/mu);
   });
 });

@@ -1,4 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { errorMessage } from '../core/errors.ts';
+import { familiesClash, type MetricFamilyName } from './metric-family-clash.ts';
+import { metricLabelText } from './metric-label-text.ts';
 
 /**
  * One operation a hook asks of its metrics (docs/hooks.md "Metrics from hooks"): hooks/hook-metrics.ts
@@ -35,8 +38,11 @@ interface HookMetricsConflict {
 }
 
 export interface HookMetricsStoreOptions {
-  /** Names a hook may not export, such as the built-in metrics served on the same endpoint. */
-  readonly isReserved?: (name: string) => boolean;
+  /**
+   * Whether a family would clash with one served on the same endpoint that hooks may not touch,
+   * such as the built-in metrics (docs/hooks.md "Metrics from hooks").
+   */
+  readonly isReserved?: (family: MetricFamilyName) => boolean;
 }
 
 export interface HookMetricsStore {
@@ -100,14 +106,18 @@ export function createHookMetricsStore(options: HookMetricsStoreOptions = {}): H
       }
       const labels = seriesLabels(source, operation.labels);
       const state = families.get(operation.name) ?? register(operation, labels);
-      const problem = state === undefined ? undefined : conflictOf(state, operation, labels);
-      if (state === undefined || problem !== undefined) {
-        conflicts.push({ name: operation.name, reason: problem ?? reservedReason(operation.name) });
+      const problem = typeof state === 'string' ? state : conflictOf(state, operation, labels);
+      if (problem !== undefined || typeof state === 'string') {
+        conflicts.push({ name: operation.name, reason: problem ?? '' });
         continue;
       }
       const note = bucketsNote(state.family, operation);
       if (note !== undefined) conflicts.push({ name: operation.name, reason: note });
-      record(state.family, operation, labels);
+      const refused = record(state.family, operation, labels);
+      if (refused !== undefined) {
+        conflicts.push({ name: operation.name, reason: refused });
+        continue;
+      }
       const key = labelKey(labels);
       state.series.set(key, { labels, group: operation.group });
       written.add(`${operation.name}\n${key}`);
@@ -117,18 +127,31 @@ export function createHookMetricsStore(options: HookMetricsStoreOptions = {}): H
     return conflicts;
   };
 
+  /** A new family, or why it cannot be one. */
   const register = (
     operation: Exclude<MetricOperation, { action: 'expire' }>,
     labels: Record<string, string>,
-  ): FamilyState | undefined => {
-    if (isReserved(operation.name)) return undefined;
+  ): FamilyState | string => {
+    const wanted: MetricFamilyName = { name: operation.name, type: TYPE_OF[operation.action] };
+    if (isReserved(wanted)) return reservedReason(operation.name);
+    const other = [...families.entries()].find(([name, state]) =>
+      familiesClash(wanted, { name, type: state.family.type }),
+    );
+    if (other !== undefined)
+      return `'${operation.name}' would be read as part of the ${other[1].family.type} '${other[0]}' another hook exports: choose another name`;
     const labelNames = [
       'hook',
       'module',
       ...Object.keys(labels).filter((n) => n !== 'hook' && n !== 'module'),
     ];
     const config = { name: operation.name, help: operation.name, labelNames, registers: [registry] };
-    const family = createFamily(operation, config);
+    let family: Family;
+    try {
+      family = createFamily(operation, config);
+    } catch (error: unknown) {
+      // prom-client's own checks: whatever it refuses is one refused line, never a failed run.
+      return `refused by the metrics library: ${errorMessage(error)}`;
+    }
     const state: FamilyState = { family, labelNames: new Set(labelNames), series: new Map() };
     families.set(operation.name, state);
     return state;
@@ -151,8 +174,8 @@ function createFamily(
 
 /** The operator's labels win over a hook's own `hook` or `module` label. */
 function seriesLabels(source: MetricsSource, own: Readonly<Record<string, string>>): Record<string, string> {
-  const labels: Record<string, string> = { hook: source.hook };
-  if (source.module !== undefined) labels.module = source.module;
+  const labels: Record<string, string> = { hook: metricLabelText(source.hook) };
+  if (source.module !== undefined) labels.module = metricLabelText(source.module);
   for (const [name, value] of Object.entries(own)) if (!(name in labels)) labels[name] = value;
   return labels;
 }
@@ -172,7 +195,7 @@ function conflictOf(
 }
 
 function reservedReason(name: string): string {
-  return `'${name}' is a built-in metric: choose another name`;
+  return `'${name}' is a built-in metric or would be read as part of one: choose another name`;
 }
 
 function bucketsNote(family: Family, operation: MetricOperation): string | undefined {
@@ -185,11 +208,21 @@ function bucketsNote(family: Family, operation: MetricOperation): string | undef
     : `buckets differ from the first observation's [${family.buckets.join(', ')}], which are kept`;
 }
 
-function record(family: Family, operation: MetricOperation, labels: Record<string, string>): void {
-  if (operation.action === 'expire') return;
-  if (family.type === 'counter') family.metric.inc(labels, operation.value);
-  else if (family.type === 'gauge') family.metric.set(labels, operation.value);
-  else family.metric.observe(labels, operation.value);
+/** Records the operation; what prom-client refuses comes back as the reason. */
+function record(
+  family: Family,
+  operation: MetricOperation,
+  labels: Record<string, string>,
+): string | undefined {
+  if (operation.action === 'expire') return undefined;
+  try {
+    if (family.type === 'counter') family.metric.inc(labels, operation.value);
+    else if (family.type === 'gauge') family.metric.set(labels, operation.value);
+    else family.metric.observe(labels, operation.value);
+    return undefined;
+  } catch (error: unknown) {
+    return `refused by the metrics library: ${errorMessage(error)}`;
+  }
 }
 
 function labelKey(labels: Record<string, string>): string {

@@ -47,6 +47,8 @@ export interface LoggerOptions {
   readonly noTime: boolean;
   readonly sink: LogSink;
   readonly now?: () => Date;
+  /** Applied to the message and every text field: secret values become `***` (core/secret-mask.ts). */
+  readonly mask?: (text: string) => string;
 }
 
 type Format = (level: LogLevel, time: string | undefined, msg: string, fields: LogFields) => string;
@@ -62,10 +64,14 @@ function isLevelEnabled(threshold: LogLevel, level: LogLevel): boolean {
 export function createLogger(options: LoggerOptions): Logger {
   const format: Format = options.type === 'json' ? formatJson : formatText;
   const now = options.now ?? (() => new Date());
+  const mask = options.mask;
   const write = (level: LogLevel, msg: string, fields: LogFields): void => {
     if (!isLevelEnabled(options.level, level)) return;
     const time = options.noTime ? undefined : now().toISOString();
-    options.sink.write(`${format(level, time, msg, fields)}\n`);
+    const line = mask
+      ? format(level, time, mask(msg), maskedFields(fields, mask))
+      : format(level, time, msg, fields);
+    options.sink.write(`${line}\n`);
   };
   return bindLogger(write, {});
 }
@@ -136,4 +142,11 @@ function formatText(level: LogLevel, time: string | undefined, msg: string, fiel
 function formatTextValue(value: LogFieldValue): string {
   const text = String(value);
   return /^[\x21\x23-\x3c\x3e-\x5b\x5d-\x7e]+$/u.test(text) ? text : JSON.stringify(text);
+}
+
+function maskedFields(fields: LogFields, mask: (text: string) => string): LogFields {
+  const out: Record<string, LogFieldValue> = {};
+  for (const [key, value] of Object.entries(fields))
+    out[key] = typeof value === 'string' ? mask(value) : value;
+  return out;
 }

@@ -90,6 +90,10 @@ export const METRIC_CATALOG = {
   // kaddon's own: drift (docs/drift.md).
   moduleDriftedObjects: spec('module_drifted_objects', 'gauge', ['module'], "Objects of the module's release found changed or deleted outside kaddon at its last drift check."),
   moduleDriftCorrections: spec('module_drift_corrections_total', 'counter', ['module'], 'Drifted objects put back as delivered (KADDON_DRIFT_MODE=correct).'),
+  moduleDriftBackoffs: spec('module_drift_correction_backoffs_total', 'counter', ['module'], 'Times another writer kept changing back an object kaddon corrected, so that its corrections were spaced out.'),
+
+  // kaddon's own: what hooks wrote to $METRICS_PATH and kaddon refused (docs/hooks.md "Metrics from hooks").
+  hookMetricsRejected: spec('hook_metrics_rejected_total', 'counter', ['module', 'hook'], 'Lines of a hook\'s metrics file refused: not valid, or clashing with another metric.'),
 
   // kaddon's own: leader election (ADDON_OPERATOR_HA).
   haLeader: spec('ha_leader', 'gauge', [], '1 while this process holds the leader lease, 0 on standby.'),

@@ -1,5 +1,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { BUCKETS_1MS_TO_10S, METRIC_CATALOG, type MetricKey } from './metrics-catalog.ts';
+import { familiesClash, type MetricFamilyName } from './metric-family-clash.ts';
+import { metricLabelText } from './metric-label-text.ts';
 import { PROCESS_METRIC_NAMES, registerProcessMetrics } from './process-metrics.ts';
 
 type HookRunOutcome = 'success' | 'error' | 'allowed-error';
@@ -54,9 +56,13 @@ export interface OperatorMetrics {
   readonly registry: Registry;
   /** Whether `name` is a built-in metric's full name, so a hook cannot export it too. */
   isBuiltIn(name: string): boolean;
+  /** Whether a hook's family would clash with a built-in one on /metrics (metric-family-clash.ts). */
+  clashesWithBuiltIn(family: MetricFamilyName): boolean;
   bindingCount(hook: { hook: string; module?: string | undefined }, bindings: number): void;
   hookRun(labels: HookRunLabels, sample: HookRunSample): void;
   moduleDiscoverError(): void;
+  /** Lines of one hook run's metrics file that were refused (docs/hooks.md "Metrics from hooks"). */
+  hookMetricsRejected(hook: { hook: string; module?: string | undefined }, lines: number): void;
   moduleRunError(module: string): void;
   moduleDeleteError(module: string): void;
   /** The resource monitor found an object of the module's release deleted (`ns/Kind/name`). */
@@ -95,6 +101,8 @@ export interface OperatorMetrics {
   /** Drifted objects found at the module's last check (docs/drift.md); undefined drops the series. */
   driftedObjects(module: string, count: number | undefined): void;
   driftCorrected(module: string, count: number): void;
+  /** An object's corrections are spaced out: another writer keeps changing it back (docs/drift.md). */
+  driftBackoff(module: string): void;
 }
 
 type Catalog = typeof METRIC_CATALOG;
@@ -126,10 +134,14 @@ export function createOperatorMetrics(options: OperatorMetricsOptions): Operator
   const made = Object.fromEntries(keys.map((key) => [key, instrument(key, options.prefix, registry)]));
   const m = made as unknown as Instruments;
   registerProcessMetrics(registry);
-  const names = new Set([
-    ...keys.map((key) => options.prefix + METRIC_CATALOG[key].name),
-    ...PROCESS_METRIC_NAMES,
-  ]);
+  const builtIn: MetricFamilyName[] = [
+    ...keys.map((key) => ({
+      name: options.prefix + METRIC_CATALOG[key].name,
+      type: METRIC_CATALOG[key].type,
+    })),
+    ...PROCESS_METRIC_NAMES.map((name) => ({ name, type: 'gauge' as const })),
+  ];
+  const names = new Set(builtIn.map((family) => family.name));
   /** Each module's module_status_reason series now, so that a new reason replaces it. */
   const statusReasons = new Map<string, string>();
   /** The helm calls running now and when each started; their ages are set at each scrape. */
@@ -143,14 +155,18 @@ export function createOperatorMetrics(options: OperatorMetricsOptions): Operator
   return {
     registry,
     isBuiltIn: (name) => names.has(name),
+    clashesWithBuiltIn: (family) => builtIn.some((own) => familiesClash(family, own)),
     bindingCount({ hook, module }, bindings) {
-      m.bindingCount.set({ module: module ?? '', hook }, bindings);
+      m.bindingCount.set({ module: module ?? '', hook: metricLabelText(hook) }, bindings);
     },
     hookRun(labels, sample) {
       recordHookRun(m, labels, sample);
     },
     moduleDiscoverError() {
       m.moduleDiscoverErrors.inc();
+    },
+    hookMetricsRejected({ hook, module }, lines) {
+      m.hookMetricsRejected.inc({ module: module ?? '', hook: metricLabelText(hook) }, lines);
     },
     moduleRunError(module) {
       m.moduleRunErrors.inc({ module });
@@ -186,14 +202,17 @@ export function createOperatorMetrics(options: OperatorMetricsOptions): Operator
       m.convergenceTotal.inc({ activation });
     },
     queueLength(queue, length) {
-      m.tasksQueueLength.set({ queue }, length);
+      m.tasksQueueLength.set({ queue: metricLabelText(queue) }, length);
     },
     taskWaited(labels, seconds) {
       m.taskWaitInQueueSeconds.inc(taskLabels(labels), seconds);
     },
     queueAction(queue, action, seconds) {
       if (options.queueActionsMetrics)
-        m.tasksQueueActionSeconds.observe({ queue_name: queue, queue_action: action }, seconds);
+        m.tasksQueueActionSeconds.observe(
+          { queue_name: metricLabelText(queue), queue_action: action },
+          seconds,
+        );
     },
     liveTick() {
       m.liveTicks.inc();
@@ -248,6 +267,9 @@ export function createOperatorMetrics(options: OperatorMetricsOptions): Operator
     driftCorrected(module, count) {
       m.moduleDriftCorrections.inc({ module }, count);
     },
+    driftBackoff(module) {
+      m.moduleDriftBackoffs.inc({ module });
+    },
     gitRevision(sha) {
       m.gitRevisionInfo.reset();
       m.gitRevisionInfo.set({ revision: sha }, 1);
@@ -270,7 +292,13 @@ function instrument(key: MetricKey, prefix: string, registry: Registry): Counter
 }
 
 function recordHookRun(m: Instruments, labels: HookRunLabels, sample: HookRunSample): void {
-  const { hook, binding, activation, queue, module } = labels;
+  const { module } = labels;
+  const [hook, binding, activation, queue] = [
+    labels.hook,
+    labels.binding,
+    labels.activation,
+    labels.queue,
+  ].map(metricLabelText) as [string, string, string, string];
   const run =
     module === undefined
       ? { labels: { hook, binding, activation, queue }, ...globalHookInstruments(m) }
@@ -317,7 +345,12 @@ function moduleHookInstruments(m: Instruments): HookRunInstruments {
 }
 
 function bindingLabels(labels: BindingLabels): Record<'module' | 'hook' | 'binding' | 'queue', string> {
-  return { module: labels.module ?? '', hook: labels.hook, binding: labels.binding, queue: labels.queue };
+  return {
+    module: labels.module ?? '',
+    hook: metricLabelText(labels.hook),
+    binding: metricLabelText(labels.binding),
+    queue: metricLabelText(labels.queue),
+  };
 }
 
 function kubeLabels(
@@ -329,8 +362,8 @@ function kubeLabels(
 function taskLabels(labels: TaskLabels): Record<'module' | 'hook' | 'binding' | 'queue', string> {
   return {
     module: labels.module ?? '',
-    hook: labels.hook ?? '',
-    binding: labels.binding ?? '',
-    queue: labels.queue,
+    hook: metricLabelText(labels.hook ?? ''),
+    binding: metricLabelText(labels.binding ?? ''),
+    queue: metricLabelText(labels.queue),
   };
 }

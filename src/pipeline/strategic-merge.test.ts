@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { caseObjects, objectNamed } from '../../test/conformance-case.ts';
 import { deepClone, getPath, isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import { PatchError } from './json6902.ts';
-import { parseYamlDocument } from '../core/yaml.ts';
+import { parseWithLibrary, parseYamlDocument } from '../core/yaml.ts';
 import { strategicMerge } from './strategic-merge.ts';
 
 /** A conformance case: its input object, the patch document for it, and kustomize's recorded result. */
@@ -346,6 +346,33 @@ spec:
       creationTimestamp: null,
       labels: { app: 'web' },
     });
+  });
+
+  it('clears the fields of the object written with no value, on both YAML paths (conformance case smp-07)', () => {
+    const text = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: gw}
+spec:
+  template:
+    spec:
+      affinity:
+        nodeAffinity:
+          preferredDuringSchedulingIgnoredDuringExecution:
+          requiredDuringSchedulingIgnoredDuringExecution: null
+      containers:
+      - name: proxy
+        resources:
+          limits:
+`;
+    const library = parseWithLibrary(text, 'gw.yaml')[0]?.value;
+    assert.ok(isJsonObject(library));
+    for (const target of [parse(text), library]) {
+      const result = strategicMerge(deepClone(target), parse('spec: {replicas: 2}\n'));
+      assert.deepEqual(at(result, [...podSpecPath, 'affinity']), {
+        nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: null },
+      });
+      assert.deepEqual(at(result, containerPath), [{ name: 'proxy', resources: {} }]);
+    }
   });
 
   it('empties a list when a patch element lacks the merge key (kustomize#5369)', () => {

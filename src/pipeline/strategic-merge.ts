@@ -1,3 +1,4 @@
+import { isImplicitNull } from '../core/implicit-null.ts';
 import { deepClone, isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import { PatchError } from './json6902.ts';
 import { fieldSchema, schemaForResource, type FieldSchema } from './strategic-merge-schema.ts';
@@ -57,8 +58,9 @@ function mergeMap(dest: Merged, patch: Merged, schema: FieldSchema | undefined, 
   const { base, other } = sources;
   for (const key of fieldNames(base, other)) {
     const from = other ? own(other, key) : undefined;
-    // kyaml keeps a null of the object that the patch does not mention (`creationTimestamp: null`).
-    if (from === undefined && own(base, key) === null) continue;
+    // kyaml keeps a null of the object that the patch does not mention (`creationTimestamp: null`),
+    // but clears a field written with no value (`nodeAffinity: {preferred…:}` becomes `{}`).
+    if (from === undefined && own(base, key) === null && !isImplicitNull(base, key)) continue;
     const merged = walk(own(base, key), from, fieldSchema(schema, key), path ? `${path}.${key}` : key);
     if (merged === undefined || merged === null) Reflect.deleteProperty(base, key);
     else setField(base, key, merged);

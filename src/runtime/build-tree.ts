@@ -1,5 +1,8 @@
+import { errorMessage } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
+import { GLOBAL_OWNER, moduleOwner, ownerValuesKey } from '../core/values.ts';
 import type { ConfigValues } from '../core/values.ts';
+import type { OwnerPatches } from '../delivery/helm/deliver-module.ts';
 import type { ChartTemplater } from '../delivery/helm/render-chart-module.ts';
 import type { HookRunDeps } from '../hooks/run/run-hook-deps.ts';
 import type { JqEngine } from '../jq/jq-engine.ts';
@@ -9,7 +12,7 @@ import { MemoryConfigStore } from './memory-config-store.ts';
 import { runValueHooks, staticValues, type SnapshotObjects } from './prepare-values.ts';
 import { enabledChartModules, renderCharts, type RenderedCharts } from './render-charts.ts';
 import { renderTree, type ModuleValuesSource, type RenderTreeResult } from './render-tree.ts';
-import { ValuesStore } from './values-store.ts';
+import { ValuesStore, type ValuesStoreInit } from './values-store.ts';
 
 export interface BuildTreeOptions {
   readonly dirs: readonly string[];
@@ -26,6 +29,12 @@ export interface BuildTreeOptions {
     readonly snapshots: SnapshotObjects;
     readonly timeoutMs?: number;
   };
+  /**
+   * Without hooks: the values patches recorded at each module's last delivery (`kaddon diff`,
+   * docs/drift.md "What diff compares"), replayed over the static and config values of now in place
+   * of running its hooks. A module without any keeps its static values.
+   */
+  readonly recordedPatches?: (module: string) => OwnerPatches | undefined;
   /** How chart modules are rendered; without it an enabled chart module is an error. */
   readonly charts?: BuildChartsOptions;
 }
@@ -52,24 +61,27 @@ export interface BuildTreeResult extends RenderTreeResult {
  */
 export async function buildTree(options: BuildTreeOptions): Promise<BuildTreeResult> {
   const tree = loadModulesTree(options.dirs);
-  const schemas = loadTreeSchemas(tree, options.globalHooksDir);
-  const store = await ValuesStore.open({
+  const init: ValuesStoreInit = {
     statics: { ...tree.statics, ...(options.extraValues ? { extra: options.extraValues } : {}) },
     modules: tree.modules.map((module) => module.name),
-    schemas,
+    schemas: loadTreeSchemas(tree, options.globalHooksDir),
     configStore: new MemoryConfigStore(options.config),
-  });
+  };
+  const store = await ValuesStore.open(init);
   const prepared = options.hooks
-    ? await runValueHooks({
-        tree,
-        store,
-        globalHooksDir: options.globalHooksDir,
-        jq: options.jq,
-        ...options.hooks,
-      })
-    : { ...staticValues(tree, store), warnings: [] };
-  const { warnings, ...values } = prepared;
-  const charts = await renderBuildCharts(tree, values, store, options.charts);
+    ? {
+        ...(await runValueHooks({
+          tree,
+          store,
+          globalHooksDir: options.globalHooksDir,
+          jq: options.jq,
+          ...options.hooks,
+        })),
+        storeFor: () => store,
+      }
+    : await recordedValues(tree, init, store, options.recordedPatches);
+  const { warnings, storeFor, ...values } = prepared;
+  const charts = await renderBuildCharts(tree, values, storeFor, options.charts);
   const result = renderTree({
     tree,
     values,
@@ -101,10 +113,47 @@ function disabledRequirements(tree: ModulesTree, enabled: readonly string[]): st
     );
 }
 
+/**
+ * The static values, with each enabled module's recorded values patches replayed in a store of its
+ * own (global patches differ between releases delivered at different times). Patches that no longer
+ * apply to the tree of now are left out with a warning.
+ */
+async function recordedValues(
+  tree: ModulesTree,
+  init: ValuesStoreInit,
+  store: ValuesStore,
+  recorded: BuildTreeOptions['recordedPatches'],
+): Promise<ModuleValuesSource & { warnings: string[]; storeFor: (module: string) => ValuesStore }> {
+  const base = staticValues(tree, store);
+  const warnings: string[] = [];
+  const stores = new Map<string, ValuesStore>();
+  for (const name of recorded ? base.enabledModules : []) {
+    try {
+      const patches = recorded?.(name);
+      if (patches === undefined || [...patches.values()].every((patch) => patch.length === 0)) continue;
+      const own = await ValuesStore.open(init);
+      for (const owner of [GLOBAL_OWNER, moduleOwner(name)])
+        await own.restorePatches(owner, patches.get(ownerValuesKey(owner)) ?? []);
+      stores.set(name, own);
+    } catch (error: unknown) {
+      warnings.push(
+        `module '${name}': the values patches recorded at its last delivery do not apply to this tree (${errorMessage(error)}); its values are rendered without them. Run with --run-hooks to compute them.`,
+      );
+    }
+  }
+  const storeFor = (name: string): ValuesStore => stores.get(name) ?? store;
+  return {
+    enabledModules: base.enabledModules,
+    viewFor: (name) => storeFor(name).valuesView(moduleOwner(name), base.enabledModules),
+    warnings,
+    storeFor,
+  };
+}
+
 async function renderBuildCharts(
   tree: ModulesTree,
   values: ModuleValuesSource,
-  store: ValuesStore,
+  storeFor: (module: string) => ValuesStore,
   options: BuildChartsOptions | undefined,
 ): Promise<RenderedCharts | undefined> {
   const chartModules = enabledChartModules(tree, values.enabledModules);
@@ -112,7 +161,7 @@ async function renderBuildCharts(
   return renderCharts(tree, values.enabledModules, {
     helm: options.helm(chartModules),
     namespace: options.namespace,
-    helmValues: (name) => store.helmValues(name),
+    helmValues: (name) => storeFor(name).helmValues(name),
     ...(options.tmpRoot === undefined ? {} : { tmpRoot: options.tmpRoot }),
   });
 }

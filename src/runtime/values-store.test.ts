@@ -234,6 +234,28 @@ describe('values store: hook patches', () => {
     assert.deepEqual(f.store.moduleValues('some-module'), { param1: 'Long string', param2: 'FOO' });
   });
 
+  it('replays restored patches over the values of now, and refuses ones outside the owner', async () => {
+    const f = await fixture('restore', files, DOC_EXAMPLE_CONFIG);
+    await f.store.restorePatches(
+      some,
+      patch(
+        '[{"op":"add","path":"/someModule/internal","value":{"a":1}},{"op":"add","path":"/someModule/param2","value":"HOOK"}]',
+      ),
+    );
+    // The hook's patch wins over the config value it overwrites; the other values are today's.
+    assert.deepEqual(f.store.moduleValues('some-module'), {
+      param1: 'Long string',
+      param2: 'HOOK',
+      internal: { a: 1 },
+    });
+    assert.equal(f.store.patches(some).length, 2);
+    await assertFailsAndKeepsState(
+      f,
+      () => f.store.restorePatches(some, patch('{"op":"add","path":"/other/x","value":2}')),
+      (error) => error instanceof ValuesPatchError && error.code === 'values-patch-out-of-scope',
+    );
+  });
+
   it('persists a config patch, applied before the values patch of the same run', async () => {
     const f = await fixture('config-and-values', files, DOC_EXAMPLE_CONFIG);
     await f.store.applyHookPatches(

@@ -25,6 +25,8 @@ export interface ValuesStoreInit {
   /** Schemas of global values and by module name; an owner without an entry has none. */
   readonly schemas?: { readonly global: ValuesSchemas; readonly modules: ReadonlyMap<string, ValuesSchemas> };
   readonly configStore: ConfigStore;
+  /** Learns the values the schemas mark secret, each time a view of them is made (docs/values.md "Secret values"). */
+  readonly secrets?: { add(value: string): void } | undefined;
 }
 
 /** The part of the store a modules tree gives: its values files, its modules and their schemas. */
@@ -105,7 +107,17 @@ export class ValuesStore {
    * for its enabled script).
    */
   valuesView(owner: ValuesOwner, enabledModules?: readonly string[]): JsonObject {
-    return valuesView(owner, this.globalValues(), deepClone(this.#section(owner)), enabledModules);
+    const global = this.globalValues();
+    const section = deepClone(this.#section(owner));
+    this.#learnSecrets(GLOBAL_OWNER, global);
+    if (owner.kind !== 'global') this.#learnSecrets(owner, section);
+    return valuesView(owner, global, section, enabledModules);
+  }
+
+  #learnSecrets(owner: ValuesOwner, section: JsonValue): void {
+    const secrets = this.#init.secrets;
+    if (secrets === undefined) return;
+    for (const value of this.#schemas(owner).secretValues(section)) secrets.add(value);
   }
 
   /** `$CONFIG_VALUES_PATH`: config values only, `{global}` or `{global, <moduleKey>}`. */
@@ -267,7 +279,6 @@ export class ValuesStore {
     return { init, layers, state };
   }
 
-  /** The values patch kept in memory from an owner's hook runs, compacted. */
   /**
    * ModuleDelete (docs/lifecycle.md "Helm delivery", addon-operator's ResetState): the values patches the
    * module's hooks left are dropped, so a module enabled again starts from its static and config values.
@@ -286,8 +297,31 @@ export class ValuesStore {
     });
   }
 
+  /** The values patch kept in memory from an owner's hook runs, compacted. */
   patches(owner: ValuesOwner): ValuesPatch {
     return structuredClone(this.#state.patches.get(ownerValuesKey(owner)) ?? []);
+  }
+
+  /**
+   * Takes values patches kept elsewhere as the owner's stored patches (`kaddon diff`: those a
+   * release recorded at its delivery, docs/drift.md "What diff compares"), replayed over the static
+   * and config values of now as the operator replays its own. Throws, changing nothing, when they
+   * reach outside the owner or the result breaks its values schema.
+   */
+  restorePatches(owner: ValuesOwner, patch: ValuesPatch): Promise<void> {
+    return this.#serialize(() => {
+      const key = ownerValuesKey(owner);
+      const layers = this.#ownerLayers(owner);
+      const scoped = scopeValuesPatch(patch, owner, { kind: 'values' }).values;
+      const section = mergedSection(layers, this.#state.config, scoped);
+      layers.schemas.validate('values', section);
+      this.#state = {
+        ...this.#state,
+        patches: new Map(this.#state.patches).set(key, scoped),
+        values: new Map(this.#state.values).set(key, section),
+      };
+      return Promise.resolve();
+    });
   }
 
   /** See withConfigOver. */

@@ -1,10 +1,18 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { orphanWatchdog } from '../processes/orphan-watchdog.ts';
+import { writeSupervisedLauncher } from '../processes/supervised-launcher.ts';
 import type { GitCredentials } from './git-source-config.ts';
 import { basicAuthForms } from './redact-secrets.ts';
 
 /** What every git process of a source runs with, and the secrets to keep out of any output. */
 export interface GitEnvironment {
+  /**
+   * What simple-git runs as git: simple-git starts it in kaddon's process group, so a launcher
+   * ends git and its helpers (git-remote-https, ssh) when kaddon dies (docs/lifecycle.md "Bounds
+   * and timeouts"); or `git`.
+   */
+  readonly binary: string;
   readonly env: Readonly<Record<string, string>>;
   readonly allowAskPass: boolean;
   readonly allowSshCommand: boolean;
@@ -47,8 +55,16 @@ export function createGitEnvironment(credentials: GitCredentials, cacheDir: stri
   }
   if (credentials.sshKeyFile !== undefined || credentials.knownHostsFile !== undefined)
     env.GIT_SSH_COMMAND = sshCommand(credentials);
+  const launcher = writeSupervisedLauncher(cacheDir, 'git');
+  // simple-git refuses a binary path with characters outside its safe set: plain git then.
+  const supervised = /^[a-z0-9/._~-]+$/i.test(launcher.file);
+  if (!supervised && launcher.file !== 'git')
+    orphanWatchdog.notifyOnce(
+      `the Git cache directory '${cacheDir}' has characters simple-git refuses in a binary's path: git runs without its launcher and is not ended if kaddon is SIGKILLed`,
+    );
   return {
-    env,
+    binary: supervised ? launcher.file : 'git',
+    env: supervised ? { ...env, ...launcher.env } : env,
     allowAskPass: env.GIT_ASKPASS !== undefined,
     allowSshCommand: env.GIT_SSH_COMMAND !== undefined,
     secrets,

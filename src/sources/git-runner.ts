@@ -28,6 +28,7 @@ export function createGitRunner(options: GitRunnerOptions): RunGit {
   const { environment, redact, subject } = options;
   return async (args, run = {}) => {
     const git = simpleGit({
+      binary: environment.binary,
       ...(run.cwd === undefined ? {} : { baseDir: run.cwd }),
       timeout: { block: options.blockTimeoutMs ?? 120_000 },
       ...(options.stopSignal === undefined ? {} : { abort: options.stopSignal }),

@@ -26,6 +26,18 @@ describe('loadGitSourceConfig', () => {
     assert.equal(config.pollIntervalMs, 300_000);
   });
 
+  it('refuses a poll interval above 576h, which no timer holds (docs/lifecycle.md "Bounds and timeouts")', () => {
+    const url = 'https://example.com/a.git';
+    assert.throws(
+      () => loadGitSourceConfig({ MODULES_GIT_URL: url, MODULES_GIT_POLL_INTERVAL: '720h' }),
+      (error: unknown) =>
+        error instanceof GitSourceError &&
+        /MODULES_GIT_POLL_INTERVAL.*'720h' is longer than 576h \(24 days\)/.test(error.message),
+    );
+    const longest = loadGitSourceConfig({ MODULES_GIT_URL: url, MODULES_GIT_POLL_INTERVAL: '576h' });
+    assert.equal(longest.pollIntervalMs, 576 * 3_600_000);
+  });
+
   it('names the flag and the variable to fix', () => {
     const error = (env: Record<string, string>): GitSourceError => {
       try {

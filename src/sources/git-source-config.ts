@@ -2,7 +2,7 @@ import { SETTINGS } from '../core/setting-names.ts';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseGoDuration } from '../core/go-duration.ts';
+import { isTooLongForTimer, parseGoDuration, TOO_LONG_HINT, tooLongProblem } from '../core/go-duration.ts';
 import { GitSourceError } from './git-source-error.ts';
 import { redactUrlUserInfo } from './redact-secrets.ts';
 
@@ -135,6 +135,7 @@ function pollInterval(text: string | undefined): number {
   const ms = parseGoDuration(text);
   if (ms === undefined || ms <= 0)
     throw configError('pollInterval', `'${text}' is not a positive duration`, 'Write it like 30s, 5m or 1h.');
+  if (isTooLongForTimer(ms)) throw configError('pollInterval', tooLongProblem(text), TOO_LONG_HINT);
   return ms;
 }
 

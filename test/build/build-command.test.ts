@@ -154,6 +154,32 @@ describe('kaddon build on the example platform', () => {
     assert.deepEqual(redis.spec.template.spec.containers[0]?.args, ['--requirepass', '$(REDIS_PASSWORD)']);
   });
 
+  it('keeps redis on an emptyDir unless persistence is on, and names a StorageClass only when given', async () => {
+    const claimOf = async (values?: unknown) => {
+      const args = ['build', platform, '--module', 'redis'];
+      const run = await runCli(values === undefined ? args : [...args, '--values', writeValues(values)]);
+      assert.equal(run.code, 0, run.stderr);
+      return find(documents(run.stdout), 'StatefulSet', 'redis').obj as unknown as StatefulSetShape;
+    };
+    const plain = await claimOf();
+    assert.deepEqual(plain.spec.template.spec.volumes, [{ name: 'data', emptyDir: {} }]);
+    assert.equal(plain.spec.volumeClaimTemplates, undefined);
+
+    const persistent = await claimOf({ redis: { persistence: { enabled: true, size: '5Gi' } } });
+    assert.deepEqual(persistent.spec.template.spec.volumes, []);
+    const claim = persistent.spec.volumeClaimTemplates?.[0];
+    assert.ok(claim);
+    assert.equal(claim.metadata.name, 'data');
+    assert.deepEqual(claim.spec.resources, { requests: { storage: '5Gi' } });
+    assert.equal('storageClassName' in claim.spec, false, "the cluster's default StorageClass applies");
+
+    const named = await claimOf({
+      global: { storageClass: 'fast' },
+      redis: { persistence: { enabled: true } },
+    });
+    assert.equal(named.spec.volumeClaimTemplates?.[0]?.spec.storageClassName, 'fast');
+  });
+
   it('prints a List with -o json', async () => {
     const run = await runCli(['build', platform, '-o', 'json']);
     const list = JSON.parse(run.stdout) as { kind: string; items: unknown[] };
@@ -176,6 +202,16 @@ interface DeploymentShape {
         }[];
       };
     };
+  };
+}
+
+interface StatefulSetShape {
+  spec: {
+    template: { spec: { volumes?: unknown[] } };
+    volumeClaimTemplates?: {
+      metadata: { name: string };
+      spec: { resources: unknown; storageClassName?: string };
+    }[];
   };
 }
 

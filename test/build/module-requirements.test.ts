@@ -77,6 +77,16 @@ describe('module.yaml requirements in kaddon build', () => {
     );
   });
 
+  it('refuses a healthTimeout no timer can hold, naming the file (docs/lifecycle.md "Bounds and timeouts")', async () => {
+    const dir = tree.write('health-timeout', {
+      ...enabled('a'),
+      ...module('010-a', 'healthTimeout: 720h\n'),
+    });
+    const run = await runCli(['build', dir]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /010-a\/module\.yaml': healthTimeout '720h' is longer than 576h \(24 days\)/);
+  });
+
   it('warns that an enabled module requires a disabled one, which the operator would hold', async () => {
     const dir = tree.write('disabled-requirement', {
       ...enabled('app'),

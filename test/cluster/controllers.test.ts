@@ -16,6 +16,7 @@ import {
   type ControllerBinaries,
 } from './cluster-binaries.ts';
 import { isUnobtainable } from './cluster-error.ts';
+import { fakeNodeNames } from './fake-nodes.ts';
 import type { ClusterState } from './cluster-state.ts';
 import { isAlive } from './server-process.ts';
 import { startTestCluster, type TestCluster } from './test-cluster.ts';
@@ -40,6 +41,8 @@ const tools = typeof binaries === 'string' ? undefined : binaries;
 
 interface KubeObject {
   readonly metadata: { readonly uid: string };
+  /** Only a Lease's is read. */
+  readonly spec?: { readonly renewTime?: string };
   readonly status?: {
     readonly phase?: string;
     readonly conditions?: readonly { type: string; status: string; reason?: string }[];
@@ -53,6 +56,10 @@ const labelled = (app: string) => ({ selector: { matchLabels: { app } }, templat
 
 function podTemplate(app: string, spec: object = {}): object {
   return { metadata: { labels: { app } }, spec: { containers: [container], ...spec } };
+}
+
+function renewTimeOf(lease: KubeObject | undefined): string | undefined {
+  return lease?.spec?.renewTime;
 }
 
 function hasCondition(object: KubeObject | undefined, type: string, status = 'True'): boolean {
@@ -103,6 +110,16 @@ describe('the test cluster with controllers', { skip }, () => {
   });
   after(async () => {
     await started?.stop();
+  });
+
+  it('keeps a Lease in kube-node-lease for each fake Node and renews it, as a kubelet does', async () => {
+    for (const node of fakeNodeNames) {
+      const leasePath = `/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/${node}`;
+      const held = await eventually(leasePath, (object) => renewTimeOf(object) !== undefined);
+      const first = renewTimeOf(held);
+      // Renewed every quarter of its 40 s duration: a new renewTime within the wait's deadline.
+      await eventually(leasePath, (object) => renewTimeOf(object) !== first);
+    }
   });
 
   it('rolls out a Deployment: two Pods scheduled, running and ready', async () => {

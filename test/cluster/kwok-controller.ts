@@ -17,6 +17,9 @@ export interface KwokStart {
   readonly isReady: () => Promise<boolean>;
 }
 
+/** A kubelet's default (its nodeLeaseDurationSeconds); kwok's own default, 0, makes no Leases. */
+export const nodeLeaseDurationSeconds = 40;
+
 /** KWOK's controller, managing only the Nodes annotated as fake (fake-nodes.ts). */
 export async function startKwok(start: KwokStart): Promise<ServerProcess> {
   await writeFile(start.configFile, kwokStages.map((stage) => stringify(stage)).join('---\n'));
@@ -31,6 +34,10 @@ export async function startKwok(start: KwokStart): Promise<ServerProcess> {
         `--manage-nodes-with-annotation-selector=${fakeNodeAnnotation.key}=${fakeNodeAnnotation.value}`,
         // Pod IPs are only recorded, never routed; kept apart from the service range 10.0.0.0/24.
         '--cidr=10.244.0.1/16',
+        // A kubelet's heartbeat: without a Lease in kube-node-lease renewed within the node
+        // monitor grace period (50 s), the node lifecycle controller marks the Nodes NotReady and
+        // their Pods not Ready. kwok renews each Lease every quarter of its duration, as a kubelet.
+        `--node-lease-duration-seconds=${nodeLeaseDurationSeconds}`,
       ],
       logFile: start.logFile,
       detached: start.detached,

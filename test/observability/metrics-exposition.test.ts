@@ -45,6 +45,7 @@ function recordEverything(metrics: OperatorMetrics): void {
     metrics.hookRun({ ...hook, module: 'echo' }, { seconds: 0.34, outcome, ...rusage });
   }
   metrics.moduleDiscoverError();
+  metrics.hookMetricsRejected({ hook: 'hooks/b.sh', module: 'echo' }, 3);
   metrics.moduleRunError('echo');
   metrics.moduleDeleteError('gone');
   metrics.absentResource('echo', 'kaddon/Deployment/echo');
@@ -72,11 +73,12 @@ function recordEverything(metrics: OperatorMetrics): void {
   metrics.helmOperationStarted('echo', 'deliver');
   metrics.driftedObjects('echo', 2);
   metrics.driftCorrected('echo', 2);
+  metrics.driftBackoff('echo');
 }
 
 describe('/metrics exposition', () => {
   const metrics = createOperatorMetrics({ prefix: PREFIX, queueActionsMetrics: true });
-  const hooks = createHookMetricsStore({ isReserved: (name) => metrics.isBuiltIn(name) });
+  const hooks = createHookMetricsStore({ isReserved: (family) => metrics.clashesWithBuiltIn(family) });
   let server: OperatorHttpServer;
   let scrape = '';
 

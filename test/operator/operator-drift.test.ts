@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { isJsonObject, type JsonObject } from '../../src/core/json.ts';
 import { sample, scrapeMetrics } from './metrics-scrape.ts';
@@ -14,6 +15,7 @@ import {
 const NAMESPACE = 'kaddon-drift';
 const DEPLOYMENTS = `/apis/apps/v1/namespaces/${NAMESPACE}/deployments`;
 const CONFIGMAPS = `/api/v1/namespaces/${NAMESPACE}/configmaps`;
+const SECRETS = `/api/v1/namespaces/${NAMESPACE}/secrets`;
 let env: OperatorEnvironment;
 let operator: E2eOperator;
 
@@ -47,7 +49,10 @@ before(async () => {
   env = await startOperatorEnvironment({ namespace: NAMESPACE, prefix: 'operator-drift' });
   env.tree.write('modules', {
     'values.yaml': 'appEnabled: true\nscaledEnabled: true\n',
-    '010-app/kustomization.yaml': `namespace: ${NAMESPACE}\nresources: [web.yaml, settings.yaml, pinned.yaml]\n`,
+    '010-app/kustomization.yaml': `namespace: ${NAMESPACE}\nresources: [web.yaml, settings.yaml, pinned.yaml, token.yaml]\n`,
+    '010-app/values.yaml': 'app:\n  token: s3cr3t\n',
+    '010-app/token.yaml':
+      'apiVersion: v1\nkind: Secret\nmetadata: {name: app-token}\nstringData:\n  token: $(app.token)\n',
     '010-app/web.yaml': deployment('web', 2, 'web:1'),
     '010-app/settings.yaml': configMap('settings'),
     '010-app/pinned.yaml': configMap('pinned', '  annotations: {kaddon.dev/drift: ignore}\n'),
@@ -99,6 +104,17 @@ function data(object: JsonObject | undefined): unknown {
   return isJsonObject(object?.data) ? object.data.color : undefined;
 }
 
+/** The Secret's token, decoded. */
+function token(object: JsonObject | undefined): string | undefined {
+  const value = isJsonObject(object?.data) ? object.data.token : undefined;
+  return typeof value === 'string' ? Buffer.from(value, 'base64').toString('utf8') : undefined;
+}
+
+/** What `kubectl edit secret` of the token sends. */
+function editToken(value: string): Promise<JsonObject> {
+  return merge(`${SECRETS}/app-token`, { data: { token: Buffer.from(value).toString('base64') } });
+}
+
 async function driftEvents(module: string, reason: string): Promise<string[]> {
   const list = await env.api.request('GET', '/apis/events.k8s.io/v1/namespaces/default/events');
   return (Array.isArray(list.items) ? list.items.filter(isJsonObject) : [])
@@ -139,6 +155,27 @@ describe('drift (KADDON_DRIFT_MODE=correct, the default)', () => {
     assert.equal(sample(metrics, 'addon_operator_module_drifted_objects', { module: 'scaled' }), 0);
   });
 
+  it('puts back an edit of the data of a Secret written with stringData', async () => {
+    assert.equal(token(await get(`${SECRETS}/app-token`)), 's3cr3t');
+    await editToken('stolen');
+    await eventually(
+      operator,
+      'the token back as delivered',
+      async () => (token(await get(`${SECRETS}/app-token`)) === 's3cr3t' ? true : undefined),
+      30_000,
+    );
+    // The DriftCorrected Event of the first test counts this one in its series: the log names it.
+    await eventually(operator, 'the correction of the token logged', () =>
+      Promise.resolve(
+        /put back as delivered.*Secret kaddon-drift\/app-token: \/data\/token/.test(operator.output())
+          ? true
+          : undefined,
+      ),
+    );
+    for (const form of ['stolen', 's3cr3t', Buffer.from('stolen').toString('base64')])
+      assert.ok(!operator.output().includes(form), form);
+  });
+
   it('leaves ignored replicas and an annotated object as edited, and reverts an image edit', async () => {
     await merge(`${DEPLOYMENTS}/scaled/scale`, { spec: { replicas: 4 } });
     await merge(`${CONFIGMAPS}/pinned`, { data: { color: 'red' } });
@@ -162,19 +199,113 @@ describe('drift (KADDON_DRIFT_MODE=correct, the default)', () => {
     });
     await waitReady(operator, env.port);
     await setImage('web', 'web:evil');
+    await editToken('stolen');
     await eventually(
       operator,
-      'a DriftDetected Event of module app',
+      'a DriftDetected Event of module app naming both',
       async () => {
         const found = await driftEvents('app', 'DriftDetected');
-        return found.some((note) => note.includes('Deployment kaddon-drift/web')) ? true : undefined;
+        return found.some(
+          (note) =>
+            note.includes('Deployment kaddon-drift/web') &&
+            note.includes('Secret kaddon-drift/app-token: /data/token'),
+        )
+          ? true
+          : undefined;
       },
       30_000,
     );
     await settle();
     assert.equal(image(await get(`${DEPLOYMENTS}/web`)), 'web:evil');
+    assert.equal(token(await get(`${SECRETS}/app-token`)), 'stolen');
     const metrics = await scrapeMetrics(env.port);
-    assert.equal(sample(metrics, 'addon_operator_module_drifted_objects', { module: 'app' }), 1);
+    assert.equal(sample(metrics, 'addon_operator_module_drifted_objects', { module: 'app' }), 2);
     assert.match(operator.output(), /KADDON_DRIFT_MODE=warn: left as they are/);
+  });
+});
+
+/** The operator's CPU time so far (user + system), from /proc/PID/stat, in seconds. */
+function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
+  // The fields after the command name (which may hold spaces) start at state, field 3.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  return ticks / CLOCK_TICKS;
+}
+
+/** USER_HZ: /proc counts CPU time in these on Linux. */
+const CLOCK_TICKS = 100;
+
+/** How long the writer below fights the release (a minute in the issue; 30 s saves time). */
+const FIGHT_MS = 30_000;
+
+describe('drift found from watches (the default KADDON_DRIFT_INTERVAL)', () => {
+  before(async () => {
+    await killOperatorTree(operator);
+    // What the warn-mode test left drifted, put back by hand: only the periodic check would see it.
+    await setImage('web', 'web:1');
+    await editToken('s3cr3t');
+    operator = env.startOperator({ forceKillAfterDelay: 10_000 });
+    await waitReady(operator, env.port);
+  });
+
+  it('puts a scaled Deployment back within seconds, long before the periodic check', async () => {
+    await eventually(operator, 'web as delivered', async () =>
+      replicas(await get(`${DEPLOYMENTS}/web`)) === 2 && image(await get(`${DEPLOYMENTS}/web`)) === 'web:1'
+        ? true
+        : undefined,
+    );
+    await merge(`${DEPLOYMENTS}/web/scale`, { spec: { replicas: 7 } });
+    await eventually(
+      operator,
+      'web scaled back to 2',
+      async () => (replicas(await get(`${DEPLOYMENTS}/web`)) === 2 ? true : undefined),
+      10_000,
+    );
+  });
+
+  it('spaces out its corrections against a writer that scales it every second, and says so once', async (t) => {
+    const corrections = async (): Promise<number> =>
+      sample(await scrapeMetrics(env.port), 'addon_operator_module_drift_corrections_total', {
+        module: 'app',
+      }) ?? 0;
+    const pid = operator.process.pid ?? 0;
+    const before = await corrections();
+    const cpuBefore = cpuSeconds(pid);
+    const startedAt = Date.now();
+    let writes = 0;
+    while (Date.now() - startedAt < FIGHT_MS) {
+      await merge(`${DEPLOYMENTS}/web/scale`, { spec: { replicas: 9 } });
+      writes++;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    const wallSeconds = (Date.now() - startedAt) / 1000;
+    for (const line of operator.output().split('\n'))
+      if (/put back as delivered|spaced out/.test(line) && line.includes('web')) t.diagnostic(line);
+    const cpu = cpuSeconds(pid) - cpuBefore;
+    const made = (await corrections()) - before;
+    t.diagnostic(
+      `writer: ${String(writes)} scales in ${wallSeconds.toFixed(1)} s; corrections: ${String(made)}; operator CPU: ${cpu.toFixed(2)} s (${((100 * cpu) / wallSeconds).toFixed(1)}%)`,
+    );
+    assert.ok(made >= 1 && made <= 6, `corrections: ${String(made)}`);
+    assert.ok(cpu < wallSeconds / 2, `operator CPU ${String(cpu)} s in ${String(wallSeconds)} s`);
+    const notes = await eventually(operator, 'a DriftCorrectionBackoff Event naming web', async () => {
+      const found = await driftEvents('app', 'DriftCorrectionBackoff');
+      return found.length > 0 ? found : undefined;
+    });
+    assert.equal(notes.length, 1, notes.join('\n'));
+    assert.match(notes[0] ?? '', /Deployment kaddon-drift\/web: \/spec\/replicas/);
+    const metrics = await scrapeMetrics(env.port);
+    assert.equal(
+      sample(metrics, 'addon_operator_module_drift_correction_backoffs_total', { module: 'app' }),
+      1,
+    );
+    // Once the writer stops, the last change is put back too.
+    await eventually(
+      operator,
+      'web back to 2 after the writer stopped',
+      async () => (replicas(await get(`${DEPLOYMENTS}/web`)) === 2 ? true : undefined),
+      120_000,
+    );
   });
 });

@@ -18,27 +18,27 @@ import { repoRoot } from '../repo-root.ts';
  */
 const guide = readFileSync(path.join(repoRoot, 'docs/install.md'), 'utf8');
 
-/** The fenced blocks of a language, their common indentation removed. */
-function blocks(language: string): string[] {
-  const found: string[] = [];
+/** The fenced blocks of a language, where each starts, their common indentation removed. */
+function blocks(language: string): { text: string; at: number }[] {
   const fence = new RegExp(`^( *)\`\`\`${language}\\n([\\s\\S]*?)^\\1\`\`\`$`, 'gm');
-  for (const match of guide.matchAll(fence)) {
+  return [...guide.matchAll(fence)].map((match) => {
     const indent = match[1] ?? '';
-    found.push((match[2] ?? '').replace(new RegExp(`^${indent}`, 'gm'), ''));
-  }
-  return found;
+    return { text: (match[2] ?? '').replace(new RegExp(`^${indent}`, 'gm'), ''), at: match.index };
+  });
 }
 
-/** The shell block that follows a line of the guide containing `marker`. */
+/** The first shell block after the line of the guide that holds `marker`. */
 function commandsAfter(marker: string): string {
   const from = guide.indexOf(marker);
   assert.ok(from >= 0, `docs/install.md has no '${marker}'`);
-  const block = blocks('sh').find((text) => guide.indexOf(text.split('\n')[0] ?? '', from) >= from);
+  const block = blocks('sh').find(({ at }) => at > from);
   assert.ok(block, `no sh block after '${marker}'`);
-  return block;
+  return block.text;
 }
 
-const overlayText = blocks('yaml').find((text) => text.startsWith('# my-kaddon/kustomization.yaml'));
+const overlayText = blocks('yaml').find(({ text }) =>
+  text.startsWith('# my-kaddon/kustomization.yaml'),
+)?.text;
 const work = mkdtempSync(path.join(tmpdir(), 'kaddon-install-'));
 let cluster: TestCluster;
 let api: KubeClient;

@@ -64,3 +64,47 @@ describe('SIGTERM while git waits on a remote', () => {
   it('kaddon sync exits 1 and leaves no git running', () => stopMidFetch(['sync']));
   it('kaddon build --git-url exits 1 and leaves no git running', () => stopMidFetch(['build']));
 });
+
+/**
+ * A SIGKILLed kaddon runs no code: git runs under a launcher that the kernel sends SIGTERM when
+ * kaddon dies, and that ends git's process group, helpers included (git-remote-http for an HTTP
+ * remote), within 5 s.
+ */
+async function killMidFetch(remote: string): Promise<void> {
+  const cacheDir = tmp.write(`cache-kill-${remote.replace(/:.*/, '')}`, {});
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bin/kaddon.js'), 'sync', '--git-url', remote], {
+    env: { ...process.env, MODULES_GIT_CACHE_DIR: cacheDir },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+    child.on('exit', (_code, signal) => {
+      resolve(signal);
+    }),
+  );
+  const helper = remote.startsWith('http') ? 'git-remote-http' : 'git';
+  let started: number[] = [];
+  for (
+    let waited = 0;
+    !descendants(child.pid ?? 0).some((entry) => entry.command === helper);
+    waited += 100
+  ) {
+    assert.ok(waited < 30_000, `${helper} never started`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  started = descendants(child.pid ?? 0).map((entry) => entry.pid);
+  child.kill('SIGKILL');
+  assert.equal(await exited, 'SIGKILL');
+  for (let waited = 0; started.some(isAlive); waited += 100) {
+    assert.ok(
+      waited < 5_000,
+      `still running 5 s after kaddon was killed: ${started.filter(isAlive).join(', ')}`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('SIGKILL while git waits on a remote', () => {
+  it('leaves no git running, git:// remote', () => killMidFetch(url));
+  it('leaves no git or git-remote-http running, http:// remote', () =>
+    killMidFetch(url.replace(/^git:/, 'http:')));
+});

@@ -21,6 +21,15 @@ export interface ReleaseDiffInput {
   readonly objects: readonly JsonObject[];
   /** The objects of its current release; undefined when there is none. */
   readonly released: readonly JsonObject[] | undefined;
+  /**
+   * What of an object the comparison leaves out: the module's `drift.ignore` rules and the
+   * `kaddon.dev/drift: ignore` annotation, as drift detection reads them (docs/drift.md
+   * "Ignoring fields"). Nothing when not given.
+   */
+  readonly ignore?: (
+    desired: JsonObject,
+    live: JsonObject | undefined,
+  ) => { readonly skip: boolean; readonly paths: readonly string[] };
 }
 
 /** How many objects are compared at once. */
@@ -38,7 +47,7 @@ export async function diffRelease(api: ApplyApi, input: ReleaseDiffInput): Promi
     const desired = releaseObject(object, input.module, input.namespace);
     const target = await objectTarget(api, desired, input.namespace);
     rendered.add(target ? targetKey(target) : idKey(idOf(desired)));
-    const change = await diffObject(api, target, desired);
+    const change = await diffObject(api, target, desired, input.ignore);
     if (change) changes.push(change);
   });
   await forEachLimited(input.released ?? [], CONCURRENCY, async (object) => {
@@ -56,6 +65,7 @@ async function diffObject(
   api: ApplyApi,
   target: ObjectTarget | undefined,
   desired: JsonObject,
+  ignore: ReleaseDiffInput['ignore'],
 ): Promise<ObjectChange | undefined> {
   if (target === undefined) {
     // The kind is not served yet (its CRD comes with this delivery): it can only be created.
@@ -70,8 +80,10 @@ async function diffObject(
     };
   }
   const live = await getLive(api, target);
+  const ignored = ignore?.(desired, live);
+  if (ignored?.skip === true && live !== undefined) return undefined;
   const applied = await serverApply(api, target, desired, { dryRun: true });
-  const comparison = compareApplied(live, applied);
+  const comparison = compareApplied(live, applied, { ignorePaths: [...(ignored?.paths ?? [])] });
   if (!comparison.changed) return undefined;
   return {
     ...identity(target, applied),

@@ -9,6 +9,8 @@ export interface StoredRelease {
   readonly revision: number;
   readonly status: string;
   readonly objects: readonly JsonObject[];
+  /** The values the revision was installed with (`helm get values`). */
+  readonly values: JsonObject;
 }
 
 /** The most a stored release may hold once unpacked; helm itself refuses releases over 1 MiB packed. */
@@ -44,7 +46,7 @@ export async function readStoredReleases(
       name: release,
       revision: Number(labels.version),
       status: labels.status ?? 'unknown',
-      objects: manifestObjects(secret, release),
+      ...releaseContent(secret, release),
     });
   }
   return releases;
@@ -56,9 +58,9 @@ function labelsOf(secret: JsonObject): Record<string, string | undefined> {
 }
 
 /** `data.release` is base64 (the Secret) of base64 (helm) of a gzipped JSON release. */
-function manifestObjects(secret: JsonObject, release: string): JsonObject[] {
+function releaseContent(secret: JsonObject, release: string): { objects: JsonObject[]; values: JsonObject } {
   const data = isJsonObject(secret.data) ? secret.data : {};
-  if (typeof data.release !== 'string') return [];
+  if (typeof data.release !== 'string') return { objects: [], values: {} };
   const packed = Buffer.from(Buffer.from(data.release, 'base64').toString('latin1'), 'base64');
   const unpacked =
     packed[0] === 0x1f && packed[1] === 0x8b
@@ -66,7 +68,8 @@ function manifestObjects(secret: JsonObject, release: string): JsonObject[] {
       : packed;
   const parsed: unknown = JSON.parse(unpacked.toString('utf8'));
   const manifest = isJsonObject(parsed) && typeof parsed.manifest === 'string' ? parsed.manifest : '';
-  return parseYamlDocuments(manifest, `release ${release}`)
+  const objects = parseYamlDocuments(manifest, `release ${release}`)
     .map((document) => document.value)
     .filter(isJsonObject);
+  return { objects, values: isJsonObject(parsed) && isJsonObject(parsed.config) ? parsed.config : {} };
 }

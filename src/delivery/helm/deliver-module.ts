@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { isJsonObject, type JsonObject } from '../../core/json.ts';
+import { parseValuesPatch, type ValuesPatch } from '../../core/values-patch.ts';
+import { makeTempDir } from '../../processes/temp-dir.ts';
 import type { ReleaseDetails } from './helm-client.ts';
 import {
   isStuckState,
@@ -18,6 +20,16 @@ import { RELEASE_CHART_FORMAT, writeReleaseChart } from './release-chart.ts';
  */
 export const CHECKSUM_VALUES_KEY = '_kaddonModuleChecksum';
 
+/**
+ * The release values key that records the values patches in force at the delivery, by owner values
+ * key (`global`, the module's): what `kaddon diff` replays instead of running hooks (docs/drift.md
+ * "What diff compares"). Like the checksum, nothing in the release chart reads it.
+ */
+const VALUES_PATCHES_KEY = '_kaddonValuesPatches';
+
+/** Values patches by owner values key. */
+export type OwnerPatches = ReadonlyMap<string, ValuesPatch>;
+
 export interface DeliverModuleInput {
   /** The module name: the release name and the chart name. */
   readonly module: string;
@@ -27,6 +39,12 @@ export interface DeliverModuleInput {
   readonly manifest: string;
   /** Anything else that decides what helm would do, e.g. the helm-relevant values' checksum. */
   readonly checksumInputs?: readonly string[];
+  /**
+   * The hooks' values patches the manifest was rendered with (global and the module's), recorded
+   * in the release's values. Not part of the checksum: a patch that changes no object writes no
+   * revision.
+   */
+  readonly valuesPatches?: OwnerPatches;
   /**
    * The resource monitor found objects of the release missing (auto-heal, docs/lifecycle.md "Helm delivery").
    */
@@ -117,14 +135,34 @@ async function upgradeRelease(
   checksum: string,
   deps: DeliverDeps,
 ): Promise<number> {
-  const dir = await mkdtemp(path.join(deps.tmpRoot ?? os.tmpdir(), `kaddon-release-${input.module}-`));
+  const dir = await makeTempDir(path.join(deps.tmpRoot ?? os.tmpdir(), `kaddon-release-${input.module}-`));
   try {
-    await writeReleaseChart(dir, input.module, input.manifest);
-    return await deps.helm.upgradeInstall(input.module, input.namespace, dir, {
-      values: { [CHECKSUM_VALUES_KEY]: checksum },
+    await writeReleaseChart(dir.path, input.module, input.manifest);
+    return await deps.helm.upgradeInstall(input.module, input.namespace, dir.path, {
+      values: { [CHECKSUM_VALUES_KEY]: checksum, ...patchesRecord(input.valuesPatches) },
       timeoutSeconds: deps.timeoutSeconds,
     });
   } finally {
-    await rm(dir, { recursive: true, force: true });
+    await dir.remove();
   }
+}
+
+function patchesRecord(patches: OwnerPatches | undefined): JsonObject {
+  const record: JsonObject = {};
+  for (const [key, patch] of patches ?? [])
+    if (patch.length > 0) record[key] = patch.map((operation) => ({ ...operation }));
+  return Object.keys(record).length > 0 ? { [VALUES_PATCHES_KEY]: record } : {};
+}
+
+/**
+ * The values patches a release recorded (VALUES_PATCHES_KEY) from its values; empty for a release
+ * without them (no hook returned a values patch, or delivered by an older kaddon).
+ */
+export function recordedPatches(values: JsonObject): OwnerPatches {
+  const record = values[VALUES_PATCHES_KEY];
+  const out = new Map<string, ValuesPatch>();
+  if (!isJsonObject(record)) return out;
+  for (const [key, operations] of Object.entries(record))
+    out.set(key, parseValuesPatch(JSON.stringify(operations), { kind: 'values' }));
+  return out;
 }

@@ -1,8 +1,10 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { isJsonObject, scalarText, type JsonObject } from '../../core/json.ts';
+import { orphanWatchdog } from '../../processes/orphan-watchdog.ts';
+import { makeTempDir } from '../../processes/temp-dir.ts';
 import { HelmError } from './helm-error.ts';
 
 /** Release states as helm stores them (helm's release/status.go). */
@@ -78,10 +80,12 @@ const ALL_STATES = ['--deployed', '--failed', '--pending', '--superseded', '--un
 /** Read-only helm commands finish in well under a second; this only ends a hung process. */
 const QUERY_TIMEOUT_MS = 120_000;
 /**
- * The process gets this long beyond helm's own --timeout before it is ended: helm stops waiting at
- * its --timeout and then only records the outcome, a few requests.
+ * The process gets this long beyond helm's own --timeout before its group is ended (SIGTERM, then
+ * SIGKILL after KILL_GRACE_MS): helm stops waiting at its --timeout and then only records the
+ * outcome, a few requests. A hung helm thus holds its module's lane at most 5 s past HELM_TIMEOUT
+ * (docs/lifecycle.md "Bounds and timeouts").
  */
-const PROCESS_GRACE_MS = 10_000;
+const PROCESS_GRACE_MS = 3_000;
 
 /** The helm binary, run without a shell, one command per call. */
 export class HelmClient {
@@ -237,13 +241,15 @@ export class HelmClient {
     use: (file: string) => Promise<T>,
   ): Promise<T> {
     // mkdtemp makes the directory 0700: values may hold secrets.
-    const dir = await mkdtemp(path.join(this.#options.tmpRoot ?? os.tmpdir(), `kaddon-values-${release}-`));
+    const dir = await makeTempDir(
+      path.join(this.#options.tmpRoot ?? os.tmpdir(), `kaddon-values-${release}-`),
+    );
     try {
-      const file = path.join(dir, 'values.json');
+      const file = path.join(dir.path, 'values.json');
       await writeFile(file, JSON.stringify(values), { mode: 0o600 });
       return await use(file);
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await dir.remove();
     }
   }
 
@@ -285,13 +291,17 @@ export class HelmClient {
       stripFinalNewline: false,
       maxBuffer: MAX_OUTPUT_BYTES,
     });
+    const groupGone =
+      subprocess.pid === undefined ? () => undefined : orphanWatchdog.watchGroup(subprocess.pid);
     let ended: 'timeout' | 'stop' | undefined;
+    let killTimer: NodeJS.Timeout | undefined;
     const endGroup = (reason: 'timeout' | 'stop'): void => {
       ended ??= reason;
       signalGroup(subprocess.pid, 'SIGTERM');
       // The await below keeps kaddon alive until helm has exited, so this timer still fires.
-      setTimeout(() => {
+      killTimer ??= setTimeout(() => {
         signalGroup(subprocess.pid, 'SIGKILL');
+        groupGone();
       }, KILL_GRACE_MS).unref();
     };
     const timer = setTimeout(() => {
@@ -304,6 +314,8 @@ export class HelmClient {
     const result = await subprocess.finally(() => {
       clearTimeout(timer);
       stop?.removeEventListener('abort', onStop);
+      // helm starts no processes of its own (plugins are off): its group ends with it.
+      if (killTimer === undefined) groupGone();
     });
     if (result.failed || ended !== undefined) {
       const limit = `${formatSeconds(timeoutMs)}${setting === undefined ? '' : ` (${setting})`}`;

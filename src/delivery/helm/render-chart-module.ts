@@ -1,4 +1,4 @@
-import { cp, mkdtemp, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, readdir, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
@@ -7,6 +7,7 @@ import { decodeUtf8, readRegularFile } from '../../loader/input-file.ts';
 import { ChartRenderError } from './chart-render-error.ts';
 import type { HelmClient } from './helm-client.ts';
 import { HelmError } from './helm-error.ts';
+import { makeTempDir, type TempDir } from '../../processes/temp-dir.ts';
 
 /** The part of the helm client a chart render needs. */
 export type ChartTemplater = Pick<HelmClient, 'template'>;
@@ -70,7 +71,8 @@ export async function renderChartModule(
   const hasChartYaml = await exists(chartYaml);
   await refuseSpecialFiles(chartDir, options.displayDir ?? chartDir);
   const tmpRoot = options.tmpRoot ?? os.tmpdir();
-  const dir = hasChartYaml ? chartDir : await synthesizeChart(chartDir, releaseName, tmpRoot);
+  const synthesized = hasChartYaml ? undefined : await synthesizeChart(chartDir, releaseName, tmpRoot);
+  const dir = synthesized?.path ?? chartDir;
   try {
     const manifest = await helm.template(releaseName, namespace, dir, values).catch((error: unknown) => {
       // Ended because kaddon stops: helm's own words say nothing about the chart.
@@ -81,7 +83,7 @@ export async function renderChartModule(
     const documents = parseManifest(manifest, `helm template ${releaseName}`);
     return { manifest, objects: documents.map((document) => document.obj), documents };
   } finally {
-    if (!hasChartYaml) await rm(dir, { recursive: true, force: true });
+    await synthesized?.remove();
   }
 }
 
@@ -97,17 +99,22 @@ function parseManifest(manifest: string, file: string): ChartObject[] {
   });
 }
 
-async function synthesizeChart(moduleDir: string, name: string, tmpRoot: string): Promise<string> {
+async function synthesizeChart(moduleDir: string, name: string, tmpRoot: string): Promise<TempDir> {
   // helm takes the chart's name from Chart.yaml, so the temp directory's own name does not matter.
-  const chartDir = await mkdtemp(path.join(tmpRoot, `kaddon-chart-${name}-`));
-  await cp(moduleDir, chartDir, {
-    recursive: true,
-    filter: (source) => !NOT_CHART_DIRS.has(path.relative(moduleDir, source).split(path.sep)[0] ?? ''),
-  });
-  await writeFile(
-    path.join(chartDir, 'Chart.yaml'),
-    `apiVersion: v2\nname: ${name}\nversion: ${SYNTHESIZED_VERSION}\n`,
-  );
+  const chartDir = await makeTempDir(path.join(tmpRoot, `kaddon-chart-${name}-`));
+  try {
+    await cp(moduleDir, chartDir.path, {
+      recursive: true,
+      filter: (source) => !NOT_CHART_DIRS.has(path.relative(moduleDir, source).split(path.sep)[0] ?? ''),
+    });
+    await writeFile(
+      path.join(chartDir.path, 'Chart.yaml'),
+      `apiVersion: v2\nname: ${name}\nversion: ${SYNTHESIZED_VERSION}\n`,
+    );
+  } catch (error: unknown) {
+    await chartDir.remove();
+    throw error;
+  }
   return chartDir;
 }
 

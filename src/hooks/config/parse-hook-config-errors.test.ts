@@ -273,6 +273,10 @@ describe('parseHookConfig refuses', () => {
       "hook 'hooks/foo.sh': settings.executionMinPeriod: '3 seconds' is not a duration such as 3s or 1m30s (units ns, us, ms, s, m, h).",
     );
     assertRefused(
+      `${V1}settings: {executionMinInterval: 720h, executionBurst: 1}`,
+      "hook 'hooks/foo.sh': settings.executionMinInterval: '720h' is longer than 576h (24 days), the longest duration kaddon can time.",
+    );
+    assertRefused(
       `${V1}settings: {executionMinInterval: 3s, executionBurst: 0}`,
       "hook 'hooks/foo.sh': settings.executionBurst: must be an integer of 1 or more, not 0.",
     );

@@ -1,5 +1,11 @@
 import type { JqEngine } from '../../jq/jq-engine.ts';
-import { GO_DURATION_UNITS, parseGoDuration } from '../../core/go-duration.ts';
+import {
+  GO_DURATION_UNITS,
+  isTooLongForTimer,
+  parseGoDuration,
+  TOO_LONG_HINT,
+  tooLongProblem,
+} from '../../core/go-duration.ts';
 import type {
   HookConfig,
   HookOwner,
@@ -170,6 +176,7 @@ function parseSettings(reader: ConfigObject): HookSettings {
   const executionMinIntervalMs = parseGoDuration(interval);
   if (executionMinIntervalMs === undefined)
     reader.fail(key, `'${interval}' is not a duration such as 3s or 1m30s (units ${GO_DURATION_UNITS})`);
+  if (isTooLongForTimer(executionMinIntervalMs)) reader.fail(key, tooLongProblem(interval), TOO_LONG_HINT);
   // A burst of 0 would never let the hook run.
   const executionBurst = reader.integer('executionBurst', 1);
   if (executionBurst === undefined) reader.fail(undefined, `'executionBurst' is required`);

@@ -1,5 +1,6 @@
-import { lstat, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { lstat, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { makeTempDir } from '../../processes/temp-dir.ts';
 
 /** A private directory (mode 0700) for the files of one run; files in it are 0600. */
 export interface HookTempDir {
@@ -22,8 +23,11 @@ export async function withHookTempDir<T>(
   keep: boolean,
   body: (dir: HookTempDir) => Promise<T>,
 ): Promise<T> {
-  // mkdtemp creates the directory with mode 0700.
-  const dir = await mkdtemp(path.join(root, 'kaddon-hook-'));
+  // Kept for debugging: made as any directory, and left behind on purpose.
+  const made = keep
+    ? { path: await mkdtemp(path.join(root, 'kaddon-hook-')), remove: () => Promise.resolve() }
+    : await makeTempDir(path.join(root, 'kaddon-hook-'));
+  const dir = made.path;
   try {
     return await body({
       path: dir,
@@ -35,7 +39,7 @@ export async function withHookTempDir<T>(
       read: (name, maxBytes) => readOutputFile(path.join(dir, name), maxBytes),
     });
   } finally {
-    if (!keep) await rm(dir, { recursive: true, force: true });
+    await made.remove();
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import type { Logger } from '../../observability/logger.ts';
+import { orphanWatchdog } from '../../processes/orphan-watchdog.ts';
 import { OutputLineSplitter, OutputTail } from './run-hook-lines.ts';
 import type { HookUsage, UsageProbe } from './run-hook-usage.ts';
 
@@ -26,6 +27,8 @@ export interface SpawnedProcess {
   readonly stderr: Readable;
   /** Settles when the process has exited or failed to start; never rejects. */
   readonly exited: Promise<ProcessExit>;
+  /** Its process group is gone: kaddon no longer ends it when kaddon ends (src/processes/orphan-watchdog.ts). */
+  readonly groupGone?: () => void;
 }
 
 /** Starts a process in a process group of its own, stdin closed, stdout and stderr piped. */
@@ -99,7 +102,7 @@ export async function runProcess(
     captured?.closed ?? logLines(child.stdout, 'stdout', limits, logger),
     logLines(child.stderr, 'stderr', limits, logger, stderrTail),
   ]);
-  const group = groupTerminator(child.pid, limits.killGraceMs, deps.signalGroup);
+  const group = groupTerminator(child.pid, limits.killGraceMs, deps.signalGroup, child.groupGone);
   let timedOut = false;
   const timeout =
     limits.timeoutMs === undefined
@@ -189,7 +192,10 @@ interface GroupTerminator {
    * SIGTERM to the group now, SIGKILL after the grace period if any member is left; false if already done.
    */
   terminate(): boolean;
-  /** The run is over: a pending SIGKILL still fires, but no longer keeps the event loop alive. */
+  /**
+   * The run is over: a pending SIGKILL still fires, but no longer keeps the event loop alive; the
+   * group counts as gone once it has fired.
+   */
   release(): void;
 }
 
@@ -197,8 +203,10 @@ function groupTerminator(
   pid: number | undefined,
   graceMs: number,
   signal: SignalProcessGroup,
+  groupGone: () => void = () => undefined,
 ): GroupTerminator {
   let killTimer: NodeJS.Timeout | undefined;
+  let killed = false;
   return {
     terminate() {
       if (pid === undefined || killTimer !== undefined) return false;
@@ -206,11 +214,14 @@ function groupTerminator(
       // Not cleared when the run ends: a member that ignores SIGTERM must not outlive the grace.
       killTimer = setTimeout(() => {
         if (signal(pid, 0)) signal(pid, 'SIGKILL');
+        killed = true;
+        groupGone();
       }, graceMs);
       return true;
     },
     release() {
       killTimer?.unref();
+      if (killTimer === undefined || killed) groupGone();
     },
   };
 }
@@ -231,10 +242,16 @@ function logLines(
   let dropped = 0;
   const splitter = new OutputLineSplitter(limits.maxLineBytes, ({ text, droppedBytes }) => {
     if (text.trim() === '') return;
-    tail?.add(text);
     logger.info(text, droppedBytes > 0 ? { output, truncatedBytes: droppedBytes } : { output });
   });
+  // The tail follows the whole output, past the log's budget too: an error names the last lines.
+  const tailSplitter =
+    tail &&
+    new OutputLineSplitter(limits.maxLineBytes, ({ text }) => {
+      if (text.trim() !== '') tail.add(text);
+    });
   stream.on('data', (chunk: Buffer) => {
+    tailSplitter?.push(chunk);
     const room = Math.max(budget - logged, 0);
     if (chunk.length <= room) {
       logged += chunk.length;
@@ -247,6 +264,7 @@ function logLines(
   });
   stream.on('end', () => {
     splitter.end();
+    tailSplitter?.end();
     if (dropped > 0)
       logger.error(`output over ${String(budget)} bytes not logged`, { output, droppedBytes: dropped });
   });
@@ -308,7 +326,14 @@ export const spawnWithExeca: SpawnProcess = (spec) => {
   });
   // With `reject: false` the promise only reports what the listeners above already saw.
   void subprocess.then(() => undefined);
-  return { pid: subprocess.pid, stdout: subprocess.stdout, stderr: subprocess.stderr, exited };
+  const groupGone = subprocess.pid === undefined ? undefined : orphanWatchdog.watchGroup(subprocess.pid);
+  return {
+    pid: subprocess.pid,
+    stdout: subprocess.stdout,
+    stderr: subprocess.stderr,
+    exited,
+    ...(groupGone === undefined ? {} : { groupGone }),
+  };
 };
 
 /** The real group signal: a negative pid addresses the process group (kill(2)). */

@@ -1,5 +1,6 @@
 import { errorMessage } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
+import type { SecretMask } from '../../core/secret-mask.ts';
 import type { ApiResource } from '../../delivery/kube-client.ts';
 import type { ObjectAndFilterResult } from '../../hooks/binding-context.ts';
 import type { KubernetesBinding, WatchEvent } from '../../hooks/hook-config.ts';
@@ -22,6 +23,8 @@ export interface BindingMonitorDeps {
   readonly measure: BindingMetrics;
   /** A change that passed change detection; the hook monitor decides whether the hook runs. */
   readonly onChange: (watchEvent: WatchEvent, item: ObjectAndFilterResult) => void;
+  /** Learns the values of the Secrets the binding sees, to mask them where they would leave the process. */
+  readonly secrets?: SecretMask | undefined;
 }
 
 interface Subscription {
@@ -81,6 +84,7 @@ export class BindingMonitor {
     const objects = await watch.subscribe(subscriber);
     if (this.#subscriptions.get(scope) !== subscription) return;
     const selected = objects.filter((object) => this.#isSelected(object));
+    for (const object of selected) this.#learnSecret(object);
     const filtered = this.#deps.measure.filter(() =>
       filterObjects(this.#deps.jq, this.binding, selected, this.#where(), (object, error) => {
         this.#logFilterError(object, error);
@@ -117,8 +121,14 @@ export class BindingMonitor {
 
   #receive(event: ResourceEvent): void {
     if (!this.#isSelected(event.object)) return;
+    this.#learnSecret(event.object);
     if (this.#held) this.#held.push(event);
     else this.#handle(event);
+  }
+
+  #learnSecret(object: JsonObject): void {
+    if (this.#resource.group === '' && this.#resource.kind === 'Secret')
+      this.#deps.secrets?.addSecretObject(object);
   }
 
   #handle(event: ResourceEvent): void {

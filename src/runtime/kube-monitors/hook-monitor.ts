@@ -1,3 +1,4 @@
+import type { SecretMask } from '../../core/secret-mask.ts';
 import type { ApiResource } from '../../delivery/kube-client.ts';
 import {
   eventContext,
@@ -32,6 +33,7 @@ export interface HookMonitorDeps {
   readonly logger: Logger;
   readonly metrics?: KubeBindingMetrics | undefined;
   readonly emit: (task: KubeBindingTask) => void;
+  readonly secrets?: SecretMask | undefined;
 }
 
 /**

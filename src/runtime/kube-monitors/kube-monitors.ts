@@ -1,3 +1,4 @@
+import type { SecretMask } from '../../core/secret-mask.ts';
 import type { JqEngine } from '../../jq/jq-engine.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { KubeBindingMetrics } from './binding-metrics.ts';
@@ -19,6 +20,8 @@ export interface KubeMonitorsOptions {
   readonly onTask: (task: KubeBindingTask) => void;
   /** Defaults: the system clock, watches of 5–10 min, a silent connection broken after 11 min. */
   readonly timing?: Partial<ListWatchTiming>;
+  /** Learns the values of the Secrets bindings see (docs/hooks.md "What of a hook's output leaves the operator"). */
+  readonly secrets?: SecretMask | undefined;
 }
 
 export interface KubeMonitorsStats extends WatchCounters {
@@ -64,6 +67,7 @@ export class KubeMonitors {
       logger: this.#options.logger.child({ module: hook.labels?.module, hook: hook.labels?.hook ?? hook.id }),
       metrics: this.#options.metrics,
       emit: this.#options.onTask,
+      secrets: this.#options.secrets,
     });
     this.#hooks.set(hook.id, monitor);
     try {

@@ -10,6 +10,8 @@ import { apiVersionOf } from '../../core/res-id.ts';
 import type { Resource } from '../../core/resource.ts';
 import { resourcePath, type ApiResource, type KubeClient } from '../../delivery/kube-client.ts';
 import { ListWatch, type ListWatchTiming, type WatchSubscriber } from '../../delivery/list-watch.ts';
+import type { ResourceEvent } from '../../delivery/reconcile-list.ts';
+import { objectKeyOf } from '../../core/object-key.ts';
 import type { Logger } from '../../observability/logger.ts';
 
 export type HealthApi = Pick<KubeClient, 'request' | 'watch' | 'resolveResource'>;
@@ -21,6 +23,8 @@ export interface DeliveredHealthOptions {
   readonly logger: Logger;
   /** Told the worst health of a module's followed objects whenever it may have changed. */
   readonly onHealth: (module: string, health: ObjectHealth) => void;
+  /** Told of every watch event of an object a module delivered (drift from watches, docs/drift.md). */
+  readonly onObjectEvent?: (module: string, event: ResourceEvent) => void;
   readonly timing?: Partial<ListWatchTiming>;
 }
 
@@ -159,8 +163,12 @@ export class DeliveredHealth {
       modules: new Set([module]),
       subscriber: {
         label: 'health',
-        onEvent: () => {
-          for (const follower of shared.modules) this.#evaluate(follower);
+        onEvent: (event) => {
+          const objectKey = objectKeyOf(event.object);
+          for (const follower of shared.modules) {
+            this.#evaluate(follower);
+            if (this.#follows(follower, watchKey, objectKey)) this.#options.onObjectEvent?.(follower, event);
+          }
         },
       },
     };
@@ -180,6 +188,12 @@ export class DeliveredHealth {
       this.#watches.delete(key);
       await shared.watch.stop();
     }
+  }
+
+  #follows(module: string, watchKey: string, objectKey: string): boolean {
+    return (this.#modules.get(module) ?? []).some(
+      (item) => item.watchKey === watchKey && item.objectKey === objectKey,
+    );
   }
 
   #evaluate(module: string): void {

@@ -1,3 +1,4 @@
+import { publishedText } from './module-status-publisher.ts';
 import type { ModuleEvent, ModuleStatusListener } from './module-status-tracker.ts';
 
 export interface LoggedEvent extends ModuleEvent {
@@ -12,10 +13,13 @@ export class ModuleEventLog implements ModuleStatusListener {
   readonly #limit: number;
   readonly #events = new Map<string, LoggedEvent[]>();
   readonly #now: () => number;
+  readonly #mask: ((text: string) => string) | undefined;
 
-  constructor(limit = 20, now: () => number = Date.now) {
-    this.#limit = limit;
-    this.#now = now;
+  /** `mask` hides secret values, as in the Events kaddon records (docs/hooks.md). */
+  constructor(options: { mask?: (text: string) => string; limit?: number; now?: () => number } = {}) {
+    this.#limit = options.limit ?? 20;
+    this.#now = options.now ?? Date.now;
+    this.#mask = options.mask;
   }
 
   changed(): void {
@@ -28,7 +32,7 @@ export class ModuleEventLog implements ModuleStatusListener {
 
   event(module: string, event: ModuleEvent): void {
     const kept = this.#events.get(module) ?? [];
-    kept.push({ ...event, time: new Date(this.#now()).toISOString() });
+    kept.push({ ...event, note: publishedText(event.note, this.#mask), time: new Date(this.#now()).toISOString() });
     if (kept.length > this.#limit) kept.splice(0, kept.length - this.#limit);
     this.#events.set(module, kept);
   }

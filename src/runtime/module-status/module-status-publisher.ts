@@ -4,6 +4,7 @@ import { MODULE_GROUP, MODULE_VERSION } from '../../delivery/module-crd.ts';
 import type { ModuleObjects } from '../../delivery/module-objects.ts';
 import type { OperatorMetrics } from '../../observability/metrics.ts';
 import { systemClock, type Clock } from '../../core/clock.ts';
+import { cleanText } from '../../core/untrusted-text.ts';
 import { conditionsOf, type ModuleCondition, type ModuleRecord, type ReadyState } from './module-status.ts';
 import type { ModuleEvent, ModuleStatusListener } from './module-status-tracker.ts';
 
@@ -12,6 +13,23 @@ export interface ModuleStatusPublisherDeps {
   readonly events?: EventRecorder | undefined;
   readonly metrics: Pick<OperatorMetrics, 'moduleStatus'>;
   readonly clock?: Clock;
+  /** Masks secret values (core/secret-mask.ts). */
+  readonly mask?: ((text: string) => string) | undefined;
+}
+
+/**
+ * The longest message kept on the Module object, in bytes: room for an error and a hook's stderr
+ * tail, far below the CRD's limit.
+ */
+const MAX_MESSAGE_BYTES = 4096;
+
+/**
+ * A message as it leaves the operator: secrets masked, escapes and control characters out, bounded
+ * (docs/hooks.md "What of a hook's output leaves the operator"). The status page shows the same.
+ */
+export function publishedText(text: string, mask: ((text: string) => string) | undefined): string {
+  const clean = cleanText(text, { maxBytes: Number.MAX_SAFE_INTEGER, keepLineFeeds: true });
+  return cleanText((mask ?? ((same: string) => same))(clean), { maxBytes: MAX_MESSAGE_BYTES, keepLineFeeds: true });
 }
 
 /** Module objects have no spec to change: their generation stays 1. */
@@ -34,7 +52,18 @@ export class ModuleStatusPublisher implements ModuleStatusListener {
     const now = new Date((this.#deps.clock ?? systemClock).now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
     const conditions = conditionsOf(ready, this.#conditions.get(module) ?? [], now, GENERATION);
     this.#conditions.set(module, conditions);
-    this.#deps.objects?.publish(module, statusBody(record, conditions));
+    this.#deps.objects?.publish(
+      module,
+      statusBody(record, conditions, (text) => this.#text(text)),
+    );
+  }
+
+  /**
+   * Text for the cluster-scoped Module object: secrets masked, escapes and control characters out,
+   * bounded (docs/hooks.md "What of a hook's output leaves the operator").
+   */
+  #text(text: string): string {
+    return publishedText(text, this.#deps.mask);
   }
 
   removed(module: string): void {
@@ -56,13 +85,17 @@ export class ModuleStatusPublisher implements ModuleStatusListener {
   }
 }
 
-function statusBody(record: Readonly<ModuleRecord>, conditions: readonly ModuleCondition[]): JsonObject {
+function statusBody(
+  record: Readonly<ModuleRecord>,
+  conditions: readonly ModuleCondition[],
+  text: (text: string) => string,
+): JsonObject {
   const delivered = record.delivered;
   return {
     observedGeneration: GENERATION,
     enabled: record.enabled,
-    conditions: conditions.map((condition) => ({ ...condition })),
-    health: { status: record.health.status, message: record.health.message },
+    conditions: conditions.map((condition) => ({ ...condition, message: text(condition.message) })),
+    health: { status: record.health.status, message: text(record.health.message) },
     drift:
       record.drift === undefined
         ? null
@@ -70,7 +103,7 @@ function statusBody(record: Readonly<ModuleRecord>, conditions: readonly ModuleC
             time: new Date(record.drift.at).toISOString().replace(/\.\d{3}Z$/, 'Z'),
             objects: record.drift.objects.length,
             corrected: record.drift.corrected,
-            message: record.drift.objects.slice(0, 10).join('; '),
+            message: text(record.drift.objects.slice(0, 10).join('; ')),
           },
     lastDelivered:
       delivered === undefined

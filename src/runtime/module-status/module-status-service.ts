@@ -2,7 +2,7 @@ import { EventRecorder } from '../../delivery/event-recorder.ts';
 import { ModuleObjects } from '../../delivery/module-objects.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { OperatorMetrics } from '../../observability/metrics.ts';
-import { DeliveredHealth, type HealthApi } from './delivered-health.ts';
+import { DeliveredHealth, type DeliveredHealthOptions, type HealthApi } from './delivered-health.ts';
 import { ModuleStatusPublisher } from './module-status-publisher.ts';
 import { ModuleStatusTracker, type ModuleStatusListener } from './module-status-tracker.ts';
 
@@ -19,6 +19,10 @@ export interface ModuleStatusServiceOptions {
   readonly enabled: boolean;
   /** More listeners beside the Module objects', e.g. the status page's Event log. */
   readonly listeners?: readonly ModuleStatusListener[];
+  /** Told of every watch event of a delivered object the health watches see (DeliveredHealth). */
+  readonly onObjectEvent?: DeliveredHealthOptions['onObjectEvent'];
+  /** Masks secret values in messages and Events' notes (core/secret-mask.ts). */
+  readonly mask?: (text: string) => string;
 }
 
 /** Module status as the operator runs it (docs/module-status.md): tracker, health, objects, events. */
@@ -33,11 +37,11 @@ export async function startModuleStatus(options: ModuleStatusServiceOptions): Pr
   const objects = options.enabled ? new ModuleObjects(options.api, logger) : undefined;
   await objects?.start({ manageCrd: true });
   const events = objects?.enabled
-    ? new EventRecorder(options.api, logger, { instance: options.instance })
+    ? new EventRecorder(options.api, logger, { instance: options.instance, mask: options.mask })
     : undefined;
   const tracker = new ModuleStatusTracker({
     listeners: [
-      new ModuleStatusPublisher({ objects, events, metrics: options.metrics }),
+      new ModuleStatusPublisher({ objects, events, metrics: options.metrics, mask: options.mask }),
       ...(options.listeners ?? []),
     ],
     healthTimeoutMs: options.healthTimeoutMs,
@@ -52,6 +56,7 @@ export async function startModuleStatus(options: ModuleStatusServiceOptions): Pr
         onHealth: (module, result) => {
           tracker.health(module, result);
         },
+        ...(options.onObjectEvent ? { onObjectEvent: options.onObjectEvent } : {}),
       })
     : undefined;
   return {

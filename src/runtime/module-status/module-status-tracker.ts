@@ -148,6 +148,19 @@ export class ModuleStatusTracker {
     });
   }
 
+  /**
+   * Another writer keeps changing back an object the drift check corrects: its corrections are
+   * spaced out (docs/drift.md "Another writer"). Said once per fight.
+   */
+  driftBackoff(module: string, object: string, delayMs: number): void {
+    this.#event(module, {
+      type: 'Warning',
+      reason: 'DriftCorrectionBackoff',
+      action: 'Correct',
+      note: `${object}: changed back again after its correction, by another writer (a controller?); corrections of this object are spaced out (next in ${String(Math.round(delayMs / 1000))}s, then less often, up to every 5m) until it stays put. Give the field to that writer with drift.ignore in module.yaml, or stop it.`,
+    });
+  }
+
   disabled(module: string): void {
     this.#cancelTimer(module);
     this.#update(module, (record) => {

@@ -1,8 +1,13 @@
 import { systemClock } from '../../core/clock.ts';
 import type { Resource } from '../../core/resource.ts';
-import { moduleOwner } from '../../core/values.ts';
+import { GLOBAL_OWNER, moduleOwner, ownerValuesKey } from '../../core/values.ts';
 import { stringifyYamlStream } from '../../core/yaml.ts';
-import { deliverModule, releaseChecksum, type DeliverResult } from '../../delivery/helm/deliver-module.ts';
+import {
+  deliverModule,
+  releaseChecksum,
+  type DeliverResult,
+  type OwnerPatches,
+} from '../../delivery/helm/deliver-module.ts';
 import type { ModulesTree } from '../../loader/modules-tree.ts';
 import { renderTreeWithCharts, type ChartCache } from '../render-charts.ts';
 import { ModuleLoadCache, type RenderTreeResult } from '../render-tree.ts';
@@ -41,7 +46,13 @@ export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promis
   const changed: string[] = [];
   for (const module of enabled) {
     const resources = result.rendered.slices.get(module) ?? [];
-    if (!ctx.state.preparedModules.has(module) || resources.length === 0) continue;
+    if (!ctx.state.preparedModules.has(module)) continue;
+    if (resources.length === 0) {
+      // Nothing of its own to deliver (a Component module that only patches others): no release,
+      // and its run is done, so its Module turns Ready (docs/module-status.md "Conditions").
+      if (module === run.module) reportNothingToDeliver(ctx, module);
+      continue;
+    }
     const { manifest, checksum } = releaseText(result, module, resources);
     if (module === run.module) {
       const resourcesMissing = ctx.state.resourcesMissing.has(module);
@@ -50,6 +61,12 @@ export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promis
       changed.push(module);
   }
   return changed;
+}
+
+function reportNothingToDeliver(ctx: OperatorContext, module: string): void {
+  ctx.status?.setGitRevision(ctx.modulesSource?.status().revisionInUse);
+  ctx.status?.delivered(module, { checksum: releaseChecksum(''), helmRevision: undefined, objects: 0 });
+  void ctx.health?.follow(module, []);
 }
 
 /** The running module's slice to helm: in the delivery pool, awaited or left running. */
@@ -172,7 +189,14 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
   const running = followLongHelm(ctx, module);
   try {
     outcome = await deliverModule(
-      { module, namespace: ctx.namespace, manifest, resourcesMissing, knownAbsent },
+      {
+        module,
+        namespace: ctx.namespace,
+        manifest,
+        resourcesMissing,
+        knownAbsent,
+        valuesPatches: valuesPatchesOf(ctx, module),
+      },
       { helm: ctx.helm, timeoutSeconds: ctx.helmTimeoutSeconds },
     );
     ctx.resources?.delivered(
@@ -209,6 +233,12 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
   ctx.state.checksums.set(module, outcome.checksum);
   ctx.state.resourcesMissing.delete(module);
   ctx.state.failedDeliveries.delete(module);
+}
+
+/** The hooks' values patches the module's slice is rendered with, recorded in its release. */
+function valuesPatchesOf(ctx: OperatorContext, module: string): OwnerPatches {
+  const owners = [GLOBAL_OWNER, moduleOwner(module)];
+  return new Map(owners.map((owner) => [ownerValuesKey(owner), ctx.store.patches(owner)]));
 }
 
 /** How often a helm call still running is named in the log. */

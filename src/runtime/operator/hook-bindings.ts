@@ -1,3 +1,4 @@
+import type { SecretMask } from '../../core/secret-mask.ts';
 import type { Snapshots } from '../../hooks/binding-context.ts';
 import type { JqEngine } from '../../jq/jq-engine.ts';
 import type { Logger } from '../../observability/logger.ts';
@@ -23,6 +24,7 @@ export interface HookBindingsOptions {
   readonly logger: Logger;
   /** kube_jq_filter_duration_seconds, kube_event_duration_seconds, kube_snapshot_*: OperatorMetrics. */
   readonly metrics?: KubeBindingMetrics | undefined;
+  readonly secrets?: SecretMask | undefined;
 }
 
 /**
@@ -46,6 +48,7 @@ export class HookBindings {
       jq: options.jq,
       logger: options.logger,
       metrics: options.metrics,
+      secrets: options.secrets,
       onTask: (task) => {
         this.#onKubeTask(task);
       },

@@ -1,4 +1,5 @@
 import { diffRelease } from '../../delivery/drift/release-diff.ts';
+import { driftIgnoreOf } from '../drift-ignore.ts';
 import { readStoredReleases } from '../../delivery/drift/release-storage.ts';
 import { deepClone, type JsonObject, type JsonValue } from '../../core/json.ts';
 import { moduleValuesKey } from '../../core/module-name.ts';
@@ -62,6 +63,12 @@ export function createOperatorDebugState(ctx: OperatorContext, queues: TaskQueue
         namespace: ctx.namespace,
         objects: (result.rendered.slices.get(name) ?? []).map((resource) => resource.obj),
         released: stored.get(name)?.objects,
+        ignore: (desired, live) =>
+          driftIgnoreOf(
+            desired,
+            live,
+            ctx.tree.modules.find((module) => module.name === name)?.driftIgnore ?? [],
+          ),
       });
     },
     gitStatus: () => ctx.modulesSource?.status(),

@@ -12,6 +12,7 @@ import type {
   UiState,
 } from '../../observability/ui/ui-state.ts';
 import type { OperatorContext } from './operator-context.ts';
+import { publishedText } from '../module-status/module-status-publisher.ts';
 
 export interface OperatorUiStateOptions {
   readonly ctx: OperatorContext;
@@ -19,6 +20,8 @@ export interface OperatorUiStateOptions {
   readonly events: ModuleEventLog | undefined;
   readonly version: string;
   readonly startedAt: number;
+  /** Hides secret values in messages, as on the Module object (docs/hooks.md). */
+  readonly mask?: (text: string) => string;
 }
 
 /**
@@ -27,6 +30,8 @@ export interface OperatorUiStateOptions {
  */
 export function createOperatorUiState(options: OperatorUiStateOptions): UiState {
   const { ctx, debug } = options;
+  const summarize = (name: string, record: Readonly<ModuleRecord>): UiModule =>
+    summarizeRecord(name, record, (text) => publishedText(text, options.mask));
   const moduleOf = (name: string): UiModule => summarize(name, recordOf(ctx, name));
   const modules = (): UiModule[] => ctx.tree.modules.map(({ name }) => moduleOf(name));
   return {
@@ -42,7 +47,7 @@ export function createOperatorUiState(options: OperatorUiStateOptions): UiState 
       });
       const detail: UiModuleDetail = {
         ...summarize(name, record),
-        health: { status: record.health.status, message: record.health.message },
+        health: { status: record.health.status, message: publishedText(record.health.message, options.mask) },
         objects: debug.resourceMonitors().get(name) ?? [],
         events: (options.events?.events(name) ?? []).map(({ time, type, reason, note }) => ({
           time,
@@ -71,14 +76,14 @@ function recordOf(ctx: OperatorContext, name: string): Readonly<ModuleRecord> {
   return record;
 }
 
-function summarize(name: string, record: Readonly<ModuleRecord>): UiModule {
+function summarizeRecord(name: string, record: Readonly<ModuleRecord>, text: (raw: string) => string): UiModule {
   const ready = readyStateOf(record);
   return {
     name,
     enabled: record.enabled,
     state: stateOf(ready.status, ready.reason, ready.beside),
     reason: ready.reason,
-    message: ready.message,
+    message: text(ready.message),
     lastDelivery:
       record.delivered === undefined
         ? undefined

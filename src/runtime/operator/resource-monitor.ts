@@ -1,8 +1,8 @@
 import { errorMessage } from '../../core/errors.ts';
 import { forEachLimited } from '../../core/for-each-limited.ts';
 import type { JsonObject } from '../../core/json.ts';
-import type { DriftCheck } from './drift-check.ts';
-import { apiVersionOf, type ResId } from '../../core/res-id.ts';
+import type { DriftCheck, DriftReport } from './drift-check.ts';
+import { apiVersionOf, idOf, type ResId } from '../../core/res-id.ts';
 import { KubeApiError, resourcePath, type KubeClient } from '../../delivery/kube-client.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { OperatorMetrics } from '../../observability/metrics.ts';
@@ -171,6 +171,37 @@ export class ResourceMonitor {
     const missing = await this.#checkObjects(module);
     await this.#checkRelease(module);
     return missing;
+  }
+
+  /**
+   * Checks one object of the module's release now (docs/drift.md "Found from watches"): a watch
+   * saw fields the release sets change. Nothing when the module is paused, has no drift check, or
+   * the object is not in its release. Returns what the drift check found.
+   */
+  async checkObject(module: string, changed: JsonObject): Promise<DriftReport | undefined> {
+    const watch = this.#modules.get(module);
+    const drift = this.#options.drift;
+    if (!watch || !drift || watch.pauses > 0 || watch.desired.length !== watch.objects.length)
+      return undefined;
+    const index = watch.objects.findIndex((id) => this.#isObject(id, changed));
+    const id = watch.objects[index];
+    const desired = watch.desired[index];
+    if (id === undefined || desired === undefined) return undefined;
+    const epoch = watch.epoch;
+    const probe = (await this.#probe(module, [id])).byIndex[0];
+    if (probe === undefined || probe.state === 'unknown' || !this.#isCurrent(module, watch, epoch))
+      return undefined;
+    const healable = probe.state === 'missing' && !watch.deletedByHooks.has(probe.id);
+    return drift.check(module, [{ desired, live: probe.live, healable }], () =>
+      this.#isCurrent(module, watch, epoch),
+    );
+  }
+
+  /** Whether a live object is the one of the release `id` names (helm's default namespace applied). */
+  #isObject(id: ResId, live: JsonObject): boolean {
+    const other = idOf(live);
+    if (id.kind !== other.kind || id.group !== other.group || id.name !== other.name) return false;
+    return (id.namespace || (other.namespace ? this.#options.defaultNamespace : '')) === other.namespace;
   }
 
   #arm(): void {

@@ -1,4 +1,5 @@
 import type { OrderedBindingType } from '../../hooks/hook-config.ts';
+import { cleanText } from '../../core/untrusted-text.ts';
 import { GLOBAL_OWNER, moduleOwner } from '../../core/values.ts';
 import { parseHookMetrics } from '../../hooks/hook-metrics.ts';
 import type { HookRunResult } from '../../hooks/run/run-hook.ts';
@@ -93,6 +94,9 @@ function objectPatchesOf(patcher: ObjectPatcher): (hook: string, text: string) =
   return (hook, text) => patcher.apply(hook, text);
 }
 
+/** How many refused metric lines one run's log line quotes. */
+const MAX_REFUSALS_LOGGED = 3;
+
 /** docs/observability.md "Metrics" for one hook run, and the hook's $METRICS_PATH content. */
 function recordHookRun(
   ctx: OperatorContext,
@@ -121,19 +125,21 @@ function recordHookRun(
   );
   if (result.metricsText.trim() === '') return;
   const parsed = parseHookMetrics(result.metricsText);
-  for (const invalid of parsed.invalid)
-    ctx.logger.error('hook metrics line ignored', {
-      module,
-      hook: name,
-      line: invalid.line,
-      reason: invalid.reason,
-      text: invalid.excerpt,
-    });
-  for (const conflict of ctx.hookMetrics.apply({ hook: name, module }, parsed.operations))
-    ctx.logger.error('hook metric ignored', {
-      module,
-      hook: name,
-      metric: conflict.name,
-      reason: conflict.reason,
-    });
+  const conflicts = ctx.hookMetrics.apply({ hook: name, module }, parsed.operations);
+  const refused = [
+    ...parsed.invalid.map((line) => `line ${String(line.line)}: ${line.reason}: ${line.excerpt}`),
+    ...conflicts.map((conflict) => `metric '${conflict.name}': ${conflict.reason}`),
+  ];
+  if (refused.length === 0) return;
+  ctx.metrics.hookMetricsRejected({ hook: name, module }, refused.length);
+  // One line per run however many were refused: a hook cannot flood the log through its metrics.
+  ctx.logger.error('hook metrics refused', {
+    module,
+    hook: name,
+    refused: refused.length,
+    first: refused
+      .slice(0, MAX_REFUSALS_LOGGED)
+      .map((text) => cleanText(text, { maxBytes: 300 }))
+      .join(' | '),
+  });
 }
