@@ -2,7 +2,6 @@
 // textContent only, so nothing the operator reports is ever parsed as HTML.
 
 type Child = Node | string | number | undefined | false;
-type Json = Record<string, unknown>;
 
 const TOKEN_KEY = 'kaddon-ui-token';
 
@@ -34,7 +33,10 @@ function table(headers: readonly string[], rows: readonly Child[][]): HTMLElemen
 }
 
 class HttpError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -98,16 +100,21 @@ async function overview(): Promise<Child[]> {
         'section',
         {},
         h('h2', {}, 'Git source'),
-        table(['URL', 'Revision', 'Last sync', 'Last error'], [
-          [data.git.url, data.git.revision, time(data.git.lastSync), data.git.lastError ?? ''],
-        ]),
+        table(
+          ['URL', 'Revision', 'Last sync', 'Last error'],
+          [[data.git.url, data.git.revision, time(data.git.lastSync), data.git.lastError ?? '']],
+        ),
       ),
     h('h2', {}, 'This replica'),
-    table(['Role', 'Version', 'Uptime', 'Running'], [
-      [data.replica.role, data.replica.version, `${data.replica.uptimeSeconds} s`, data.running ?? 'idle'],
-    ]),
+    table(
+      ['Role', 'Version', 'Uptime', 'Running'],
+      [[data.replica.role, data.replica.version, `${data.replica.uptimeSeconds} s`, data.running ?? 'idle']],
+    ),
     h('h2', {}, 'Queues'),
-    table(['Queue', 'Tasks'], data.queues.map((queue) => [queue.name, queue.length])),
+    table(
+      ['Queue', 'Tasks'],
+      data.queues.map((queue) => [queue.name, queue.length]),
+    ),
   ];
 }
 
@@ -118,9 +125,17 @@ async function modules(query: URLSearchParams): Promise<Child[]> {
   const shown = all.filter(
     (module) => (wanted === '' || module.state === wanted) && module.name.toLowerCase().includes(search),
   );
-  const select = h('select', { name: 'state' }, ...['', 'Failed', 'Progressing', 'Ready', 'Disabled'].map((value) =>
-    h('option', value === wanted ? { value, selected: '' } : { value }, value === '' ? 'every state' : value),
-  ));
+  const select = h(
+    'select',
+    { name: 'state' },
+    ...['', 'Failed', 'Progressing', 'Ready', 'Disabled'].map((value) =>
+      h(
+        'option',
+        value === wanted ? { value, selected: '' } : { value },
+        value === '' ? 'every state' : value,
+      ),
+    ),
+  );
   const input = h('input', { name: 'q', type: 'search', placeholder: 'name', value: query.get('q') ?? '' });
   const form = h('form', { class: 'filters' }, select, input);
   const apply = (): void => {
@@ -142,7 +157,17 @@ async function modules(query: URLSearchParams): Promise<Child[]> {
     form,
     h('p', {}, `${shown.length} of ${all.length} modules`),
     table(
-      ['Module', 'Enabled', 'State', 'Reason', 'Message', 'Last delivery', 'Helm revision', 'Git revision', 'Drifted'],
+      [
+        'Module',
+        'Enabled',
+        'State',
+        'Reason',
+        'Message',
+        'Last delivery',
+        'Helm revision',
+        'Git revision',
+        'Drifted',
+      ],
       shown.map((module) => [
         link(`/ui/modules/${encodeURIComponent(module.name)}`, module.name),
         module.enabled ? 'yes' : 'no',
@@ -159,7 +184,10 @@ async function modules(query: URLSearchParams): Promise<Child[]> {
 }
 
 function hooksTable(hooks: { name: string; bindings: string[] }[]): HTMLElement {
-  return table(['Hook', 'Bindings'], hooks.map((hook) => [hook.name, hook.bindings.join(', ')]));
+  return table(
+    ['Hook', 'Bindings'],
+    hooks.map((hook) => [hook.name, hook.bindings.join(', ')]),
+  );
 }
 
 async function moduleView(name: string): Promise<Child[]> {
@@ -174,27 +202,57 @@ async function moduleView(name: string): Promise<Child[]> {
     }
   >(`modules/${encodeURIComponent(name)}`);
   const refs = (list: { name: string; state: string }[]): Child =>
-    list.length === 0 ? 'none' : h('span', {}, ...list.flatMap((ref) => [link(`/ui/modules/${encodeURIComponent(ref.name)}`, ref.name), ' ', state(ref.state), ' ']));
+    list.length === 0
+      ? 'none'
+      : h(
+          'span',
+          {},
+          ...list.flatMap((ref) => [
+            link(`/ui/modules/${encodeURIComponent(ref.name)}`, ref.name),
+            ' ',
+            state(ref.state),
+            ' ',
+          ]),
+        );
   let values: Node;
   try {
     values = h('pre', {}, JSON.stringify(await api(`modules/${encodeURIComponent(name)}/values`), null, 2));
   } catch (error: unknown) {
     if (!(error instanceof HttpError) || error.status !== 403) throw error;
-    values = h('p', { class: 'restricted' }, 'Values are shown to those who may get the operator\u2019s ConfigMap.');
+    values = h(
+      'p',
+      { class: 'restricted' },
+      'Values are shown to those who may get the operator\u2019s ConfigMap.',
+    );
   }
   return [
     h('h2', {}, module.name, ' ', state(module.state)),
-    table(['Enabled', 'Reason', 'Message'], [[module.enabled ? 'yes' : 'no', module.reason, h('pre', { class: 'message' }, module.message)]]),
+    table(
+      ['Enabled', 'Reason', 'Message'],
+      [[module.enabled ? 'yes' : 'no', module.reason, h('pre', { class: 'message' }, module.message)]],
+    ),
     h('h3', {}, 'Objects'),
-    h('p', {}, `Health: ${module.health.status}${module.health.message === '' ? '' : ` \u2014 ${module.health.message}`}`),
-    table(['Object'], module.objects.map((object) => [object])),
+    h(
+      'p',
+      {},
+      `Health: ${module.health.status}${module.health.message === '' ? '' : ` \u2014 ${module.health.message}`}`,
+    ),
+    table(
+      ['Object'],
+      module.objects.map((object) => [object]),
+    ),
     h('h3', {}, 'Events'),
-    table(['Time', 'Type', 'Reason', 'Message'], [...module.events].reverse().map((event) => [
-      time(event.time),
-      h('span', { class: event.type }, event.type),
-      event.reason,
-      event.note,
-    ])),
+    table(
+      ['Time', 'Type', 'Reason', 'Message'],
+      [...module.events]
+        .reverse()
+        .map((event) => [
+          time(event.time),
+          h('span', { class: event.type }, event.type),
+          event.reason,
+          event.note,
+        ]),
+    ),
     h('h3', {}, 'Hooks'),
     hooksTable(module.hooks),
     h('h3', {}, 'Values'),
@@ -206,9 +264,16 @@ async function moduleView(name: string): Promise<Child[]> {
 
 async function queues(): Promise<Child[]> {
   const dump = await api<{
-    active: { name: string; status: string; tasks: { description: string; attempts: number; lastError?: string }[] }[];
+    active: {
+      name: string;
+      status: string;
+      tasks: { description: string; attempts: number; lastError?: string }[];
+    }[];
     empty?: { name: string }[];
-    moduleRuns?: { limit: number; runs: { module: string; state: string; since: string; waitingFor?: string[] }[] };
+    moduleRuns?: {
+      limit: number;
+      runs: { module: string; state: string; since: string; waitingFor?: string[] }[];
+    };
   }>('queues');
   const runs = dump.moduleRuns;
   return [
@@ -218,18 +283,27 @@ async function queues(): Promise<Child[]> {
       dump.active.flatMap((queue) =>
         queue.tasks.length === 0
           ? [[queue.name, queue.status, '', '', '']]
-          : queue.tasks.map((task) => [queue.name, queue.status, task.description, task.attempts, task.lastError ?? '']),
+          : queue.tasks.map((task) => [
+              queue.name,
+              queue.status,
+              task.description,
+              task.attempts,
+              task.lastError ?? '',
+            ]),
       ),
     ),
     h('p', {}, `Empty queues: ${(dump.empty ?? []).map((queue) => queue.name).join(', ') || 'none'}`),
     runs !== undefined && h('h2', {}, `Module runs (at most ${runs.limit} at once)`),
     runs !== undefined &&
-      table(['Module', 'State', 'Since', 'Waits for'], runs.runs.map((run) => [
-        h('span', { class: 'run', 'data-state': run.state }, run.module),
-        run.state,
-        time(run.since),
-        (run.waitingFor ?? []).join(', '),
-      ])),
+      table(
+        ['Module', 'State', 'Since', 'Waits for'],
+        runs.runs.map((run) => [
+          h('span', { class: 'run', 'data-state': run.state }, run.module),
+          run.state,
+          time(run.since),
+          (run.waitingFor ?? []).join(', '),
+        ]),
+      ),
   ];
 }
 
@@ -238,8 +312,19 @@ async function globalHooks(): Promise<Child[]> {
 }
 
 function tokenForm(why: string): Child[] {
-  const input = h('input', { type: 'password', name: 'token', placeholder: 'kubectl create token …', size: '60' });
-  const form = h('form', { class: 'token' }, h('p', {}, why), input, h('button', { type: 'submit' }, 'Sign in'));
+  const input = h('input', {
+    type: 'password',
+    name: 'token',
+    placeholder: 'kubectl create token …',
+    size: '60',
+  });
+  const form = h(
+    'form',
+    { class: 'token' },
+    h('p', {}, why),
+    input,
+    h('button', { type: 'submit' }, 'Sign in'),
+  );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     sessionStorage.setItem(TOKEN_KEY, (input as HTMLInputElement).value.trim());
@@ -253,9 +338,14 @@ async function view(): Promise<Child[]> {
   const path = location.pathname;
   const query = new URLSearchParams(location.search);
   for (const anchor of document.querySelectorAll('nav a'))
-    anchor.classList.toggle('current', anchor.getAttribute('href') === path || (path.startsWith('/ui/modules/') && anchor.getAttribute('href') === '/ui/modules'));
+    anchor.classList.toggle(
+      'current',
+      anchor.getAttribute('href') === path ||
+        (path.startsWith('/ui/modules/') && anchor.getAttribute('href') === '/ui/modules'),
+    );
   if (path === '/ui/modules') return modules(query);
-  if (path.startsWith('/ui/modules/')) return moduleView(decodeURIComponent(path.slice('/ui/modules/'.length)));
+  if (path.startsWith('/ui/modules/'))
+    return moduleView(decodeURIComponent(path.slice('/ui/modules/'.length)));
   if (path === '/ui/queues') return queues();
   if (path === '/ui/global-hooks') return globalHooks();
   return overview();
@@ -271,10 +361,15 @@ function render(): Promise<void> {
     try {
       nodes = await view();
     } catch (error: unknown) {
-      if (error instanceof HttpError && error.status === 401) nodes = tokenForm('Paste a Kubernetes bearer token.');
+      if (error instanceof HttpError && error.status === 401)
+        nodes = tokenForm('Paste a Kubernetes bearer token.');
       else nodes = [h('p', { class: 'error' }, error instanceof Error ? error.message : String(error))];
     }
-    main.replaceChildren(...nodes.flatMap((node) => (node === undefined || node === false ? [] : [typeof node === "number" ? String(node) : node])));
+    main.replaceChildren(
+      ...nodes.flatMap((node) =>
+        node === undefined || node === false ? [] : [typeof node === 'number' ? String(node) : node],
+      ),
+    );
   });
   return rendering;
 }
@@ -285,6 +380,8 @@ function navigate(href: string): void {
 }
 
 let stream: AbortController | undefined;
+/** After a lost stream the page may have missed changes: it redraws once reconnected. */
+let missed = false;
 
 /** Server-sent events read with fetch, so the token goes in a header; reconnects after a restart. */
 function follow(): void {
@@ -294,6 +391,7 @@ function follow(): void {
   const live = document.getElementById('live');
   const token = sessionStorage.getItem(TOKEN_KEY);
   const reconnect = (): void => {
+    missed = true;
     if (live) live.textContent = 'reconnecting';
     if (!controller.signal.aborted) setTimeout(follow, 1000);
   };
@@ -311,6 +409,8 @@ function follow(): void {
       return;
     }
     if (live) live.textContent = 'live';
+    if (missed) void render();
+    missed = false;
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let buffer = '';
     for (;;) {

@@ -265,7 +265,11 @@ async function startEndpoints(
             access:
               config.uiAuth === 'off'
                 ? () => Promise.resolve(OPEN_ACCESS)
-                : createUiAccessCheck({ api: kube, namespace: config.namespace, configMap: config.configMapName }),
+                : createUiAccessCheck({
+                    api: kube,
+                    namespace: config.namespace,
+                    configMap: config.configMapName,
+                  }),
             assetsDir: uiAssetsDir(),
           })
         : undefined,

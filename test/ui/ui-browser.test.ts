@@ -65,7 +65,11 @@ before(async () => {
   operator = env.startOperator({ forceKillAfterDelay: 30_000 });
   base = `http://127.0.0.1:${env.port}`;
   await waitReady(operator, env.port, 180_000);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
   mkdirSync(SCREENSHOTS, { recursive: true });
 });
 
@@ -89,18 +93,28 @@ async function grantTokens(): Promise<void> {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'Role',
     metadata: { name: 'kaddon-ui-config' },
-    rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['addon-operator'], verbs: ['get'] }],
+    rules: [
+      { apiGroups: [''], resources: ['configmaps'], resourceNames: ['addon-operator'], verbs: ['get'] },
+    ],
   });
   for (const name of ['nobody', 'viewer', 'admin'] as const) {
-    await post(`/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name } });
+    await post(`/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name },
+    });
     const minted = await post(`/api/v1/namespaces/${NAMESPACE}/serviceaccounts/${name}/token`, {
       apiVersion: 'authentication.k8s.io/v1',
       kind: 'TokenRequest',
       spec: { expirationSeconds: 3600 },
     });
-    tokens[name] = String((minted.status as { token: string }).token);
+    tokens[name] = (minted.status as { token: string }).token;
   }
-  const subject = (name: string): Record<string, string> => ({ kind: 'ServiceAccount', name, namespace: NAMESPACE });
+  const subject = (name: string): Record<string, string> => ({
+    kind: 'ServiceAccount',
+    name,
+    namespace: NAMESPACE,
+  });
   await post(`${rbac}/clusterrolebindings`, {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRoleBinding',
@@ -117,7 +131,10 @@ async function grantTokens(): Promise<void> {
   });
 }
 
-async function get(apiPath: string, token?: string): Promise<{ status: number; body: string; headers: Headers }> {
+async function get(
+  apiPath: string,
+  token?: string,
+): Promise<{ status: number; body: string; headers: Headers }> {
   const response = await fetch(`${base}${apiPath}`, {
     headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
   });
@@ -129,10 +146,9 @@ async function get(apiPath: string, token?: string): Promise<{ status: number; b
 async function openPage(token: string, url: string): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   await context.addInitScript((value: string) => {
-    (globalThis as unknown as { sessionStorage: { setItem(key: string, value: string): void } }).sessionStorage.setItem(
-      'kaddon-ui-token',
-      value,
-    );
+    (
+      globalThis as unknown as { sessionStorage: { setItem(key: string, value: string): void } }
+    ).sessionStorage.setItem('kaddon-ui-token', value);
   }, token);
   const page = await context.newPage();
   page.on('response', (response) => {
@@ -168,7 +184,10 @@ describe('the status page', () => {
     assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self';/);
     assert.match(page.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
     assert.equal(page.headers.get('x-frame-options'), 'DENY');
-    const post = await fetch(`${base}/ui/api/overview`, { method: 'POST', headers: { authorization: `Bearer ${tokens.admin}` } });
+    const post = await fetch(`${base}/ui/api/overview`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.admin}` },
+    });
     assert.equal(post.status, 405);
   });
 
@@ -222,7 +241,13 @@ describe('the status page', () => {
   });
 
   it('never sent the Secret value nor its base64 in any response', async () => {
-    await eventually(operator, 'vault delivered', async () => ((await get('/ui/api/modules/vault', tokens.admin)).body.includes('"Ready"') ? true : undefined), 120_000);
+    await eventually(
+      operator,
+      'vault delivered',
+      async () =>
+        (await get('/ui/api/modules/vault', tokens.admin)).body.includes('"Ready"') ? true : undefined,
+      120_000,
+    );
     await get('/ui/api/modules/vault/values', tokens.admin);
     const encoded = Buffer.from(SECRET_VALUE).toString('base64');
     for (const body of received) {

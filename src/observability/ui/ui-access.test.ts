@@ -12,10 +12,15 @@ function apiServer(allowed: { modules: boolean; configMap: boolean }): AccessApi
       const spec = (options?.body as { spec: Record<string, unknown> }).spec;
       if (apiPath.endsWith('/tokenreviews'))
         return Promise.resolve({
-          status: spec.token === 'good' ? { authenticated: true, user: { username: 'alice', groups: ['dev'] } } : {},
+          status:
+            spec.token === 'good'
+              ? { authenticated: true, user: { username: 'alice', groups: ['dev'] } }
+              : {},
         });
       const resource = (spec.resourceAttributes as { resource: string }).resource;
-      return Promise.resolve({ status: { allowed: resource === 'modules' ? allowed.modules : allowed.configMap } });
+      return Promise.resolve({
+        status: { allowed: resource === 'modules' ? allowed.modules : allowed.configMap },
+      });
     },
   };
 }
@@ -25,21 +30,31 @@ describe('the status page access check', () => {
 
   it('answers 401 without a token or for a token the API server refuses', async () => {
     const check = createUiAccessCheck({ ...options, api: apiServer({ modules: true, configMap: true }) });
-    assert.deepEqual(await check(undefined), { allowed: false, status: 401, why: 'a bearer token is required' });
+    assert.deepEqual(await check(undefined), {
+      allowed: false,
+      status: 401,
+      why: 'a bearer token is required',
+    });
     assert.equal((await check('bad')).allowed, false);
   });
 
   it('answers 403 to a user who may not get modules, and hides values from one who may not get the ConfigMap', async () => {
-    assert.deepEqual(await createUiAccessCheck({ ...options, api: apiServer({ modules: false, configMap: true }) })('good'), {
-      allowed: false,
-      status: 403,
-      why: 'alice may not get modules.kaddon.dev',
-    });
-    assert.deepEqual(await createUiAccessCheck({ ...options, api: apiServer({ modules: true, configMap: false }) })('good'), {
-      allowed: true,
-      user: 'alice',
-      canReadConfig: false,
-    });
+    assert.deepEqual(
+      await createUiAccessCheck({ ...options, api: apiServer({ modules: false, configMap: true }) })('good'),
+      {
+        allowed: false,
+        status: 403,
+        why: 'alice may not get modules.kaddon.dev',
+      },
+    );
+    assert.deepEqual(
+      await createUiAccessCheck({ ...options, api: apiServer({ modules: true, configMap: false }) })('good'),
+      {
+        allowed: true,
+        user: 'alice',
+        canReadConfig: false,
+      },
+    );
   });
 
   it('asks the API server once per token while the answer is kept', async () => {

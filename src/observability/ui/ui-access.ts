@@ -2,7 +2,11 @@ import { createHash } from 'node:crypto';
 
 /** The part of KubeClient the access check uses: TokenReview and SubjectAccessReview creation. */
 export interface AccessApi {
-  request(method: string, apiPath: string, options?: { readonly body?: unknown }): Promise<Record<string, unknown>>;
+  request(
+    method: string,
+    apiPath: string,
+    options?: { readonly body?: unknown },
+  ): Promise<Record<string, unknown>>;
 }
 
 /** What a request may see (docs/ui.md "Who may see what"). */
@@ -21,7 +25,11 @@ export interface UiAccessOptions {
 }
 
 /** Everyone may see everything: KADDON_UI_AUTH=off, for a port-forward-only installation. */
-export const OPEN_ACCESS: UiAccess = { allowed: true, user: 'anonymous (KADDON_UI_AUTH=off)', canReadConfig: true };
+export const OPEN_ACCESS: UiAccess = {
+  allowed: true,
+  user: 'anonymous (KADDON_UI_AUTH=off)',
+  canReadConfig: true,
+};
 
 const CACHE_LIMIT = 1000;
 
@@ -30,7 +38,9 @@ const CACHE_LIMIT = 1000;
  * SubjectAccessReviews ask whether they may `get` modules.kaddon.dev and the operator's ConfigMap.
  * Answers are kept briefly per token (by its SHA-256, never the token itself).
  */
-export function createUiAccessCheck(options: UiAccessOptions): (token: string | undefined) => Promise<UiAccess> {
+export function createUiAccessCheck(
+  options: UiAccessOptions,
+): (token: string | undefined) => Promise<UiAccess> {
   const cacheMs = options.cacheMs ?? 10_000;
   const now = options.now ?? Date.now;
   const cache = new Map<string, { readonly at: number; readonly access: Promise<UiAccess> }>();
@@ -62,13 +72,19 @@ async function checkToken(options: UiAccessOptions, token: string): Promise<UiAc
     groups: Array.isArray(user.groups) ? user.groups : [],
     extra: user.extra,
   };
-  const may = (attributes: Record<string, string>): Promise<boolean> => isAllowed(options.api, subject, attributes);
+  const may = (attributes: Record<string, string>): Promise<boolean> =>
+    isAllowed(options.api, subject, attributes);
   const [modules, configMap] = await Promise.all([
     may({ verb: 'get', group: 'kaddon.dev', resource: 'modules' }),
-    may({ verb: 'get', group: '', resource: 'configmaps', namespace: options.namespace, name: options.configMap }),
+    may({
+      verb: 'get',
+      group: '',
+      resource: 'configmaps',
+      namespace: options.namespace,
+      name: options.configMap,
+    }),
   ]);
-  if (!modules)
-    return { allowed: false, status: 403, why: `${subject.user} may not get modules.kaddon.dev` };
+  if (!modules) return { allowed: false, status: 403, why: `${subject.user} may not get modules.kaddon.dev` };
   return { allowed: true, user: subject.user, canReadConfig: configMap };
 }
 
@@ -88,5 +104,7 @@ async function isAllowed(
 }
 
 function asRecord(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : {};
 }

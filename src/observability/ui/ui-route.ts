@@ -46,7 +46,9 @@ export function isUiPath(pathname: string): boolean {
 }
 
 /** Answers every request under /ui; nothing there changes anything, so only GET and HEAD are served. */
-export function createUiRoute(options: UiRouteOptions): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
+export function createUiRoute(
+  options: UiRouteOptions,
+): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
   const assets = new Map<string, Buffer>();
   const asset = (name: string): Buffer => {
     let body = assets.get(name);
@@ -61,7 +63,9 @@ export function createUiRoute(options: UiRouteOptions): (request: IncomingMessag
     const url = new URL(request.url ?? '/', 'http://localhost');
     const pathname = url.pathname;
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      send(response, 405, 'the status page is read-only: GET only\n', 'text/plain; charset=utf-8', { allow: 'GET, HEAD' });
+      send(response, 405, 'the status page is read-only: GET only\n', 'text/plain; charset=utf-8', {
+        allow: 'GET, HEAD',
+      });
       return;
     }
     if (pathname === UI_PATH) {
@@ -74,7 +78,9 @@ export function createUiRoute(options: UiRouteOptions): (request: IncomingMessag
     }
     const assetName = pathname.slice(`${UI_PATH}/assets/`.length);
     if (pathname.startsWith(`${UI_PATH}/assets/`) && Object.hasOwn(ASSETS, assetName)) {
-      send(response, 200, asset(assetName), ASSETS[assetName as keyof typeof ASSETS], { 'cache-control': 'no-cache' });
+      send(response, 200, asset(assetName), ASSETS[assetName as keyof typeof ASSETS], {
+        'cache-control': 'no-cache',
+      });
       return;
     }
     if (!pathname.startsWith(`${UI_PATH}/api/`)) {
@@ -108,14 +114,18 @@ async function answerApi(
   else if (api === 'modules') sendJson(response, 200, state.modules());
   else if (api === 'queues') sendJson(response, 200, state.queues());
   else if (api === 'global-hooks') sendJson(response, 200, state.globalHooks());
-  else if (api === 'whoami') sendJson(response, 200, { user: access.user, canReadConfig: access.canReadConfig });
+  else if (api === 'whoami')
+    sendJson(response, 200, { user: access.user, canReadConfig: access.canReadConfig });
   else if (moduleMatch !== null) {
     const name = decodeURIComponent(moduleMatch[1] ?? '');
     const detail = await state.module(name);
-    if (detail === undefined) sendJson(response, 404, { error: `module '${name}' is not in the modules tree` });
+    if (detail === undefined)
+      sendJson(response, 404, { error: `module '${name}' is not in the modules tree` });
     else if (moduleMatch[2] === undefined) sendJson(response, 200, detail);
     else if (!access.canReadConfig)
-      sendJson(response, 403, { error: `${access.user} may not get the operator's ConfigMap: values are not shown` });
+      sendJson(response, 403, {
+        error: `${access.user} may not get the operator's ConfigMap: values are not shown`,
+      });
     else sendJson(response, 200, state.moduleValues(name));
   } else sendJson(response, 404, { error: `no such API: ${api}` });
 }
@@ -128,12 +138,15 @@ function createChangeFeed(options: UiRouteOptions): { follow(response: ServerRes
   const open = new Set<ServerResponse>();
   let timer: NodeJS.Timeout | undefined;
   let last = '';
-  const look = (): void => {
+  const fingerprint = (): string => {
     const state = options.state();
-    if (state === undefined) return;
-    const now = createHash('sha256')
+    if (state === undefined) return '';
+    return createHash('sha256')
       .update(JSON.stringify([state.modules(), state.queues()]))
       .digest('hex');
+  };
+  const look = (): void => {
+    const now = fingerprint();
     if (now === last) return;
     last = now;
     for (const response of open) response.write(`event: changed\ndata: ${now}\n\n`);
@@ -147,8 +160,9 @@ function createChangeFeed(options: UiRouteOptions): { follow(response: ServerRes
         connection: 'keep-alive',
       });
       response.write('retry: 1000\n\n');
+      // The page has just drawn what it fetched: only later changes are sent.
+      if (open.size === 0) last = fingerprint();
       open.add(response);
-      last = '';
       timer ??= setInterval(look, options.changeCheckMs ?? 500);
       timer.unref();
       response.on('close', () => {
@@ -157,7 +171,6 @@ function createChangeFeed(options: UiRouteOptions): { follow(response: ServerRes
         clearInterval(timer);
         timer = undefined;
       });
-      look();
     },
   };
 }

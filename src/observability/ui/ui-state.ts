@@ -72,7 +72,11 @@ export interface UiOverview {
         readonly lastError: string | undefined;
       }
     | undefined;
-  readonly replica: { readonly role: 'leader' | 'standby'; readonly version: string; readonly uptimeSeconds: number };
+  readonly replica: {
+    readonly role: 'leader' | 'standby';
+    readonly version: string;
+    readonly uptimeSeconds: number;
+  };
   readonly queues: readonly { readonly name: string; readonly length: number }[];
   readonly running: string | undefined;
 }

@@ -32,7 +32,11 @@ export class ModuleEventLog implements ModuleStatusListener {
 
   event(module: string, event: ModuleEvent): void {
     const kept = this.#events.get(module) ?? [];
-    kept.push({ ...event, note: publishedText(event.note, this.#mask), time: new Date(this.#now()).toISOString() });
+    kept.push({
+      ...event,
+      note: publishedText(event.note, this.#mask),
+      time: new Date(this.#now()).toISOString(),
+    });
     if (kept.length > this.#limit) kept.splice(0, kept.length - this.#limit);
     this.#events.set(module, kept);
   }

@@ -29,7 +29,10 @@ const MAX_MESSAGE_BYTES = 4096;
  */
 export function publishedText(text: string, mask: ((text: string) => string) | undefined): string {
   const clean = cleanText(text, { maxBytes: Number.MAX_SAFE_INTEGER, keepLineFeeds: true });
-  return cleanText((mask ?? ((same: string) => same))(clean), { maxBytes: MAX_MESSAGE_BYTES, keepLineFeeds: true });
+  return cleanText((mask ?? ((same: string) => same))(clean), {
+    maxBytes: MAX_MESSAGE_BYTES,
+    keepLineFeeds: true,
+  });
 }
 
 /** Module objects have no spec to change: their generation stays 1. */

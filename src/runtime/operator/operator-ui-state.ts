@@ -57,7 +57,9 @@ export function createOperatorUiState(options: OperatorUiStateOptions): UiState 
         })),
         hooks: (await ctx.hooks.moduleHooks(name)).map(describeHook),
         requires: definition.requires.map(ref),
-        requiredBy: ctx.tree.modules.filter((module) => module.requires.includes(name)).map(({ name: other }) => ref(other)),
+        requiredBy: ctx.tree.modules
+          .filter((module) => module.requires.includes(name))
+          .map(({ name: other }) => ref(other)),
       };
       return detail;
     },
@@ -76,7 +78,11 @@ function recordOf(ctx: OperatorContext, name: string): Readonly<ModuleRecord> {
   return record;
 }
 
-function summarizeRecord(name: string, record: Readonly<ModuleRecord>, text: (raw: string) => string): UiModule {
+function summarizeRecord(
+  name: string,
+  record: Readonly<ModuleRecord>,
+  text: (raw: string) => string,
+): UiModule {
   const ready = readyStateOf(record);
   return {
     name,
@@ -99,7 +105,8 @@ function summarizeRecord(name: string, record: Readonly<ModuleRecord>, text: (ra
 function stateOf(status: string, reason: string, beside: string | undefined): UiModuleState {
   if (reason === 'Disabled') return 'Disabled';
   if (status === 'True') return 'Ready';
-  return beside === 'Stalled' || (status === 'False' && reason !== 'Progressing' && reason !== 'DependencyNotReady')
+  return beside === 'Stalled' ||
+    (status === 'False' && reason !== 'Progressing' && reason !== 'DependencyNotReady')
     ? 'Failed'
     : 'Progressing';
 }
@@ -113,9 +120,14 @@ function overview(options: OperatorUiStateOptions, modules: readonly UiModule[])
   const dump = options.debug.queueList(true).data as QueueDump & {
     moduleRuns?: { runs: readonly { module: string; state: string }[] };
   };
-  const queues = [...dump.active, ...(dump.empty ?? [])].map(({ name, tasksCount }) => ({ name, length: tasksCount }));
+  const queues = [...dump.active, ...(dump.empty ?? [])].map(({ name, tasksCount }) => ({
+    name,
+    length: tasksCount,
+  }));
   const head = dump.active.find((queue) => queue.name === 'main')?.tasks[0];
-  const running = dump.moduleRuns?.runs.filter((run) => run.state === 'running').map((run) => `ModuleRun ${run.module}`);
+  const running = dump.moduleRuns?.runs
+    .filter((run) => run.state === 'running')
+    .map((run) => `ModuleRun ${run.module}`);
   return {
     counts,
     attention: modules
@@ -141,8 +153,8 @@ function describeHook(hook: LoadedHook): UiHook {
     name: hook.descriptor.name,
     bindings: [
       ...Object.keys(config.order),
-      ...config.schedule.map((binding) => `schedule ${binding.name ?? binding.crontab}`),
-      ...config.kubernetes.map((binding) => `kubernetes ${binding.name ?? binding.kind}`),
+      ...config.schedule.map((binding) => `schedule ${binding.name}`),
+      ...config.kubernetes.map((binding) => `kubernetes ${binding.name}`),
     ],
   };
 }
