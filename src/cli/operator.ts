@@ -6,6 +6,7 @@ import { loadOperatorConfig, type GitWebhookSecret, type OperatorConfig } from '
 import { SETTINGS, unsupportedSettingWarnings } from '../core/setting-names.ts';
 import { checkHelmBinary } from '../delivery/helm/helm-binary.ts';
 import { ConfigMapConfigStore } from '../delivery/configmap-config-store.ts';
+import { EventRecorder } from '../delivery/event-recorder.ts';
 import { applyCrds } from '../delivery/helm/apply-crds.ts';
 import { ObjectPatcher } from '../runtime/operator/object-patcher.ts';
 import { HelmClient } from '../delivery/helm/helm-client.ts';
@@ -82,13 +83,26 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   const config = loadOperatorConfig(process.env, { 'helm-path': values['helm-path'] });
   const base = await connectOperator(config, io);
   const { logger, metrics, kube } = base;
-  const configMap = new ConfigMapConfigStore(kube, config.namespace, config.configMapName, { logger });
+  // Events about the operator's own inputs (a deleted ConfigMap, held uninstalls) live in its namespace.
+  const events = new EventRecorder(kube, logger, { instance: `kaddon-${config.haIdentity}` });
+  const configMap = new ConfigMapConfigStore(kube, config.namespace, config.configMapName, {
+    logger,
+    reports: {
+      record: (subject, event) => {
+        events.record(subject, event);
+      },
+      missing: (isMissing) => {
+        metrics.configMapMissing(isMissing);
+      },
+    },
+  });
   const initialConfig = await configMap.load();
   const endpoints = await startEndpoints(config, base);
   const stopping = waitForSignal();
   // ADDON_OPERATOR_HA: nothing acts (hooks, queues, Git polling, delivery) until this process leads.
   const elector = config.ha
-    ? await standByForLease(kube, leaseSettings(config), {
+    ? // A client of its own: a renew never waits in the rate limit behind the operator's other requests.
+      await standByForLease(base.client(LEASE_CLIENT_QPS, LEASE_CLIENT_BURST), leaseSettings(config), {
         readiness: endpoints.http,
         metrics,
         logger,
@@ -138,6 +152,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     git,
     endpoints,
     startedAt,
+    events,
   });
   await stopWithGrace({
     reason: await stopReason(stopping, elector?.lost),
@@ -148,6 +163,7 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     logger,
   });
   await running.stop();
+  events.stop();
   // A clean stop hands the lease over at once, so a rolling update takes seconds, not a lease period.
   await elector?.release();
   metrics.haLeader(false);
@@ -304,13 +320,15 @@ interface OperatorInputs {
   readonly git: OperatorGitSource | undefined;
   readonly endpoints: Endpoints;
   readonly startedAt: number;
+  /** Events about the operator's own inputs, in its namespace. */
+  readonly events: EventRecorder;
 }
 
 /** Builds the operator from its parts and starts it; `stop` ends what runs beside it. */
 async function wireOperator(
   config: OperatorConfig,
   { logger, metrics, hookMetrics, connection, client, kube, jq, runDeps, hooksStop, secrets }: OperatorBase,
-  { first, store, configMap, initialConfig, git, endpoints, startedAt }: OperatorInputs,
+  { first, store, configMap, initialConfig, git, endpoints, startedAt, events }: OperatorInputs,
 ): Promise<{ readonly operator: Operator; stop(): Promise<void> }> {
   const { tree, globalHooksDir } = first;
   // In a Pod, helm gets a kubeconfig naming the service account's files (the same identity as ours).
@@ -368,7 +386,7 @@ async function wireOperator(
       },
     },
   });
-  const events = new ModuleEventLog({ mask: (text) => secrets.mask(text) });
+  const eventLog = new ModuleEventLog({ mask: (text) => secrets.mask(text) });
   // Drift found from the delivered-object watches within seconds; the periodic check stays (docs/drift.md).
   const driftTrigger = drift
     ? new DriftTrigger({ check: (module, object) => resources.checkObject(module, object), logger })
@@ -388,7 +406,7 @@ async function wireOperator(
     healthTimeoutMs: (module) => operator.moduleDefinition(module)?.healthTimeoutMs ?? config.healthTimeoutMs,
     instance: `kaddon-${config.haIdentity}`,
     enabled: config.moduleStatus,
-    listeners: [events],
+    listeners: [eventLog],
     mask: (text) => secrets.mask(text),
   });
   const operator = new Operator(
@@ -438,6 +456,16 @@ async function wireOperator(
       failurePolicy: config.moduleFailurePolicy,
       status: moduleStatus.tracker,
       health: moduleStatus.health,
+      pruneGuard: {
+        percent: config.pruneGuardPercent,
+        configMap: config.configMapName,
+        recordEvent: (event) => {
+          events.record(
+            { apiVersion: 'v1', kind: 'ConfigMap', name: config.configMapName, namespace: config.namespace },
+            { ...event, action: 'Uninstall' },
+          );
+        },
+      },
     },
     {
       globalHooksDir,
@@ -448,7 +476,7 @@ async function wireOperator(
   );
   endpoints.debug.serve(operator.debugState());
   endpoints.ui = operator.uiState({
-    events,
+    events: eventLog,
     mask: (text) => secrets.mask(text),
     version: packageVersion(),
     startedAt: Date.now() - process.uptime() * 1000,
@@ -487,6 +515,10 @@ function webhookVerifier(secret: GitWebhookSecret): GitWebhookOptions['verifySig
 function withoutWebhookSecret(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...env, ...Object.fromEntries(SETTINGS.gitWebhookSecret.env.map((name) => [name, undefined])) };
 }
+
+/** The lease client's rate limit: a renew is two requests a retry period. */
+const LEASE_CLIENT_QPS = 5;
+const LEASE_CLIENT_BURST = 10;
 
 /** ADDON_OPERATOR_HA's lease, as the settings give it. */
 function leaseSettings(config: OperatorConfig): Omit<LeaseSettings, 'name'> {

@@ -116,7 +116,7 @@ describe('operator configuration', () => {
     assert.throws(() => loadOperatorConfig({}), /setting 'ADDON_OPERATOR_NAMESPACE': is not set/);
     const bad: [Record<string, string>, RegExp][] = [
       [{ ADDON_OPERATOR_LISTEN_PORT: '70000' }, /'ADDON_OPERATOR_LISTEN_PORT': '70000' is not a port/],
-      [{ LOG_LEVEL: 'verbose' }, /'LOG_LEVEL': 'verbose' is not one of debug, info, error/],
+      [{ LOG_LEVEL: 'verbose' }, /'LOG_LEVEL': 'verbose' is not one of debug, info, warn, error/],
       [{ HELM_TIMEOUT: 'soon' }, /'HELM_TIMEOUT': 'soon' is not a duration/],
       [{ LOG_NO_TIME: 'maybe' }, /'LOG_NO_TIME': 'maybe' is not true or false/],
       [

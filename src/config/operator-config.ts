@@ -120,6 +120,12 @@ export interface OperatorConfig {
    * SubjectAccessReviews; `off` shows everything to whoever reaches the port (docs/ui.md "Who may see what").
    */
   readonly uiAuth: 'kubernetes' | 'off';
+  /**
+   * KADDON_PRUNE_GUARD_PERCENT: a converge that would uninstall more than this share of the delivered
+   * releases at once (or all of them) holds those uninstalls until confirmed; 100 or `off` turns the
+   * guard off (docs/lifecycle.md "Missing inputs and mass deletion").
+   */
+  readonly pruneGuardPercent: number;
 }
 
 export type GitWebhookSecret = { readonly value: string } | { readonly file: string };
@@ -194,6 +200,7 @@ export function loadOperatorConfig(env: SettingSource, flags: SettingSource = {}
     gitWebhookSecret: gitWebhookSecret(read),
     ui: read.choice('ui', ['on', 'off'] as const, 'on') === 'on',
     uiAuth: read.choice('uiAuth', ['kubernetes', 'off'] as const, 'kubernetes'),
+    pruneGuardPercent: read.percent('pruneGuardPercent', 50),
   };
 }
 

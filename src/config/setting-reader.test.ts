@@ -34,6 +34,24 @@ describe('SettingReader', () => {
         error instanceof OperatorConfigError && /setting 'KADDON_HA_RETRY_PERIOD'/.test(error.message),
     );
   });
+
+  it('reads a percentage from 0 to 100, with or without %, and off as 100', () => {
+    const percent = (value: string): number =>
+      new SettingReader({ KADDON_PRUNE_GUARD_PERCENT: value }).percent('pruneGuardPercent', 50);
+    assert.equal(new SettingReader({}).percent('pruneGuardPercent', 50), 50);
+    assert.equal(percent('30'), 30);
+    assert.equal(percent('30%'), 30);
+    assert.equal(percent('0'), 0);
+    assert.equal(percent('OFF'), 100);
+    for (const bad of ['101', '-1', '12.5', 'half'])
+      assert.throws(
+        () => percent(bad),
+        (error: unknown) =>
+          error instanceof OperatorConfigError &&
+          /setting 'KADDON_PRUNE_GUARD_PERCENT'.*from 0 to 100, or off/.test(error.message),
+        bad,
+      );
+  });
 });
 
 describe('settings every command reads alike', () => {

@@ -61,6 +61,21 @@ export class SettingReader {
     return value;
   }
 
+  /** A whole number from 0 to 100, or `off` (100). */
+  percent(key: SettingKey, fallback: number): number {
+    const found = this.find(key);
+    if (!found) return fallback;
+    if (found.value.toLowerCase() === 'off') return 100;
+    const value = Number(found.value.replace(/%$/u, ''));
+    if (!Number.isInteger(value) || value < 0 || value > 100)
+      throw new OperatorConfigError(
+        found.name,
+        `'${found.value}' is not a percentage from 0 to 100, or off`,
+        `Set ${found.name} to a whole number such as ${String(fallback)}, or to off.`,
+      );
+    return value;
+  }
+
   bool(key: SettingKey, fallback: boolean): boolean {
     const found = this.find(key);
     if (!found) return fallback;

@@ -73,6 +73,7 @@ export const SETTINGS = {
   moduleStatus: { flag: 'module-status', env: ['KADDON_MODULE_STATUS'] },
   driftMode: { flag: 'drift-mode', env: ['KADDON_DRIFT_MODE'] },
   driftInterval: { flag: 'drift-interval', env: ['KADDON_DRIFT_INTERVAL'] },
+  pruneGuardPercent: { flag: 'prune-guard-percent', env: ['KADDON_PRUNE_GUARD_PERCENT'] },
   gitWebhookSecret: { flag: 'git-webhook-secret', env: ['KADDON_GIT_WEBHOOK_SECRET'] },
   gitWebhookSecretFile: { flag: 'git-webhook-secret-file', env: ['KADDON_GIT_WEBHOOK_SECRET_FILE'] },
   ui: { flag: 'ui', env: ['KADDON_UI'] },

@@ -8,6 +8,7 @@ import { backoffDelayMs, type Backoff } from '../core/backoff.ts';
 import { sleep, systemClock, type Clock } from '../core/clock.ts';
 import type { WatchApi } from './list-watch.ts';
 import { ConfigMapWatch, type ConfigMapWatchOptions, type OnConfigChange } from './configmap-watch.ts';
+import { ConfigMapRestorer, type ConfigMapReports } from './configmap-restorer.ts';
 
 /** The part of KubeClient the store uses; tests wrap it to inject a concurrent writer. */
 export type ConfigMapApi = WatchApi;
@@ -20,6 +21,8 @@ export interface ConfigMapStoreOptions {
   readonly conflictRetries?: number;
   /** The watch's reconnect backoff; default 500 ms doubling to 30 s, with jitter. */
   readonly backoff?: Backoff;
+  /** Where a deleted ConfigMap is reported (Events, a gauge) while it is re-created. */
+  readonly reports?: ConfigMapReports;
 }
 
 /** Re-reads after a conflict are quick: the other writer is usually done already. */
@@ -44,6 +47,8 @@ export class ConfigMapConfigStore {
   readonly #api: ConfigMapApi;
   readonly #options: ConfigMapStoreOptions;
   #invalidConfigCount = 0;
+  /** The watch, whose last good state a save into a deleted ConfigMap starts from. */
+  #watch: ConfigMapWatch | undefined;
 
   constructor(api: ConfigMapApi, namespace: string, name: string, options: ConfigMapStoreOptions) {
     this.#api = api;
@@ -105,10 +110,19 @@ export class ConfigMapConfigStore {
 
   /**
    * Follows the ConfigMap (list, then watch) until stopped; see ConfigMapWatch for what is
-   * reported and how it recovers from a lost connection.
+   * reported and how it recovers from a lost connection. Deleted, it is re-created from the last
+   * good state seen (ConfigMapRestorer).
    */
   watch(onChange: OnConfigChange, options: ConfigMapWatchOptions = {}): ConfigMapWatch {
-    return new ConfigMapWatch(
+    const restorer = new ConfigMapRestorer({
+      api: this.#api,
+      namespace: this.namespace,
+      name: this.name,
+      logger: this.#options.logger,
+      ...(this.#options.reports ? { reports: this.#options.reports } : {}),
+      ...(this.#options.clock ? { clock: this.#options.clock } : {}),
+    });
+    this.#watch = new ConfigMapWatch(
       {
         api: this.#api,
         collectionPath: this.collectionPath,
@@ -118,19 +132,39 @@ export class ConfigMapConfigStore {
         countInvalid: () => {
           this.#invalidConfigCount++;
         },
+        absence: {
+          missing: (last) => {
+            restorer.missing(last);
+          },
+          back: () => {
+            restorer.back();
+          },
+          stop: () => {
+            restorer.stop();
+          },
+        },
         ...this.#options,
       },
       onChange,
       options,
     );
+    return this.#watch;
   }
 
   /** One read-modify-write: GET, set the key, PUT with the read resourceVersion (or POST). */
   async #writeKey(key: string, text: string): Promise<void> {
     const current = await this.#get();
     if (!current) {
+      // Deleted while followed: the other keys are its last config, still in force, not nothing.
+      const last = this.#watch?.lastGood;
+      const kept = isJsonObject(last?.data) ? last.data : {};
       await this.#api.request('POST', this.collectionPath, {
-        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: this.#metadata(), data: { [key]: text } },
+        body: {
+          apiVersion: 'v1',
+          kind: 'ConfigMap',
+          metadata: this.#metadata(),
+          data: { ...kept, [key]: text },
+        },
       });
       return;
     }

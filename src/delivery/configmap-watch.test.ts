@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { isDeepStrictEqual } from 'node:util';
 import type { JsonObject } from '../core/json.ts';
 import { createCapturingLogger } from '../observability/logger.ts';
 import type { Clock } from '../core/clock.ts';
@@ -29,9 +30,16 @@ function scriptedApi(lists: ListStep[], watches: WatchStep[]) {
   let finish = (): void => undefined;
   const finished = new Promise<void>((resolve) => (finish = resolve));
   const api: ConfigMapApi = {
-    request: (_method, _path, options) => {
+    request: (method, _path, options) => {
+      if (method === 'POST') {
+        calls.push(`create ${JSON.stringify(options?.body)}`);
+        return Promise.resolve({});
+      }
+      // The object itself (a save reads it first): deleted in these scripts.
+      if (options?.query === undefined)
+        return Promise.reject(new KubeApiError(method, '/cm/addon-operator', 404, 'NotFound', 'scripted'));
       const step = lists.shift();
-      calls.push(`list ${String(options?.query?.fieldSelector)}`);
+      calls.push(`list ${String(options.query.fieldSelector)}`);
       if (!step) throw new Error('unexpected list');
       if ('status' in step)
         return Promise.reject(new KubeApiError('GET', '/cm', step.status, 'Error', 'scripted'));
@@ -146,7 +154,7 @@ describe('ConfigMapWatch supervision', () => {
     assert.deepEqual(clock.sleeps, [75, 150, 300]);
   });
 
-  it('counts an invalid ConfigMap once however often a relist shows it, and reports deletion as empty config', async () => {
+  it('counts an invalid ConfigMap once however often a relist shows it; its deletion changes nothing', async () => {
     const bad = { global: 'a: 1', Bad_Key: 'x: 1' };
     const { api, finished } = scriptedApi(
       [
@@ -164,6 +172,54 @@ describe('ConfigMapWatch supervision', () => {
     await watch.stop();
     assert.equal(store.invalidConfigCount, 1);
     assert.match(String(logger.entries.find((entry) => entry.level === 'error')?.fields.reason), /Bad_Key/);
-    assert.deepEqual(seen, [[undefined, true]]);
+    assert.deepEqual(seen, []);
+  });
+
+  it('keeps the last config in force when the ConfigMap is deleted, and re-creates it from that config', async () => {
+    const { api, calls, finished } = scriptedApi(
+      [{ version: '3', data: { global: 'a: 1' } }, { version: '9' }],
+      [{ events: [{ type: 'DELETED', object: configMap('4', { global: 'a: 1' }) }] }, { status: 410 }],
+    );
+    const { store, logger } = storeOver(api, fakeClock());
+    const seen: unknown[] = [];
+    const watch = store.watch((config) => void seen.push(config.global));
+    await finished;
+    await watch.stop();
+    assert.deepEqual(seen, [{ a: 1 }], 'neither the delete nor the relist without it is empty config');
+    assert.deepEqual(watch.config.global, { a: 1 });
+    const creates = calls.filter((call) => call.startsWith('create'));
+    assert.equal(creates.length, 1, calls.join('\n'));
+    assert.deepEqual(JSON.parse(creates[0]?.slice('create '.length) ?? ''), {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'addon-operator', namespace: 'd8-system' },
+      data: { global: 'a: 1' },
+    });
+    const warnings = logger.entries.filter((entry) => entry.level === 'warn').map((entry) => entry.msg);
+    assert.equal(
+      warnings.filter((msg) => msg.startsWith('ConfigMap deleted')).length,
+      1,
+      warnings.join('\n'),
+    );
+    assert.ok(warnings.includes('ConfigMap re-created from its last config'));
+  });
+
+  it('a section saved while the ConfigMap is deleted keeps the other keys of its last config', async () => {
+    const { api, calls, finished } = scriptedApi(
+      [{ version: '3', data: { global: 'a: 1', echoServer: 'replicas: 1\n' } }],
+      [{ events: [{ type: 'DELETED', object: configMap('4', {}) }] }],
+    );
+    const { store } = storeOver(api, fakeClock());
+    const watch = store.watch(() => undefined);
+    await finished;
+    await store.saveSection('echoServer', { replicas: 5 });
+    await watch.stop();
+    const created = calls
+      .filter((call) => call.startsWith('create'))
+      .map((call) => (JSON.parse(call.slice('create '.length)) as { data: unknown }).data);
+    assert.ok(
+      created.some((data) => isDeepStrictEqual(data, { global: 'a: 1', echoServer: 'replicas: 5\n' })),
+      JSON.stringify(created),
+    );
   });
 });

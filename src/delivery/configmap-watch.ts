@@ -18,6 +18,18 @@ export interface ConfigMapWatchOptions {
   readonly validate?: (config: ConfigValues) => void | Promise<void>;
   /** Told of each invalid change (addon-operator's KubeConfigInvalid), after it is logged and counted. */
   readonly onInvalid?: (error: unknown) => void;
+  /** Told of every state of the ConfigMap that exists, valid or not (its annotations, for one). */
+  readonly onObject?: (configMap: JsonObject) => void;
+}
+
+/** What the watch does when the ConfigMap it followed is gone, and when it is back. */
+export interface ConfigMapAbsence {
+  /** The ConfigMap was deleted; `last` is the last valid state seen, whose config stays in force. */
+  readonly missing: (last: JsonObject) => void;
+  /** It exists again. */
+  readonly back: () => void;
+  /** The watch stopped. */
+  readonly stop: () => void;
 }
 
 /** What the watch needs from its store. */
@@ -31,6 +43,7 @@ export interface ConfigMapWatchTarget {
   readonly logger: Logger;
   readonly clock?: Clock;
   readonly backoff?: Backoff;
+  readonly absence?: ConfigMapAbsence;
 }
 
 /**
@@ -38,6 +51,8 @@ export interface ConfigMapWatchTarget {
  * informer), on the one list+watch loop (ListWatch): it reconnects after closed connections, 410
  * Gone, apiserver restarts and 5xx/403 with backoff and jitter, and stops only when stopped. A change
  * that does not parse or validate is logged and counted and the last good config stays in force.
+ * A ConfigMap deleted is a missing input, never an empty one (docs/lifecycle.md "Missing inputs and
+ * mass deletion"): its last good config stays in force and the absence is handed on.
  */
 export class ConfigMapWatch {
   /** Settles when the watch has stopped; it never rejects. */
@@ -47,6 +62,9 @@ export class ConfigMapWatch {
   readonly #options: ConfigMapWatchOptions;
   readonly #watch: ListWatch;
   #known: ConfigValues;
+  /** The last valid state seen: what a deleted ConfigMap is re-created from. */
+  #lastGood: JsonObject | undefined;
+  #isMissing = false;
   #invalidVersion: string | undefined;
   #tail: Promise<void> = Promise.resolve();
   #stopped: () => void = () => undefined;
@@ -84,8 +102,14 @@ export class ConfigMapWatch {
     return this.#known;
   }
 
+  /** The last valid state of the ConfigMap seen, once one was. */
+  get lastGood(): JsonObject | undefined {
+    return this.#lastGood;
+  }
+
   async stop(): Promise<void> {
     this.#isStopped = true;
+    this.#target.absence?.stop();
     await this.#watch.stop();
     this.#stopped();
     await this.done;
@@ -93,11 +117,20 @@ export class ConfigMapWatch {
 
   async #follow(stopped: Promise<void>): Promise<void> {
     this.#watch.start();
+    // Events that come between the first list and this function resuming follow the listed state.
+    let early: (JsonObject | undefined)[] | undefined = [];
     const objects = await this.#watch.subscribe({
       label: 'config values',
-      onEvent: (event) => void this.#enqueue(event.type === 'Deleted' ? undefined : event.object),
+      onEvent: (event) => {
+        const state = event.type === 'Deleted' ? undefined : event.object;
+        if (early === undefined) void this.#enqueue(state);
+        else early.push(state);
+      },
     });
-    if (!this.#isStopped) await this.#enqueue(objects[0]);
+    const initial = this.#isStopped ? Promise.resolve() : this.#enqueue(objects[0]);
+    for (const state of early) void this.#enqueue(state);
+    early = undefined;
+    await initial;
     await stopped;
     await this.#tail;
   }
@@ -109,6 +142,16 @@ export class ConfigMapWatch {
   }
 
   async #handle(configMap: JsonObject | undefined): Promise<void> {
+    if (configMap === undefined) {
+      this.#reportMissing();
+      return;
+    }
+    if (this.#isMissing) {
+      this.#isMissing = false;
+      this.#target.logger.info('ConfigMap is there again', { configMap: this.#target.id });
+      this.#target.absence?.back();
+    }
+    this.#options.onObject?.(configMap);
     let config: ConfigValues;
     try {
       config = this.#target.parse(configMap);
@@ -118,6 +161,7 @@ export class ConfigMapWatch {
       return;
     }
     this.#invalidVersion = undefined;
+    this.#lastGood = configMap;
     const change = classifyConfigChange(this.#known, config);
     this.#known = config;
     if (!isConfigChanged(change)) return;
@@ -129,6 +173,21 @@ export class ConfigMapWatch {
         reason: errorMessage(error),
       });
     }
+  }
+
+  /**
+   * Absent at the first list, before any state was seen: the config the store was opened with stays.
+   * Deleted later: its last good config stays in force, said once per absence.
+   */
+  #reportMissing(): void {
+    const last = this.#lastGood;
+    if (last === undefined || this.#isMissing) return;
+    this.#isMissing = true;
+    this.#target.logger.warn(
+      'ConfigMap deleted; its last config stays in force until it is back (nothing is reset or uninstalled)',
+      { configMap: this.#target.id },
+    );
+    this.#target.absence?.missing(last);
   }
 
   /** Logs and counts an invalid state once, however often a relist shows it again. */

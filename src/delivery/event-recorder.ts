@@ -18,10 +18,16 @@ export interface EventSubject {
   readonly kind: string;
   readonly name: string;
   readonly uid?: string | undefined;
+  /** A namespaced object's namespace, where its Events live; none for a cluster-scoped one. */
+  readonly namespace?: string;
 }
 
 /** Events about cluster-scoped objects must live in `default` (or `kube-system`). */
-const EVENTS_PATH = '/apis/events.k8s.io/v1/namespaces/default/events';
+const CLUSTER_EVENTS_NAMESPACE = 'default';
+
+function eventsPath(namespace: string): string {
+  return `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/events`;
+}
 /** A series idle this long is forgotten: the next occurrence starts a new Event. */
 const SERIES_IDLE_MS = 6 * 60_000;
 /** A series' count is sent at most this often; occurrences between are counted and sent together. */
@@ -31,6 +37,7 @@ const MAX_NOTE_BYTES = 1024;
 
 interface Series {
   readonly name: string;
+  readonly namespace: string;
   count: number;
   sentCount: number;
   lastObservedTime: number;
@@ -38,7 +45,7 @@ interface Series {
 }
 
 /**
- * Events (events.k8s.io/v1) about Module objects, aggregated and rate-limited the way client-go's
+ * Events (events.k8s.io/v1) about Module objects (and the operator's ConfigMap), aggregated and rate-limited the way client-go's
  * recorder does (docs/module-status.md "Events"): the same (type, reason, action, object) again
  * within 6 minutes bumps one Event's `series.count` instead of making a new one, and each object may
  * start at most 25 Events at once, then one every 5 minutes. Never throws; a failure is logged.
@@ -67,7 +74,14 @@ export class EventRecorder {
 
   record(subject: EventSubject, event: RecordedEvent): void {
     if (this.#off) return;
-    const key = JSON.stringify([event.type, event.reason, event.action, subject.kind, subject.name]);
+    const key = JSON.stringify([
+      event.type,
+      event.reason,
+      event.action,
+      subject.kind,
+      subject.namespace,
+      subject.name,
+    ]);
     const now = this.#clock.now();
     const series = this.#series.get(key);
     if (series !== undefined && now - series.lastObservedTime <= SERIES_IDLE_MS) {
@@ -84,7 +98,15 @@ export class EventRecorder {
     }
     if (!this.#allow(subject.name, now)) return;
     const name = `${subject.name}.${(BigInt(now) * 1_000_000n).toString(16)}`;
-    this.#series.set(key, { name, count: 1, sentCount: 1, lastObservedTime: now, flushTimer: undefined });
+    const namespace = subject.namespace ?? CLUSTER_EVENTS_NAMESPACE;
+    this.#series.set(key, {
+      name,
+      namespace,
+      count: 1,
+      sentCount: 1,
+      lastObservedTime: now,
+      flushTimer: undefined,
+    });
     void this.#create(name, subject, event, now);
   }
 
@@ -104,10 +126,11 @@ export class EventRecorder {
   }
 
   async #create(name: string, subject: EventSubject, event: RecordedEvent, now: number): Promise<void> {
+    const namespace = subject.namespace ?? CLUSTER_EVENTS_NAMESPACE;
     const body = {
       apiVersion: 'events.k8s.io/v1',
       kind: 'Event',
-      metadata: { name, namespace: 'default' },
+      metadata: { name, namespace },
       eventTime: microTime(now),
       reportingController: 'kaddon.dev/operator',
       reportingInstance: this.#instance,
@@ -119,11 +142,12 @@ export class EventRecorder {
         apiVersion: subject.apiVersion,
         kind: subject.kind,
         name: subject.name,
+        ...(subject.namespace ? { namespace: subject.namespace } : {}),
         ...(subject.uid ? { uid: subject.uid } : {}),
       },
     };
     try {
-      await this.#api.request('POST', EVENTS_PATH, { body });
+      await this.#api.request('POST', eventsPath(namespace), { body });
     } catch (error: unknown) {
       this.#failed(error);
     }
@@ -143,7 +167,7 @@ export class EventRecorder {
     series.sentCount = series.count;
     const body = { series: { count: series.count, lastObservedTime: microTime(series.lastObservedTime) } };
     try {
-      await this.#api.request('PATCH', `${EVENTS_PATH}/${series.name}`, {
+      await this.#api.request('PATCH', `${eventsPath(series.namespace)}/${series.name}`, {
         body,
         contentType: 'application/merge-patch+json',
       });

@@ -33,7 +33,7 @@ export class KubeApiError extends KaddonError {
 function hintFor(status: number): string {
   if (status === 403) return "Grant the operator's service account the RBAC permission for this resource.";
   if (status === 0 || status >= 500)
-    return 'The API server is down or overloaded; kaddon retries with backoff.';
+    return 'The API server is down or overloaded: the operator retries with backoff; a command run by hand can be run again.';
   return 'Check the resource, its name and namespace.';
 }
 
@@ -58,6 +58,8 @@ export interface RequestOptions {
   readonly query?: Query;
   readonly body?: unknown;
   readonly contentType?: string;
+  /** Ends the request early, besides the client's own timeout (a leader's renew deadline). */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -231,14 +233,15 @@ export class KubeClient {
     apiPath: string,
     options: RequestOptions,
   ): Promise<{ status: number; text: string }> {
-    await this.#limiter?.acquire();
+    await this.#limiter?.acquire(options.signal);
     const context = new RequestContext(url.toString(), method as HttpMethod);
     context.setHeaderParam('Accept', 'application/json');
     if (options.body !== undefined) {
       context.setHeaderParam('Content-Type', options.contentType ?? 'application/json');
       context.setBody(JSON.stringify(options.body));
     }
-    context.setSignal(AbortSignal.timeout(this.#timeoutMs));
+    const timeout = AbortSignal.timeout(this.#timeoutMs);
+    context.setSignal(options.signal ? AbortSignal.any([timeout, options.signal]) : timeout);
     await this.#connection.config.applySecurityAuthentication(context);
     let answered = false;
     try {
@@ -248,9 +251,11 @@ export class KubeClient {
       return { status: response.httpStatusCode, text: await response.body.text() };
     } catch (error: unknown) {
       if (!answered) this.#metrics?.kubeRequestResult({ code: '<error>', method, host: url.host });
-      const detail = isTimeout(error)
-        ? `no answer within ${String(this.#timeoutMs)} ms`
-        : fetchErrorMessage(error);
+      const detail = options.signal?.aborted
+        ? 'ended by the caller before an answer came'
+        : isTimeout(error)
+          ? `no answer within ${String(this.#timeoutMs)} ms`
+          : fetchErrorMessage(error);
       throw new KubeApiError(method, apiPath, 0, 'Unreachable', detail, { cause: error });
     }
   }

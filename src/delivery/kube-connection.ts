@@ -106,7 +106,7 @@ function loadFiles(config: ConnectionConfig, files: readonly string[]): void {
       throw new KubeConfigError(
         file,
         `cannot be read: ${problem}`,
-        'Point KUBECONFIG at a kubeconfig file.',
+        'Check the path: it comes from --kube-config, KUBE_CONFIG or KUBECONFIG (the first set), colon-separated.',
         {
           cause: error,
         },

@@ -18,8 +18,11 @@ const MERGE_PATCH = 'application/merge-patch+json';
  * The Module objects (docs/module-status.md "The Module object"): one per module of the tree,
  * created on first report, its status written through the status subresource, deleted with the
  * module. Writes are coalesced per module (the latest status wins, one request at a time). Where the
- * CRD is absent or RBAC forbids it, the first refusal is logged once and module status is off: the
- * operator carries on as addon-operator does.
+ * CRD is absent or RBAC forbids it at start, that is logged once and module status is off: the
+ * operator carries on as addon-operator does. Lost later (the CRD deleted, RBAC changed), status is
+ * never turned off: the CRD is created again when allowed, writes are retried with backoff, and once
+ * the API takes them again every module's status is written anew (docs/module-status.md
+ * "Recovery").
  */
 export class ModuleObjects {
   readonly #api: ModuleObjectsApi;
@@ -27,9 +30,15 @@ export class ModuleObjects {
   readonly #pending = new Map<string, JsonObject | 'delete'>();
   readonly #uids = new Map<string, string>();
   readonly #clock: Clock;
+  /** The last status of each module: what is written anew after the objects were lost. */
+  readonly #latest = new Map<string, JsonObject>();
   #writing: Promise<void> | undefined;
   #off = false;
   #failures = 0;
+  #manageCrd = false;
+  /** Writes are refused since status worked: the CRD is gone or RBAC changed. */
+  #lost = false;
+  #cancelResync: (() => void) | undefined;
 
   constructor(api: ModuleObjectsApi, logger: Logger, clock: Clock = systemClock) {
     this.#api = api;
@@ -51,7 +60,8 @@ export class ModuleObjects {
    * Creates or updates the CRD when allowed (the one deploy/ ships may already be there), then
    * checks that Module objects can be listed; says once why status is off when not.
    */
-  async start(options: { manageCrd: boolean }): Promise<void> {
+  async start(options: { manageCrd: boolean; resyncMs?: number }): Promise<void> {
+    this.#manageCrd = options.manageCrd;
     if (options.manageCrd) await this.#ensureCrd();
     // A CRD just created answers 429 or 503 while its storage initializes: a few tries.
     for (let attempt = 1; ; attempt++) {
@@ -59,6 +69,7 @@ export class ModuleObjects {
         const list = await this.#api.request('GET', MODULES_PATH);
         for (const item of Array.isArray(list.items) ? list.items.filter(isJsonObject) : [])
           this.#remember(item);
+        if (options.resyncMs !== undefined) this.#scheduleResync(options.resyncMs);
         return;
       } catch (error: unknown) {
         if (isRefusal(error) || attempt >= START_ATTEMPTS) {
@@ -80,14 +91,22 @@ export class ModuleObjects {
 
   publish(module: string, status: JsonObject): void {
     if (this.#off) return;
+    this.#latest.set(module, status);
     this.#pending.set(module, status);
     this.#kick();
   }
 
   remove(module: string): void {
     if (this.#off) return;
+    this.#latest.delete(module);
     this.#pending.set(module, 'delete');
     this.#kick();
+  }
+
+  /** Ends the periodic check for objects deleted behind kaddon's back. */
+  stop(): void {
+    this.#cancelResync?.();
+    this.#cancelResync = undefined;
   }
 
   /** Resolves when every write asked for so far is done. */
@@ -107,16 +126,20 @@ export class ModuleObjects {
       this.#pending.delete(module);
       if (this.#off) return;
       try {
+        if (this.#lost && this.#manageCrd) await this.#ensureCrd(true);
         if (write === 'delete') await this.#delete(module);
         else await this.#writeStatus(module, write);
         this.#failures = 0;
+        if (this.#lost) this.#recovered();
       } catch (error: unknown) {
-        if (isRefusal(error)) {
-          this.#turnOff(error);
-          return;
-        }
-        this.#logger.error('module status not written; trying again', { module, error: errorMessage(error) });
+        if (isRefusal(error)) this.#reportLost(error);
+        else
+          this.#logger.error('module status not written; trying again', {
+            module,
+            error: errorMessage(error),
+          });
         this.#retry(module, write);
+        return;
       }
     }
   }
@@ -129,6 +152,66 @@ export class ModuleObjects {
     this.#clock.setTimer(() => {
       this.#kick();
     }, delayMs);
+  }
+
+  /** Said once per loss: status is kept and written again as soon as the API takes it. */
+  #reportLost(error: unknown): void {
+    if (this.#lost) return;
+    this.#lost = true;
+    this.#logger.warn(
+      this.#manageCrd
+        ? 'Module objects cannot be written (the Module CRD deleted?): creating the CRD again and retrying with backoff'
+        : 'Module objects cannot be written (the Module CRD deleted?): retrying with backoff until it is back',
+      { error: errorMessage(error) },
+    );
+  }
+
+  /** Writes work again: every module's last status is written anew, the objects being gone. */
+  #recovered(): void {
+    this.#lost = false;
+    this.#uids.clear();
+    for (const [module, status] of this.#latest)
+      if (!this.#pending.has(module)) this.#pending.set(module, status);
+    this.#logger.info('Module objects are written again; every module status is published anew', {
+      modules: this.#latest.size,
+    });
+  }
+
+  /**
+   * Every `everyMs`, the Module objects are listed: one deleted behind kaddon's back (the CRD
+   * deleted and re-created by hand, an object deleted) is written again; a refused list starts the
+   * recovery above.
+   */
+  #scheduleResync(everyMs: number): void {
+    this.#cancelResync = this.#clock.setTimer(() => {
+      void this.#resync().finally(() => {
+        if (this.#cancelResync !== undefined) this.#scheduleResync(everyMs);
+      });
+    }, everyMs);
+  }
+
+  async #resync(): Promise<void> {
+    let names: Set<string>;
+    try {
+      const list = await this.#api.request('GET', MODULES_PATH);
+      names = new Set(
+        (Array.isArray(list.items) ? list.items.filter(isJsonObject) : []).map((item) =>
+          isJsonObject(item.metadata) && typeof item.metadata.name === 'string' ? item.metadata.name : '',
+        ),
+      );
+    } catch (error: unknown) {
+      if (!isRefusal(error)) return;
+      this.#reportLost(error);
+      if (this.#manageCrd) await this.#ensureCrd(true);
+      names = new Set();
+    }
+    let missing = 0;
+    for (const [module, status] of this.#latest)
+      if (!names.has(module) && !this.#pending.has(module)) {
+        this.#pending.set(module, status);
+        missing += 1;
+      }
+    if (missing > 0 && this.#failures === 0) this.#kick();
   }
 
   async #writeStatus(module: string, status: JsonObject): Promise<void> {
@@ -167,7 +250,7 @@ export class ModuleObjects {
     }
   }
 
-  async #ensureCrd(): Promise<void> {
+  async #ensureCrd(quiet = false): Promise<void> {
     try {
       const live = await this.#api
         .request('GET', `${CRD_PATH}/${MODULE_CRD_NAME}`)
@@ -187,7 +270,9 @@ export class ModuleObjects {
       await this.#waitEstablished();
     } catch (error: unknown) {
       // Not allowed to manage CRDs: the one deploy/ installs may be there; start() finds out.
-      this.#logger.info('the Module CRD was not created or updated', { error: errorMessage(error) });
+      const fields = { error: errorMessage(error) };
+      if (quiet) this.#logger.debug('the Module CRD was not created or updated', fields);
+      else this.#logger.info('the Module CRD was not created or updated', fields);
     }
   }
 
@@ -212,7 +297,7 @@ export class ModuleObjects {
     this.#off = true;
     this.#pending.clear();
     this.#logger.info(
-      'module status is off: Module objects (kaddon.dev/v1alpha1) cannot be written; install deploy/crds and grant the RBAC of `kaddon rbac` to have them',
+      'module status is off: Module objects (kaddon.dev/v1alpha1) cannot be written; apply deploy/base/module-crd.yaml and grant the RBAC of `kaddon rbac` to have them',
       { error: errorMessage(error) },
     );
   }

@@ -1,7 +1,9 @@
 /**
- * Log levels as addon-operator's LOG_LEVEL names them (the settings table in README.md), least severe first.
+ * Log levels as addon-operator's LOG_LEVEL names them (the settings table in README.md), least severe
+ * first, with `warn` for what kaddon keeps going through but an operator should see (a missing input
+ * left in force, deletions held).
  */
-export const LOG_LEVELS = ['debug', 'info', 'error'] as const;
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /**
@@ -30,6 +32,7 @@ interface LogFields {
 export interface Logger {
   debug(msg: string, fields?: LogFields): void;
   info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
   error(msg: string, fields?: LogFields): void;
   /** A logger that adds `fields` to every line; the child's own fields win over the parent's. */
   child(fields: LogFields): Logger;
@@ -108,6 +111,9 @@ function bindLogger(
     },
     info: (msg, fields) => {
       write('info', msg, merged(fields));
+    },
+    warn: (msg, fields) => {
+      write('warn', msg, merged(fields));
     },
     error: (msg, fields) => {
       write('error', msg, merged(fields));

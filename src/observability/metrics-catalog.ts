@@ -95,6 +95,10 @@ export const METRIC_CATALOG = {
   // kaddon's own: what hooks wrote to $METRICS_PATH and kaddon refused (docs/hooks.md "Metrics from hooks").
   hookMetricsRejected: spec('hook_metrics_rejected_total', 'counter', ['module', 'hook'], 'Lines of a hook\'s metrics file refused: not valid, or clashing with another metric.'),
 
+  // kaddon's own: missing inputs and mass deletion (docs/lifecycle.md).
+  configMapMissing: spec('config_map_missing', 'gauge', [], '1 while the config ConfigMap is deleted and its last config stays in force, 0 otherwise.'),
+  pruneHeldModules: spec('prune_held_modules', 'gauge', [], 'Module uninstalls the prune guard holds until they are confirmed (KADDON_PRUNE_GUARD_PERCENT).'),
+
   // kaddon's own: leader election (ADDON_OPERATOR_HA).
   haLeader: spec('ha_leader', 'gauge', [], '1 while this process holds the leader lease, 0 on standby.'),
 

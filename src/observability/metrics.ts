@@ -103,6 +103,10 @@ export interface OperatorMetrics {
   driftCorrected(module: string, count: number): void;
   /** An object's corrections are spaced out: another writer keeps changing it back (docs/drift.md). */
   driftBackoff(module: string): void;
+  /** Whether the config ConfigMap is deleted and its last config kept in force. */
+  configMapMissing(missing: boolean): void;
+  /** How many module uninstalls the prune guard holds now. */
+  pruneHeld(count: number): void;
 }
 
 type Catalog = typeof METRIC_CATALOG;
@@ -269,6 +273,12 @@ export function createOperatorMetrics(options: OperatorMetricsOptions): Operator
     },
     driftBackoff(module) {
       m.moduleDriftBackoffs.inc({ module });
+    },
+    configMapMissing(missing) {
+      m.configMapMissing.set(missing ? 1 : 0);
+    },
+    pruneHeld(count) {
+      m.pruneHeldModules.set(count);
     },
     gitRevision(sha) {
       m.gitRevisionInfo.reset();

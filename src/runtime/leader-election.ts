@@ -1,6 +1,7 @@
 import { KubeApiError, type KubeClient } from '../delivery/kube-client.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import type { Logger } from '../observability/logger.ts';
+import { sleep, systemClock, type Clock } from '../core/clock.ts';
 
 /** Where the lease is and how it is held (ADDON_OPERATOR_HA; the settings table in README.md). */
 export interface LeaseSettings {
@@ -33,15 +34,24 @@ export class LeaderElector {
   #observed: { readonly record: string; readonly at: number } | undefined;
   #holder: string | undefined;
   #leading = false;
-  #renewing: NodeJS.Timeout | undefined;
+  readonly #clock: Clock;
+  #renewAbort = new AbortController();
+  #cancelDeadline: () => void = () => undefined;
+  #cancelRenew: () => void = () => undefined;
   #lostResolve: (() => void) | undefined;
   /** Resolves when this process, having led, could not renew the lease in time. */
   readonly lost: Promise<void>;
 
-  constructor(api: Pick<KubeClient, 'request'>, settings: LeaseSettings, logger: Logger) {
+  constructor(
+    api: Pick<KubeClient, 'request'>,
+    settings: LeaseSettings,
+    logger: Logger,
+    clock: Clock = systemClock,
+  ) {
     this.#api = api;
     this.#settings = settings;
     this.#logger = logger;
+    this.#clock = clock;
     this.lost = new Promise((resolve) => {
       this.#lostResolve = resolve;
     });
@@ -59,27 +69,30 @@ export class LeaderElector {
   /** Tries until this process leads (true) or `signal` aborts (false); then renews in the background. */
   async acquire(signal: AbortSignal): Promise<boolean> {
     while (!signal.aborted) {
-      if (await this.#tryAcquireOrRenew().catch((error: unknown) => this.#failed('take', error))) {
+      const startedAt = this.#clock.now();
+      if (await this.#tryAcquireOrRenew(signal).catch((error: unknown) => this.#failed('take', error))) {
         this.#leading = true;
         this.#holder = this.#settings.identity;
-        this.#renewLoop(Date.now());
+        this.#lead(startedAt);
         return true;
       }
-      await sleep(this.#settings.retryPeriodMs, signal);
+      await sleep(this.#clock, this.#settings.retryPeriodMs, signal);
     }
     return false;
   }
 
   /** Gives the lease up at once (client-go's ReleaseOnCancel), so a standby takes over in seconds. */
   async release(): Promise<void> {
-    clearTimeout(this.#renewing);
+    this.#cancelRenew();
+    this.#cancelDeadline();
     if (!this.#leading) return;
     this.#leading = false;
+    this.#renewAbort.abort();
     try {
       const lease = await this.#api.request('GET', this.#path());
       const spec = isJsonObject(lease.spec) ? lease.spec : {};
       if (spec.holderIdentity !== this.#settings.identity) return;
-      const now = microTime(Date.now());
+      const now = microTime(this.#clock.now());
       await this.#api.request('PUT', this.#path(), {
         body: {
           ...lease,
@@ -92,42 +105,69 @@ export class LeaderElector {
     }
   }
 
-  #renewLoop(lastRenew: number): void {
-    this.#renewing = setTimeout(() => {
-      void this.#tryAcquireOrRenew()
-        .catch((error: unknown) => this.#failed('renew', error))
-        .then((renewed) => {
-          if (!this.#leading) return;
-          const now = Date.now();
-          if (renewed) {
-            this.#renewLoop(now);
-            return;
-          }
-          if (now - lastRenew < this.#settings.renewDeadlineMs) {
-            this.#renewLoop(lastRenew);
-            return;
-          }
-          this.#leading = false;
-          this.#logger.error('lost the leader lease: could not renew it within the renew deadline', {
-            lease: this.#settings.name,
-            renewDeadlineMs: this.#settings.renewDeadlineMs,
-          });
-          this.#lostResolve?.();
-        });
+  /**
+   * Leading ends at the renew deadline whatever the API server does (docs/lifecycle.md "High
+   * availability"): a timer set from the start of the last successful renew ends it, and aborts the
+   * renew request in flight, so a stalled connection cannot keep this process leading past the
+   * lease that others see expire.
+   */
+  #lead(renewedAt: number): void {
+    this.#renewAbort = new AbortController();
+    this.#armDeadline(renewedAt);
+    this.#scheduleRenew();
+  }
+
+  #armDeadline(renewedAt: number): void {
+    this.#cancelDeadline();
+    const deadline = renewedAt + this.#settings.renewDeadlineMs;
+    this.#cancelDeadline = this.#clock.setTimer(
+      () => {
+        this.#loseLease();
+      },
+      Math.max(0, deadline - this.#clock.now()),
+    );
+  }
+
+  #scheduleRenew(): void {
+    this.#cancelRenew = this.#clock.setTimer(() => {
+      void this.#renewOnce();
     }, this.#settings.retryPeriodMs);
-    this.#renewing.unref();
+  }
+
+  /** One renew, bounded by the time left before the deadline. */
+  async #renewOnce(): Promise<void> {
+    const startedAt = this.#clock.now();
+    const signal = this.#renewAbort.signal;
+    const renewed = await this.#tryAcquireOrRenew(signal).catch((error: unknown) =>
+      this.#failed('renew', error),
+    );
+    if (!this.#leading) return;
+    if (renewed) this.#armDeadline(startedAt);
+    this.#scheduleRenew();
+  }
+
+  #loseLease(): void {
+    if (!this.#leading) return;
+    this.#leading = false;
+    this.#cancelRenew();
+    this.#renewAbort.abort();
+    this.#logger.error('lost the leader lease: could not renew it within the renew deadline', {
+      lease: this.#settings.name,
+      renewDeadlineMs: this.#settings.renewDeadlineMs,
+    });
+    this.#lostResolve?.();
   }
 
   /** One round of client-go's tryAcquireOrRenew: true when this process holds the lease after it. */
-  async #tryAcquireOrRenew(): Promise<boolean> {
-    const now = Date.now();
+  async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
+    const now = this.#clock.now();
     const me = this.#settings.identity;
     let lease: JsonObject;
     try {
-      lease = await this.#api.request('GET', this.#path());
+      lease = await this.#api.request('GET', this.#path(), { signal });
     } catch (error: unknown) {
       if (!(error instanceof KubeApiError) || error.status !== 404) throw error;
-      await this.#api.request('POST', this.#path(false), { body: this.#newLease(now) });
+      await this.#api.request('POST', this.#path(false), { body: this.#newLease(now), signal });
       return true;
     }
     const spec = isJsonObject(lease.spec) ? lease.spec : {};
@@ -151,7 +191,7 @@ export class LeaderElector {
       },
     };
     try {
-      await this.#api.request('PUT', this.#path(), { body: next });
+      await this.#api.request('PUT', this.#path(), { body: next, signal });
     } catch (error: unknown) {
       if (error instanceof KubeApiError && error.status === 409) return false;
       throw error;
@@ -193,18 +233,4 @@ export class LeaderElector {
 /** A MicroTime as the API server writes it: RFC 3339 with microseconds. */
 function microTime(ms: number): string {
   return new Date(ms).toISOString().replace('Z', '000Z');
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        resolve();
-      },
-      { once: true },
-    );
-  });
 }

@@ -75,6 +75,8 @@ export async function rbacNeeds(input: RbacNeedsInput): Promise<Permission[]> {
     { group: '', resource: 'configmaps', verbs: [...READ, 'create', 'update', 'patch'], namespace },
     { group: '', resource: 'secrets', verbs: [...DELIVER, 'watch'], namespace },
     { group: 'coordination.k8s.io', resource: 'leases', verbs: ['get', 'create', 'update'], namespace },
+    // Events about its ConfigMap: deleted and re-created, uninstalls held (docs/lifecycle.md).
+    { group: 'events.k8s.io', resource: 'events', verbs: ['create', 'patch'], namespace },
     ...MODULE_STATUS_PERMISSIONS,
   ];
   const crdKinds = new Map<string, KindResource>();

@@ -39,7 +39,7 @@ export class GitMirror {
         'remote-unavailable',
         this.#subject,
         `the remote cannot be listed (${error instanceof GitSourceError ? error.problem : 'git failed'})`,
-        'kaddon keeps the last good revision and retries with backoff.',
+        'The operator keeps the last good revision and retries with backoff; `kaddon sync` and `build --git-url` can be run again.',
       );
     }
     return parseLsRemote(text);

@@ -167,13 +167,14 @@ describe('ConfigMapConfigStore against a real kube-apiserver', () => {
     await deleteConfigMap('race-create');
   });
 
-  it('reports global, enabled and module changes with their classification, and deletion as empty config', async () => {
+  it('reports global, enabled and module changes with their classification; a deletion keeps the config and re-creates it', async () => {
     await createConfigMap('watch', { global: 'project: demo\n', echoServer: 'replicas: 1\n' });
-    const { store } = storeFor('watch');
+    const { store, logger } = storeFor('watch');
     const seen: Seen[] = [];
     const watch = store.watch((config, change) => void seen.push({ config, change }), {
       known: await store.load(),
     });
+    let recreated: JsonObject | undefined;
     try {
       await editKey('watch', 'global', 'project: renamed\n');
       await waitFor('the global change', () => seen.length === 1);
@@ -182,7 +183,13 @@ describe('ConfigMapConfigStore against a real kube-apiserver', () => {
       await editKey('watch', 'echoServer', 'replicas: 2\n');
       await waitFor('the module change', () => seen.length === 3);
       await deleteConfigMap('watch');
-      await waitFor('the deletion', () => seen.length === 4);
+      await waitFor('the re-creation', () =>
+        logger.entries.some((entry) => entry.msg === 'ConfigMap re-created from its last config'),
+      );
+      recreated = await readData('watch');
+      // A later edit is reported as before.
+      await editKey('watch', 'echoServer', 'replicas: 3\n');
+      await waitFor('the edit after the re-creation', () => seen.length === 4);
     } finally {
       await watch.stop();
     }
@@ -192,11 +199,16 @@ describe('ConfigMapConfigStore against a real kube-apiserver', () => {
         { globalChanged: true, enabledChanged: [], modulesChanged: [] },
         { globalChanged: false, enabledChanged: ['redis'], modulesChanged: [] },
         { globalChanged: false, enabledChanged: [], modulesChanged: ['echoServer'] },
-        { globalChanged: true, enabledChanged: ['redis'], modulesChanged: ['echoServer'] },
+        { globalChanged: false, enabledChanged: [], modulesChanged: ['echoServer'] },
       ],
     );
     assert.deepEqual(seen[2]?.config.modules.get('echoServer'), { replicas: 2 });
-    assert.deepEqual(seen[3]?.config, EMPTY_CONFIG_VALUES);
+    assert.deepEqual(recreated, {
+      global: 'project: renamed\n',
+      redisEnabled: 'true',
+      echoServer: 'replicas: 2\n',
+    });
+    assert.deepEqual(seen[3]?.config.global, { project: 'renamed' }, 'nothing went back to empty');
     assert.equal(store.invalidConfigCount, 0);
   });
 

@@ -216,9 +216,53 @@ describe('kaddon diff against the cluster', () => {
       );
       const without = await diff('--no-cluster-config');
       assert.equal(without.code, 0, without.stdout + without.stderr);
+      // Without --namespace: the one namespace that holds the operator's ConfigMap.
+      const found = await runCli(['diff', modulesDir, '--kube-config', cluster.kubeconfigPath, '-o', 'json']);
+      assert.equal(found.code, 2, found.stderr);
+      assert.equal(
+        found.stderr,
+        "diff: namespace 'diff-cli', which holds the operator's ConfigMap 'addon-operator'\n",
+      );
+      assert.equal(found.stdout, result.stdout);
     } finally {
       await api.request('DELETE', `/api/v1/namespaces/${NAMESPACE}/configmaps/addon-operator`);
     }
+  });
+
+  it('refuses to guess the namespace when no namespace holds the operator ConfigMap', async () => {
+    const result = await runCli(['diff', modulesDir, '--kube-config', cluster.kubeconfigPath]);
+    assert.equal(result.code, 1);
+    assert.match(
+      result.stderr,
+      /no namespace holds the operator's ConfigMap 'addon-operator'\. Name the namespace kaddon runs in with --namespace/,
+    );
+  });
+
+  it("leaves out what the module's drift.ignore leaves out, as drift detection does", async () => {
+    const valuesFile = path.join(tree.root, 'green.yaml');
+    writeFileSync(valuesFile, 'app:\n  color: green\n');
+    const manifest = path.join(modulesDir, '010-app/module.yaml');
+    writeFileSync(
+      manifest,
+      'drift:\n  ignore:\n  - paths: [/data/color]\n    target: {kind: ConfigMap, name: app-config}\n',
+    );
+    try {
+      const result = await diff('--values', valuesFile);
+      assert.equal(result.code, 0, result.stdout + result.stderr);
+    } finally {
+      rmSync(manifest);
+    }
+  });
+
+  it('says that the modules directory is missing before it asks anything of the cluster', async () => {
+    const result = await runCli([
+      'diff',
+      path.join(tree.root, 'no-such-dir'),
+      '--kube-config',
+      '/nonexistent',
+    ]);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /no-such-dir.*the modules directory does not exist/);
   });
 
   it('exits 1 with the usual message for a broken tree, and for a bad flag', async () => {

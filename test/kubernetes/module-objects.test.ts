@@ -100,4 +100,108 @@ describe('Module objects against a real kube-apiserver', () => {
     await objects.flush();
     await assert.rejects(admin.request('GET', `${MODULES_PATH}/echo`), /404/);
   });
+
+  it('the CRD deleted: creates it again and writes every module status anew', async () => {
+    const logger = createCapturingLogger();
+    const objects = new ModuleObjects(admin, logger);
+    await objects.start({ manageCrd: true, resyncMs: 1_000 });
+    try {
+      objects.publish('alpha', statusSaying('alpha delivered'));
+      objects.publish('beta', statusSaying('beta delivered'));
+      await objects.flush();
+      await deleteCrd();
+      // Nothing changes in kaddon meanwhile: the periodic check finds the objects gone.
+      const alpha = await eventuallyObject('alpha');
+      const beta = await eventuallyObject('beta');
+      assert.deepEqual(alpha.status, statusSaying('alpha delivered'));
+      assert.deepEqual(beta.status, statusSaying('beta delivered'));
+      assert.equal(objects.enabled, true, 'status was never turned off');
+      assert.ok(
+        logger.entries.some((entry) => entry.level === 'warn' && /cannot be written/.test(entry.msg)),
+      );
+      // And later reports are written as before.
+      objects.publish('alpha', statusSaying('alpha upgraded'));
+      await objects.flush();
+      assert.deepEqual(
+        (await admin.request('GET', `${MODULES_PATH}/alpha`)).status,
+        statusSaying('alpha upgraded'),
+      );
+    } finally {
+      objects.stop();
+    }
+  });
+
+  it('without managing the CRD: writes the objects again once someone re-creates it', async () => {
+    const objects = new ModuleObjects(admin, createCapturingLogger());
+    await objects.start({ manageCrd: false, resyncMs: 1_000 });
+    try {
+      objects.publish('gamma', statusSaying('gamma delivered'));
+      await objects.flush();
+      const crd = await admin.request('GET', CRD);
+      await deleteCrd();
+      objects.publish('gamma', statusSaying('gamma upgraded'));
+      // Refused meanwhile; re-created by hand, as `kubectl apply -f deploy/base/module-crd.yaml` would.
+      const metadata = isJsonObject(crd.metadata) ? crd.metadata : {};
+      await admin.request('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+        body: {
+          apiVersion: crd.apiVersion,
+          kind: crd.kind,
+          metadata: { name: metadata.name },
+          spec: crd.spec,
+        },
+      });
+      const gamma = await eventuallyObject('gamma');
+      assert.deepEqual(gamma.status, statusSaying('gamma upgraded'));
+    } finally {
+      objects.stop();
+    }
+  });
 });
+
+const CRD = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions/modules.kaddon.dev';
+
+function statusSaying(message: string): JsonObject {
+  return {
+    enabled: true,
+    conditions: [
+      {
+        type: 'Ready',
+        status: 'True',
+        reason: 'Succeeded',
+        message,
+        lastTransitionTime: '2026-11-28T00:00:00Z',
+      },
+    ],
+  };
+}
+
+/** Deletes the Module CRD and waits until it (and with it every Module object) is gone. */
+async function deleteCrd(): Promise<void> {
+  await admin.request('DELETE', CRD);
+  await poll(
+    'the CRD gone',
+    async () =>
+      (await admin.request('GET', CRD).then(
+        () => false,
+        () => true,
+      )) || undefined,
+  );
+}
+
+/** The Module object once it exists again with a status, within a minute. */
+function eventuallyObject(module: string): Promise<JsonObject> {
+  return poll(`Module ${module} back`, async () => {
+    const object = await admin.request('GET', `${MODULES_PATH}/${module}`).catch(() => undefined);
+    return object?.status === undefined ? undefined : object;
+  });
+}
+
+async function poll<T>(what: string, check: () => Promise<T | undefined>, deadlineMs = 60_000): Promise<T> {
+  const deadline = Date.now() + deadlineMs;
+  for (;;) {
+    const value = await check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) assert.fail(`${what}: not within ${String(deadlineMs / 1000)} s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

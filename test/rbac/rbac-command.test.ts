@@ -93,6 +93,8 @@ describe('kaddon rbac', () => {
     ]);
     assert.deepEqual(verbs(objects, 'ClusterRole', 'kaddon.dev', 'modules/status'), ['patch']);
     assert.deepEqual(verbs(objects, 'Role', 'events.k8s.io', 'events', 'default'), ['create', 'patch']);
+    // Events about its ConfigMap, in its own namespace.
+    assert.deepEqual(verbs(objects, 'Role', 'events.k8s.io', 'events', 'ops'), ['create', 'patch']);
     assert.equal(verbs(objects, 'ClusterRole', '', 'nodes').length, 0, 'nothing the tree does not use');
     const binding = objects.find((object) => object.kind === 'ClusterRoleBinding');
     assert.deepEqual(binding?.subjects, [{ kind: 'ServiceAccount', name: 'operator', namespace: 'ops' }]);

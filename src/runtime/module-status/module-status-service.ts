@@ -32,10 +32,13 @@ export interface ModuleStatusService {
   stop(): Promise<void>;
 }
 
+/** How often Module objects deleted behind kaddon's back are looked for (docs/module-status.md "Recovery"). */
+const MODULE_OBJECTS_RESYNC_MS = 20_000;
+
 export async function startModuleStatus(options: ModuleStatusServiceOptions): Promise<ModuleStatusService> {
   const logger = options.logger.child({ component: 'module-status' });
   const objects = options.enabled ? new ModuleObjects(options.api, logger) : undefined;
-  await objects?.start({ manageCrd: true });
+  await objects?.start({ manageCrd: true, resyncMs: MODULE_OBJECTS_RESYNC_MS });
   const events = objects?.enabled
     ? new EventRecorder(options.api, logger, { instance: options.instance, mask: options.mask })
     : undefined;
@@ -66,6 +69,7 @@ export async function startModuleStatus(options: ModuleStatusServiceOptions): Pr
       tracker.stop();
       events?.stop();
       await health?.stop();
+      objects?.stop();
       await objects?.flush();
     },
   };

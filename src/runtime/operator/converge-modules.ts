@@ -6,6 +6,7 @@ import { fail, success, type TaskResult } from '../queue/task-result.ts';
 import { discoverModules, type ModuleDiscovery } from './discover-modules.ts';
 import type { OperatorContext } from './operator-context.ts';
 import { runGlobalHooks } from './run-hooks.ts';
+import { heldPrunes } from './prune-guard.ts';
 
 /**
  * ConvergeModules in StandBy, "reload all modules" (docs/lifecycle.md steps 3–8 and "Tasks and
@@ -38,19 +39,35 @@ export async function startConverge(
   const previous = ctx.state.enabledModules;
   const releases = await ctx.helm.list(ctx.namespace);
   ctx.state.enabledModules = discovery.enabled;
-  ctx.status?.setModules([...known], discovery.enabled);
   ctx.state.absentReleases.clear();
   for (const module of discovery.enabled)
     if (!releases.includes(module)) ctx.state.absentReleases.add(module);
   for (const module of ctx.state.preparedModules)
     if (!discovery.enabled.includes(module)) ctx.state.preparedModules.delete(module);
   // docs/lifecycle.md step 6: modules enabled before; at start, disabled modules that still have a release.
-  const toDelete = ctx.tree.modules
+  const heldBefore = ctx.state.pruneHold?.releases ?? [];
+  const candidates = ctx.tree.modules
     .map((module) => module.name)
     .filter((name) => !discovery.enabled.includes(name))
-    .filter((name) => previous.includes(name) || (!ctx.state.converged && releases.includes(name)));
+    .filter(
+      (name) =>
+        previous.includes(name) ||
+        heldBefore.includes(name) ||
+        (!ctx.state.converged && releases.includes(name)),
+    );
   // docs/lifecycle.md step 7: releases whose module directory is gone (HELM_IGNORE_RELEASE kept).
-  const toPurge = orphanReleases(releases, known, ctx.helmIgnoreRelease);
+  const purges = orphanReleases(releases, known, ctx.helmIgnoreRelease);
+  // docs/lifecycle.md "Missing inputs and mass deletion": too many uninstalls at once wait for a confirmation.
+  const delivered = releases.filter((release) => release !== ctx.helmIgnoreRelease);
+  const held = heldPrunes(
+    ctx,
+    [...candidates.filter((name) => releases.includes(name)), ...purges],
+    delivered,
+  );
+  const toDelete = candidates.filter((name) => !held.includes(name));
+  const toPurge = purges.filter((release) => !held.includes(release));
+  // A release held from purging keeps its Module object until it is uninstalled.
+  ctx.status?.setModules([...known, ...held.filter((name) => !known.has(name))], discovery.enabled);
   const activation = { event };
   const headTasks = [
     ...discovery.enabled.map((module) =>

@@ -80,6 +80,23 @@ export interface OperatorContext {
   readonly health?: DeliveredHealth | undefined;
   /** The cluster, for `kaddon module diff` (docs/drift.md "The running operator's view"). */
   readonly liveApi?: ApplyApi;
+  /** Holds mass uninstalls until confirmed (docs/lifecycle.md "Missing inputs and mass deletion"); none: off. */
+  readonly pruneGuard?: PruneGuardSettings;
+}
+
+/** The prune guard's setting and where it reports (src/runtime/operator/prune-guard.ts). */
+export interface PruneGuardSettings {
+  /** KADDON_PRUNE_GUARD_PERCENT: a converge may uninstall at most this share of the releases; 100 is off. */
+  readonly percent: number;
+  /** The operator's ConfigMap (ADDON_OPERATOR_CONFIG_MAP): where a confirmation goes, what Events name. */
+  readonly configMap: string;
+  readonly recordEvent?: (event: { type: 'Normal' | 'Warning'; reason: string; note: string }) => void;
+}
+
+/** Uninstalls the prune guard holds, and the id that confirms them. */
+export interface PruneHold {
+  readonly id: string;
+  readonly releases: readonly string[];
 }
 
 /** What the operator tells the resource monitor (ResourceMonitor). */
@@ -128,6 +145,10 @@ export interface OperatorState {
   readonly failedDeliveries: Set<string>;
   /** Modules failing in their own lane (isolate policy), with their failures in a row. */
   readonly isolatedFailures: Map<string, number>;
+  /** Uninstalls held by the prune guard: candidates again at each converge until done. */
+  pruneHold: PruneHold | undefined;
+  /** The ConfigMap's kaddon.dev/allow-prune annotation as last seen. */
+  allowPrune: string | undefined;
 }
 
 export function initialOperatorState(): OperatorState {
@@ -145,5 +166,7 @@ export function initialOperatorState(): OperatorState {
     absentReleases: new Set(),
     failedDeliveries: new Set(),
     isolatedFailures: new Map(),
+    pruneHold: undefined,
+    allowPrune: undefined,
   };
 }

@@ -86,6 +86,10 @@ export async function standByForLease(
   parts.readiness.setStandby(undefined);
   parts.metrics.haLeader(true);
   parts.logger.info('leading', { lease: LEASE_NAME, identity: lease.identity });
+  // Said at the renew deadline, not when the stop that follows is done.
+  void elector.lost.then(() => {
+    parts.metrics.haLeader(false);
+  });
   return elector;
 }
 

@@ -13,6 +13,8 @@ import { createOperatorUiState, type OperatorUiStateOptions } from './operator-u
 import type { UiState } from '../../observability/ui/ui-state.ts';
 import { createOperatorHandlers } from './operator-handlers.ts';
 import { moduleRunTask } from './run-module.ts';
+import { ALLOW_PRUNE_ANNOTATION } from './prune-guard.ts';
+import { isJsonObject, type JsonObject } from '../../core/json.ts';
 
 export interface OperatorOptions {
   readonly globalHooksDir: string | undefined;
@@ -162,11 +164,34 @@ export class Operator {
         onInvalid: () => {
           this.#ctx.metrics.configValuesError();
         },
+        onObject: (configMap) => {
+          this.#allowPrune(allowPruneOf(configMap));
+        },
       },
     );
     this.#ctx.modulesSource?.follow(() => {
       this.#queueTreeSwitch();
     });
+  }
+
+  /**
+   * The ConfigMap's confirmation of held uninstalls (docs/lifecycle.md "Missing inputs and mass
+   * deletion"): naming the held id, it reloads all modules, whose converge then uninstalls them.
+   */
+  #allowPrune(value: string | undefined): void {
+    const state = this.#ctx.state;
+    if (state.allowPrune === value) return;
+    state.allowPrune = value;
+    if (value === undefined || state.pruneHold?.id !== value) return;
+    this.#ctx.logger.info('held uninstalls confirmed by annotation', { id: value });
+    if (this.#queues.find('ConvergeModules') !== undefined) return;
+    this.#queues.addLast(
+      createTask(
+        'ConvergeModules',
+        { queue: MAIN_QUEUE, payload: { event: 'ReloadAllModules' } },
+        Date.now(),
+      ),
+    );
   }
 
   /** A newer validated tree from Git: one switch task at a time, which takes the newest. */
@@ -223,6 +248,14 @@ export class Operator {
     await this.#ctx.deliveries?.settle();
     await this.#ctx.bindings.stop();
   }
+}
+
+/** The kaddon.dev/allow-prune annotation of a ConfigMap object. */
+function allowPruneOf(configMap: JsonObject): string | undefined {
+  const metadata = isJsonObject(configMap.metadata) ? configMap.metadata : {};
+  const annotations = isJsonObject(metadata.annotations) ? metadata.annotations : {};
+  const value = annotations[ALLOW_PRUNE_ANNOTATION];
+  return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
 /**

@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isMassPrune, pruneId } from './prune-guard.ts';
+
+describe('prune guard', () => {
+  it('holds more than the share, or all, and never when off', () => {
+    const cases: [removals: number, delivered: number, percent: number, held: boolean][] = [
+      [0, 8, 50, false],
+      [1, 8, 50, false],
+      [4, 8, 50, false],
+      [5, 8, 50, true],
+      [8, 8, 50, true],
+      // All of them counts, even one of one, and even with a share above 100 % of one.
+      [1, 1, 50, true],
+      [1, 1, 99, true],
+      [2, 2, 99, true],
+      [1, 2, 50, false],
+      [1, 3, 0, true],
+      [8, 8, 100, false],
+      // Releases gone meanwhile: more removals than releases counts as all.
+      [3, 2, 50, true],
+    ];
+    for (const [removals, delivered, percent, held] of cases)
+      assert.equal(
+        isMassPrune(removals, delivered, percent),
+        held,
+        `${removals}/${delivered} at ${percent}%`,
+      );
+  });
+
+  it('names the revision and the set of releases, not their order', () => {
+    const id = pruneId('0123abc', ['b', 'a']);
+    assert.match(id, /^[0-9a-f]{12}$/u);
+    assert.equal(pruneId('0123abc', ['a', 'b']), id);
+    assert.notEqual(pruneId('4567def', ['a', 'b']), id, 'another commit needs another confirmation');
+    assert.notEqual(pruneId('0123abc', ['a']), id, 'another set needs another confirmation');
+    assert.notEqual(pruneId(undefined, ['a', 'b']), id);
+  });
+});
