@@ -13,7 +13,7 @@ import { createUiRoute } from '../src/observability/ui/ui-route.ts';
 import type { UiModule, UiState } from '../src/observability/ui/ui-state.ts';
 
 /**
- * `npx tsx bench/ui-bench.ts [--modules 1000] [--runs 5]`: the status page's modules view in
+ * `npm run bench:ui -- [--modules 1000] [--runs 5]`: the status page's modules view in
  * Debian's chromium (docs/performance.md "Status page"). The server is the real /ui route over a
  * state of N modules held in memory, as the operator's is; prints the page's bytes (as sent and
  * gzipped) and the time from navigation to the table of every module drawn, median of the runs.

@@ -6,7 +6,7 @@ import type { UiAccess } from './ui-access.ts';
 import type { UiState } from './ui-state.ts';
 
 /** The status page's path on the operator's HTTP server (docs/ui.md). */
-export const UI_PATH = '/ui';
+const UI_PATH = '/ui';
 
 export interface UiRouteOptions {
   readonly state: () => UiState | undefined;

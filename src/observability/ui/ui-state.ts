@@ -43,12 +43,12 @@ export interface UiModuleDetail extends UiModule {
   readonly requiredBy: readonly UiModuleRef[];
 }
 
-export interface UiModuleRef {
+interface UiModuleRef {
   readonly name: string;
   readonly state: UiModuleState;
 }
 
-export interface UiEvent {
+interface UiEvent {
   readonly time: string;
   readonly type: 'Normal' | 'Warning';
   readonly reason: string;
