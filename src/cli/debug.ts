@@ -4,7 +4,6 @@ import type { CliIo } from './cli-io.ts';
 import { requestDebug } from './debug-client.ts';
 import { UsageError } from './usage-error.ts';
 
-/** As OperatorConfig.debugUnixSocket defaults (docs/observability.md "Debug socket"). */
 import { SettingReader } from '../config/setting-reader.ts';
 import { DEFAULT_DEBUG_UNIX_SOCKET } from '../config/operator-config.ts';
 
@@ -23,7 +22,17 @@ interface DebugSubcommand {
   };
   readonly summary: string;
   readonly route: (name: string | undefined) => string;
+  /** Renders or asks the cluster: waited on for SLOW_ANSWER_MS by default, not ANSWER_MS. */
+  readonly slow?: true;
 }
+
+/**
+ * How long a debug command waits for the operator by default (docs/lifecycle.md "Bounds and
+ * timeouts"): `module render` may run `helm template` (KADDON_HELM_TEMPLATE_TIMEOUT, 30 s) and
+ * `module diff` also asks the API server (30 s a request), so they get longer.
+ */
+const ANSWER_MS = 30_000;
+const SLOW_ANSWER_MS = 120_000;
 
 const showEmpty = { option: 'show-empty', short: 'e', query: 'showEmpty', help: 'list empty queues too' };
 const withGlobal = {
@@ -83,12 +92,14 @@ const groups = {
       argument: 'NAME',
       summary: 'Print the manifests the module would deliver now.',
       route: (n) => `/module/${segment(n)}/render`,
+      slow: true,
     },
     {
       name: 'diff',
       argument: 'NAME',
       summary: 'Show what delivering the module now would change in the cluster (as kaddon diff).',
       route: (n) => `/module/${segment(n)}/diff`,
+      slow: true,
     },
     {
       name: 'snapshots',
@@ -137,6 +148,7 @@ async function runDebug(group: DebugGroup, args: readonly string[], io: CliIo): 
     options: {
       output: { type: 'string', short: 'o', default: 'text' },
       'debug-unix-socket': { type: 'string' },
+      timeout: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       ...(subcommand.flag
         ? { [subcommand.flag.option]: { type: 'boolean', short: subcommand.flag.short } }
@@ -148,8 +160,19 @@ async function runDebug(group: DebugGroup, args: readonly string[], io: CliIo): 
     return;
   }
   const path = requestPath(group, subcommand, positionals, values, usage);
-  const socket = socketPath(values['debug-unix-socket']);
-  io.stdout(await requestDebug(socket, path));
+  const read = new SettingReader(process.env, {
+    'debug-unix-socket': values['debug-unix-socket'],
+    timeout: values.timeout,
+  });
+  const timeout = read.find('debugTimeout');
+  io.stdout(
+    await requestDebug({
+      socketPath: read.text('debugUnixSocket', DEFAULT_DEBUG_UNIX_SOCKET),
+      path,
+      timeoutMs: read.durationMs('debugTimeout', subcommand.slow ? SLOW_ANSWER_MS : ANSWER_MS),
+      timeoutSetting: timeout?.name ?? '--timeout or KADDON_DEBUG_TIMEOUT',
+    }),
+  );
 }
 
 function requestPath(
@@ -180,14 +203,6 @@ function requestPath(
   return `${subcommand.route(positionals[0])}?${query.toString()}`;
 }
 
-/** --debug-unix-socket, else DEBUG_UNIX_SOCKET, else the operator's default. */
-function socketPath(flag: string | undefined): string {
-  return new SettingReader(process.env, { 'debug-unix-socket': flag }).text(
-    'debugUnixSocket',
-    DEFAULT_DEBUG_UNIX_SOCKET,
-  );
-}
-
 function groupUsage(group: DebugGroup): string {
   const lines = groups[group].map((s: DebugSubcommand) => {
     const head = `  ${[s.name, s.argument].filter(Boolean).join(' ')}`;
@@ -205,5 +220,7 @@ Options:
   -o, --output text|yaml|json   output format (default text)
   --debug-unix-socket PATH      the debug socket (default $DEBUG_UNIX_SOCKET, else
                                 ${DEFAULT_DEBUG_UNIX_SOCKET})
+  --timeout DURATION            how long to wait for the answer (default $KADDON_DEBUG_TIMEOUT,
+                                else 30s; 2m for module render and module diff)
   -h, --help                    show this help`;
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { SecretMask } from '../core/secret-mask.ts';
 import { parseArgs } from 'node:util';
 import { errorMessage } from '../core/errors.ts';
@@ -55,7 +55,8 @@ import { startModuleStatus } from '../runtime/module-status/module-status-servic
 import { treeValues, type PreparedTree } from '../runtime/operator/prepare-modules-tree.ts';
 import { ValuesStore } from '../runtime/values-store.ts';
 import { hasGitSource, loadGitSourceConfig } from '../sources/git-source-config.ts';
-import { verifyWebhookSignature } from '../sources/git-webhook-signature.ts';
+import { startWebhookSignatureCheck } from '../sources/git-webhook-signature.ts';
+import { readWebhookSecret } from '../config/webhook-secret.ts';
 import type { CliIo } from './cli-io.ts';
 import { componentRoots } from '../runtime/component-roots.ts';
 import { OperatorGitSource } from '../runtime/operator/operator-git-source.ts';
@@ -82,6 +83,24 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
   const startedAt = performance.now();
   const config = loadOperatorConfig(process.env, { 'helm-path': values['helm-path'] });
   const base = await connectOperator(config, io);
+  // Before the cluster is asked: a debug socket or port that cannot be served stops the operator at once.
+  const endpoints = await startEndpoints(config, base);
+  try {
+    await serveOperator(config, base, endpoints, startedAt);
+  } catch (error: unknown) {
+    // The listening servers would keep the process alive after the error is reported.
+    await endpoints.stop();
+    throw error;
+  }
+}
+
+/** Everything after the endpoints listen, until SIGTERM/SIGINT or a lost lease has been handled. */
+async function serveOperator(
+  config: OperatorConfig,
+  base: OperatorBase,
+  endpoints: Endpoints,
+  startedAt: number,
+): Promise<void> {
   const { logger, metrics, kube } = base;
   // Events about the operator's own inputs (a deleted ConfigMap, held uninstalls) live in its namespace.
   const events = new EventRecorder(kube, logger, { instance: `kaddon-${config.haIdentity}` });
@@ -97,7 +116,6 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     },
   });
   const initialConfig = await configMap.load();
-  const endpoints = await startEndpoints(config, base);
   const stopping = waitForSignal();
   // ADDON_OPERATOR_HA: nothing acts (hooks, queues, Git polling, delivery) until this process leads.
   const elector = config.ha
@@ -268,7 +286,7 @@ async function startEndpoints(
         config.gitWebhookSecret === undefined
           ? undefined
           : {
-              verifySignature: webhookVerifier(config.gitWebhookSecret),
+              startSignatureCheck: webhookCheck(config.gitWebhookSecret),
               requestSync: () => {
                 endpoints.git?.requestSync();
                 return endpoints.git !== undefined;
@@ -305,10 +323,15 @@ async function startEndpoints(
       await endpoints.http.stop();
     },
   };
-  const bound = await endpoints.http.start();
-  logger.info('listening', { address: bound.address, port: bound.port });
-  await endpoints.debug.start();
-  logger.info('debug socket listening', { socket: config.debugUnixSocket });
+  try {
+    await endpoints.debug.start();
+    logger.info('debug socket listening', { socket: config.debugUnixSocket });
+    const bound = await endpoints.http.start();
+    logger.info('listening', { address: bound.address, port: bound.port });
+  } catch (error: unknown) {
+    await endpoints.stop();
+    throw error;
+  }
   return endpoints;
 }
 
@@ -505,11 +528,12 @@ function localModulesTree(config: OperatorConfig): OperatorTree {
   };
 }
 
-/** Checks a webhook against the secret; a secret file is read at each request, so a rotated Secret is picked up. */
-function webhookVerifier(secret: GitWebhookSecret): GitWebhookOptions['verifySignature'] {
-  const read =
-    'value' in secret ? () => secret.value : () => readFileSync(secret.file, 'utf8').replace(/\r?\n$/u, '');
-  return (headers, body) => verifyWebhookSignature(headers, body, read());
+/**
+ * Starts checking a webhook against the secret; a secret file is read at each request, so a rotated
+ * Secret is picked up (docs/git-webhook.md).
+ */
+function webhookCheck(secret: GitWebhookSecret): GitWebhookOptions['startSignatureCheck'] {
+  return (headers) => startWebhookSignatureCheck(headers, readWebhookSecret(secret));
 }
 
 function withoutWebhookSecret(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { availableParallelism } from 'node:os';
 import { loadOperatorConfig, OperatorConfigError } from './operator-config.ts';
@@ -171,10 +174,12 @@ describe('operator configuration', () => {
     assert.equal(loadOperatorConfig(base).gitWebhookSecret, undefined);
     assert.deepEqual(loadOperatorConfig({ ...base, KADDON_GIT_WEBHOOK_SECRET: 's3' }).gitWebhookSecret, {
       value: 's3',
+      setting: 'KADDON_GIT_WEBHOOK_SECRET',
     });
     const file = fileURLToPath(import.meta.url);
     assert.deepEqual(loadOperatorConfig({ ...base, KADDON_GIT_WEBHOOK_SECRET_FILE: file }).gitWebhookSecret, {
       file,
+      setting: 'KADDON_GIT_WEBHOOK_SECRET_FILE',
     });
     const bad: [Record<string, string>, RegExp][] = [
       [{ KADDON_GIT_WEBHOOK_SECRET_FILE: '/nowhere/secret' }, /the file '\/nowhere\/secret' does not exist/],
@@ -186,5 +191,65 @@ describe('operator configuration', () => {
         () => loadOperatorConfig({ ...base, ...env }),
         (error: unknown) => error instanceof OperatorConfigError && message.test(error.message),
       );
+  });
+});
+
+describe('the Git webhook secret at start', () => {
+  const base = { ADDON_OPERATOR_NAMESPACE: 'k', MODULES_GIT_URL: 'https://example.com/m.git' };
+  const dir = mkdtempSync(path.join(tmpdir(), 'kaddon-webhook-secret-'));
+  after(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const write = (name: string, text: string): string => {
+    const file = path.join(dir, name);
+    writeFileSync(file, text);
+    return file;
+  };
+  const refusal = (env: Record<string, string>): string => {
+    try {
+      loadOperatorConfig({ ...base, ...env });
+    } catch (error: unknown) {
+      if (error instanceof OperatorConfigError) return error.describe();
+      throw error;
+    }
+    return 'accepted';
+  };
+
+  it('refuses an empty, newline-only or blank file, naming the setting and the file', () => {
+    for (const [name, text] of [
+      ['empty', ''],
+      ['newline', '\n'],
+      ['crlf', '\r\n'],
+      ['blank', ' \t\n\n'],
+    ] as const) {
+      const file = write(name, text);
+      assert.equal(
+        refusal({ KADDON_GIT_WEBHOOK_SECRET_FILE: file }),
+        `setting 'KADDON_GIT_WEBHOOK_SECRET_FILE': the file '${file}' is empty or blank: an HMAC keyed with nothing is one anyone can make. Put the secret shared with the Git host there (for example the output of \`openssl rand -hex 32\`).`,
+      );
+    }
+  });
+
+  it('refuses a directory and a missing file, naming the setting', () => {
+    assert.match(
+      refusal({ KADDON_GIT_WEBHOOK_SECRET_FILE: dir }),
+      /^setting 'KADDON_GIT_WEBHOOK_SECRET_FILE': '.*' is a directory, not a file\. Mount the secret/u,
+    );
+    assert.match(
+      refusal({ KADDON_GIT_WEBHOOK_SECRET_FILE: path.join(dir, 'absent') }),
+      /^setting 'KADDON_GIT_WEBHOOK_SECRET_FILE': the file '.*absent' does not exist\./u,
+    );
+  });
+
+  it('refuses a blank secret given in the environment', () => {
+    assert.match(
+      refusal({ KADDON_GIT_WEBHOOK_SECRET: '\n' }),
+      /^setting 'KADDON_GIT_WEBHOOK_SECRET': is blank/u,
+    );
+    assert.match(refusal({ KADDON_GIT_WEBHOOK_SECRET: '   ' }), /is blank/u);
+  });
+
+  it('accepts a secret file with a trailing newline', () => {
+    assert.equal(refusal({ KADDON_GIT_WEBHOOK_SECRET_FILE: write('good', 's3cret\n') }), 'accepted');
   });
 });

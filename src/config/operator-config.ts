@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { availableParallelism, hostname } from 'node:os';
 import { DEFAULT_JQ_TIMEOUT_MS } from '../jq/jq-engine.ts';
 import { DEFAULT_HELM_TEMPLATE_TIMEOUT_MS } from '../delivery/helm/helm-client.ts';
@@ -9,6 +8,7 @@ import {
   type FoundSetting,
   type SettingSource,
 } from './setting-reader.ts';
+import { readWebhookSecret, type GitWebhookSecret } from './webhook-secret.ts';
 import { LOG_LEVELS, LOG_TYPES, type LogLevel, type LogType } from '../observability/logger.ts';
 
 /**
@@ -128,7 +128,7 @@ export interface OperatorConfig {
   readonly pruneGuardPercent: number;
 }
 
-export type GitWebhookSecret = { readonly value: string } | { readonly file: string };
+export type { GitWebhookSecret } from './webhook-secret.ts';
 
 export { OperatorConfigError } from './setting-reader.ts';
 
@@ -258,7 +258,10 @@ export function crdFilterPrefixes(read: SettingReader): string[] {
   return read.text('crdFilterPrefixes', 'doc-,_').split(',').filter(Boolean);
 }
 
-/** Only one of the two settings, a file that exists, and a Git source for the webhook to trigger. */
+/**
+ * Only one of the two settings, a Git source for the webhook to trigger, and a secret that can be
+ * read now and is not blank (docs/git-webhook.md "Turning it on").
+ */
 function gitWebhookSecret(read: SettingReader): GitWebhookSecret | undefined {
   const value = read.find('gitWebhookSecret');
   const file = read.find('gitWebhookSecretFile');
@@ -272,14 +275,12 @@ function gitWebhookSecret(read: SettingReader): GitWebhookSecret | undefined {
       'is set but MODULES_GIT_URL is not: the webhook has no Git source to trigger',
       'Set MODULES_GIT_URL, or unset the webhook secret.',
     );
-  if (file === undefined) return { value: found.value };
-  if (!existsSync(file.value))
-    throw new OperatorConfigError(
-      file.name,
-      `the file '${file.value}' does not exist`,
-      'Mount the secret there or correct the path.',
-    );
-  return { file: file.value };
+  const secret: GitWebhookSecret =
+    file === undefined
+      ? { value: found.value, setting: found.name }
+      : { file: file.value, setting: file.name };
+  readWebhookSecret(secret);
+  return secret;
 }
 
 function splitPaths(value: string): string[] {

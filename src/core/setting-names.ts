@@ -28,6 +28,7 @@ export const SETTINGS = {
     env: ['ADDON_OPERATOR_PROMETHEUS_METRICS_PREFIX', 'SHELL_OPERATOR_PROMETHEUS_METRICS_PREFIX'],
   },
   debugUnixSocket: { flag: 'debug-unix-socket', env: ['DEBUG_UNIX_SOCKET'] },
+  debugTimeout: { flag: 'timeout', env: ['KADDON_DEBUG_TIMEOUT'] },
   logType: { flag: 'log-type', env: ['LOG_TYPE'] },
   logLevel: { flag: 'log-level', env: ['LOG_LEVEL'] },
   logNoTime: { flag: 'log-no-time', env: ['LOG_NO_TIME'] },

@@ -23,7 +23,7 @@ export interface ConfigMapWatchOptions {
 }
 
 /** What the watch does when the ConfigMap it followed is gone, and when it is back. */
-export interface ConfigMapAbsence {
+interface ConfigMapAbsence {
   /** The ConfigMap was deleted; `last` is the last valid state seen, whose config stays in force. */
   readonly missing: (last: JsonObject) => void;
   /** It exists again. */

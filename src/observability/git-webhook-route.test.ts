@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { verifyWebhookSignature } from '../sources/git-webhook-signature.ts';
+import { startWebhookSignatureCheck } from '../sources/git-webhook-signature.ts';
 import { MAX_WEBHOOK_BODY_BYTES } from './git-webhook-route.ts';
 import { createHttpServer, type OperatorHttpServer } from './http-server.ts';
 
@@ -24,7 +24,7 @@ describe('POST /hooks/git', () => {
       port: 0,
       sources: [],
       gitWebhook: {
-        verifySignature: (headers, body) => verifyWebhookSignature(headers, body, SECRET),
+        startSignatureCheck: (headers) => startWebhookSignatureCheck(headers, SECRET),
         requestSync: () => {
           if (leading) requested += 1;
           return leading;

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { GIT_WEBHOOK_PATH, handleGitWebhook, type GitWebhookOptions } from './git-webhook-route.ts';
+import { createGitWebhookRoute, GIT_WEBHOOK_PATH, type GitWebhookOptions } from './git-webhook-route.ts';
 import type { Logger } from './logger.ts';
+import { parseRequestTarget, SERVER_TIMEOUTS } from './request-target.ts';
 import { isUiPath } from './ui/ui-route.ts';
 
 /** A registry's exposition: prom-client's Registry fits. */
@@ -46,17 +47,20 @@ const PROMETHEUS_TEXT = 'text/plain; version=0.0.4; charset=utf-8';
 
 /**
  * /metrics, /healthz (alive while the process runs), /readyz (after the first convergence), and with
- * a webhook secret /hooks/git.
+ * a webhook secret /hooks/git. Bad input is a 4xx with one line: a target no URL can be made of is
+ * 400, another path 404, another method 405; Node itself answers 400 to an unknown method, 431 to
+ * headers over 16 KiB and 408 past the timeouts of SERVER_TIMEOUTS.
  */
 export function createHttpServer(options: HttpServerOptions): OperatorHttpServer {
   let ready = false;
   let server: Server | undefined;
 
   let standby: string | undefined;
+  const gitWebhook = options.gitWebhook && createGitWebhookRoute(options.gitWebhook);
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    if (path === GIT_WEBHOOK_PATH && options.gitWebhook !== undefined)
-      await handleGitWebhook(request, response, options.gitWebhook);
+    const path = parseRequestTarget(request.url)?.pathname;
+    if (path === undefined) reply(response, 400, 'bad request target\n');
+    else if (path === GIT_WEBHOOK_PATH && gitWebhook !== undefined) gitWebhook(request, response);
     else if (isUiPath(path) && options.ui !== undefined) await options.ui(request, response);
     else if (!GET_PATHS.has(path)) reply(response, 404, 'not found\n');
     else if (request.method !== 'GET' && request.method !== 'HEAD')
@@ -74,8 +78,9 @@ export function createHttpServer(options: HttpServerOptions): OperatorHttpServer
     },
     start: () =>
       new Promise((resolve, reject) => {
-        const listening = createServer((request, response) => {
+        const listening = createServer(SERVER_TIMEOUTS, (request, response) => {
           handle(request, response).catch((error: unknown) => {
+            // Only a bug gets here: bad input is answered above.
             options.logger?.error('HTTP request failed', { error: String(error) });
             reply(response, 500, 'internal error\n');
           });

@@ -4,7 +4,7 @@ import type { DriftIgnoreRule } from '../loader/module-manifest.ts';
 import { isSelected } from '../pipeline/select-resources.ts';
 
 /** The annotation that leaves one object out of drift detection and diff (docs/drift.md "Ignoring fields"). */
-export const DRIFT_ANNOTATION = 'kaddon.dev/drift';
+const DRIFT_ANNOTATION = 'kaddon.dev/drift';
 
 /** What drift detection and `kaddon diff` leave out of an object's comparison. */
 export interface DriftIgnore {
@@ -26,13 +26,13 @@ export function driftIgnoreOf(
   };
 }
 
-export function isIgnoredByAnnotation(object: JsonObject): boolean {
+function isIgnoredByAnnotation(object: JsonObject): boolean {
   const metadata = isJsonObject(object.metadata) ? object.metadata : {};
   return isJsonObject(metadata.annotations) && metadata.annotations[DRIFT_ANNOTATION] === 'ignore';
 }
 
 /** The pointers of every rule whose target selects the object (a rule without one selects all). */
-export function ignoredPaths(object: JsonObject, rules: readonly DriftIgnoreRule[]): string[] {
+function ignoredPaths(object: JsonObject, rules: readonly DriftIgnoreRule[]): string[] {
   if (rules.length === 0) return [];
   const resource = new Resource(object, 'module.yaml');
   return rules.flatMap((rule) =>

@@ -31,16 +31,59 @@ export function verifyWebhookSignature(
   body: Buffer,
   secret: string,
 ): WebhookProvider | undefined {
+  const check = startWebhookSignatureCheck(headers, secret);
+  if (check === undefined) return undefined;
+  check.update(body);
+  return check.matches() ? check.provider : undefined;
+}
+
+/**
+ * A signature being checked while the body streams in: the HMAC is updated chunk by chunk, so no
+ * body is held (docs/git-webhook.md "Answers").
+ */
+export interface WebhookSignatureCheck {
+  readonly provider: WebhookProvider;
+  /** False for a token: the headers alone decide, the body is never read. */
+  readonly needsBody: boolean;
+  update(chunk: Buffer): void;
+  /** Whether what was sent matches the body seen so far; called once the body has ended. */
+  matches(): boolean;
+}
+
+/**
+ * The check for the first signature header present, or undefined when there is none (or it is
+ * repeated, or the secret is empty): such a request is refused before its body is read.
+ */
+export function startWebhookSignatureCheck(
+  headers: WebhookHeaders,
+  secret: string,
+): WebhookSignatureCheck | undefined {
   const scheme = SCHEMES.find(({ header }) => headers[header] !== undefined);
   if (scheme === undefined || secret === '') return undefined;
   const sent = headers[scheme.header];
   if (typeof sent !== 'string') return undefined;
-  const hmac = (): string => createHmac('sha256', secret).update(body).digest('hex');
-  const expected =
-    scheme.form === 'token' ? secret : scheme.form === 'bare-hmac' ? hmac() : `sha256=${hmac()}`;
-  // Hex digests are compared case-insensitively; a token exactly.
-  const given = scheme.form === 'token' ? sent : sent.trim().toLowerCase();
-  return isEqualInConstantTime(given, expected) ? scheme.provider : undefined;
+  const { provider, form } = scheme;
+  if (form === 'token')
+    return {
+      provider,
+      needsBody: false,
+      update: () => undefined,
+      matches: () => isEqualInConstantTime(sent, secret),
+    };
+  const hmac = createHmac('sha256', secret);
+  // Hex digests are compared case-insensitively.
+  const given = sent.trim().toLowerCase();
+  return {
+    provider,
+    needsBody: true,
+    update: (chunk) => {
+      hmac.update(chunk);
+    },
+    matches: () => {
+      const digest = hmac.digest('hex');
+      return isEqualInConstantTime(given, form === 'bare-hmac' ? digest : `sha256=${digest}`);
+    },
+  };
 }
 
 /** timingSafeEqual needs equal lengths: both sides are hashed first, so lengths never leak either. */

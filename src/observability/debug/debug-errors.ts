@@ -23,15 +23,18 @@ export class DebugRouteError extends KaddonError {
   }
 }
 
-export type DebugSocketErrorCode = 'debug-socket-in-use' | 'debug-socket-not-a-socket';
+export type DebugSocketErrorCode =
+  'debug-socket-in-use' | 'debug-socket-not-a-socket' | 'debug-socket-cannot-listen';
 
-/** The debug socket path cannot be served: another kaddon answers on it, or it is another file. */
+/**
+ * The debug socket path cannot be served: another process answers on it, something else is there,
+ * or listening failed. The operator stops with exit 1, as addon-operator does when it cannot listen.
+ */
 export class DebugSocketError extends KaddonError {
   readonly code: DebugSocketErrorCode;
   readonly path: string;
-
   constructor(code: DebugSocketErrorCode, path: string, problem: string, hint: string, cause?: unknown) {
-    super(`debug socket '${path}': ${problem}.`, hint, { cause });
+    super(`DEBUG_UNIX_SOCKET '${path}': ${problem}.`, hint, { cause });
     this.code = code;
     this.path = path;
   }

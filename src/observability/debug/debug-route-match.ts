@@ -49,9 +49,22 @@ function matchSegments(
   const params: { module?: string; hook?: string } = {};
   for (const [i, part] of pattern.entries()) {
     const segment = segments[i] ?? '';
-    if (part === '{module}') params.module = decodeURIComponent(segment);
-    else if (part === '{hook}') params.hook = decodeURIComponent(segment);
+    if (part === '{module}') params.module = decodeSegment(segment);
+    else if (part === '{hook}') params.hook = decodeSegment(segment);
     else if (part !== segment) return undefined;
   }
   return params;
+}
+
+/** A percent-decoded path segment; bad percent-encoding (`%ff`, `%E0%A4%A`) is the client's error. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new DebugRouteError(
+      'debug-bad-request',
+      `path segment '${segment}': not valid percent-encoded UTF-8.`,
+      'Encode the name with encodeURIComponent, as the kaddon commands do.',
+    );
+  }
 }

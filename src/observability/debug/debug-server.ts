@@ -8,6 +8,7 @@ import { DEBUG_ROUTES } from './debug-routes.ts';
 import { listenOwnerOnly, prepareSocketPath } from './debug-socket.ts';
 import type { DebugState } from './debug-state.ts';
 import type { Logger } from '../logger.ts';
+import { parseRequestTarget, SERVER_TIMEOUTS } from '../request-target.ts';
 
 export interface DebugServerOptions {
   /** DEBUG_UNIX_SOCKET (OperatorConfig.debugUnixSocket). */
@@ -17,7 +18,10 @@ export interface DebugServerOptions {
 }
 
 export interface DebugServer {
-  /** Creates the directory, replaces a stale socket, listens; rejects if another server answers. */
+  /**
+   * Creates the directory, replaces a stale socket (saying so in the log), listens; rejects with a
+   * DebugSocketError if another server answers or anything else is at the path.
+   */
   start(): Promise<void>;
   /** Answers from `state` from now on (the operator's, once it has one; see startingDebugState). */
   serve(state: DebugState): void;
@@ -51,8 +55,11 @@ export function createDebugServer(options: DebugServerOptions): DebugServer {
       current = { ...options, state };
     },
     start: async () => {
-      await prepareSocketPath(options.socketPath);
-      const listening = createServer(respond);
+      if ((await prepareSocketPath(options.socketPath)) === 'replaced-stale-socket')
+        options.logger?.info('debug socket: removed a stale socket nobody listened on', {
+          socket: options.socketPath,
+        });
+      const listening = createServer(SERVER_TIMEOUTS, respond);
       await listenOwnerOnly(listening, options.socketPath);
       server = listening;
     },
@@ -76,7 +83,8 @@ async function answer(options: DebugServerOptions, request: IncomingMessage): Pr
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     return { status: 405, body: 'method not allowed: the debug API is read-only\n', contentType: PLAIN };
   }
-  const url = new URL(request.url ?? '/', 'http://unix');
+  const url = parseRequestTarget(request.url);
+  if (url === undefined) return { status: 400, body: 'bad request target\n', contentType: PLAIN };
   const { route, module, hook, format } = matchDebugRoute(DEBUG_ROUTES, url);
   const { state } = options;
   if (route.path.includes('{module}') && !state.modules().some((m) => m.name === module)) {

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { lstatSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fakeDebugState } from '../../../test/debug/fake-debug-state.ts';
@@ -49,23 +57,40 @@ describe('debug server socket', () => {
     const socket = path.join(tree.root, 'live.socket');
     const first = createDebugServer({ socketPath: socket, state: fakeDebugState() });
     await first.start();
-    const second = createDebugServer({ socketPath: socket, state: fakeDebugState() });
-    await assert.rejects(second.start(), {
-      code: 'debug-socket-in-use',
-      message: `debug socket '${socket}': another process answers on it.`,
-    });
-    assert.equal((await unixGet(socket, '/')).status, 200);
-    await first.stop();
+    try {
+      const second = createDebugServer({ socketPath: socket, state: fakeDebugState() });
+      await assert.rejects(second.start(), {
+        code: 'debug-socket-in-use',
+        message: `DEBUG_UNIX_SOCKET '${socket}': another process answers on it.`,
+      });
+      assert.equal((await unixGet(socket, '/')).status, 200);
+    } finally {
+      await first.stop();
+    }
   });
 
-  it('refuses a path that is not a socket and leaves the file as it was', async () => {
+  it('refuses a regular file, a directory and a symbolic link, naming what is there, and leaves each as it was', async () => {
     const file = path.join(tree.root, 'not-a-socket');
     writeFileSync(file, 'keep me');
-    const server = createDebugServer({ socketPath: file, state: fakeDebugState() });
-    await assert.rejects(server.start(), { code: 'debug-socket-not-a-socket' });
+    const dir = path.join(tree.root, 'a-dir');
+    mkdirSync(dir);
+    const link = path.join(tree.root, 'a-link');
+    symlinkSync(file, link);
+    for (const [at, what] of [
+      [file, 'a regular file'],
+      [dir, 'a directory'],
+      [link, `a symbolic link to '${file}'`],
+    ] as const) {
+      const server = createDebugServer({ socketPath: at, state: fakeDebugState() });
+      await assert.rejects(server.start(), {
+        code: 'debug-socket-not-a-socket',
+        message: `DEBUG_UNIX_SOCKET '${at}': ${what} is there, not a socket.`,
+      });
+    }
     assert.equal(readFileSync(file, 'utf8'), 'keep me');
+    assert.ok(statSync(dir).isDirectory());
+    assert.equal(readlinkSync(link), file);
   });
-
   it('stop without start is harmless', async () => {
     await createDebugServer({
       socketPath: path.join(tree.root, 'never.socket'),

@@ -104,6 +104,7 @@ describe('the /ui route', () => {
     assert.equal((await get('/ui/api/modules/web/values', 'viewer')).status, 403);
     assert.deepEqual(await (await get('/ui/api/modules/web/values', 'admin')).json(), { replicas: 2 });
     assert.equal((await get('/ui/api/modules/gone', 'admin')).status, 404);
+    assert.equal((await get('/ui/api/modules/%E0', 'admin')).status, 400);
   });
 
   it('changes nothing: every method but GET and HEAD is 405', async () => {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseRequestTarget } from '../request-target.ts';
 import type { UiAccess } from './ui-access.ts';
 import type { UiState } from './ui-state.ts';
 
@@ -60,8 +61,8 @@ export function createUiRoute(
   };
   const changes = createChangeFeed(options);
   return async (request, response) => {
-    const url = new URL(request.url ?? '/', 'http://localhost');
-    const pathname = url.pathname;
+    // The HTTP server answers 400 to a target no URL can be made of before it gets here.
+    const pathname = parseRequestTarget(request.url)?.pathname ?? '/';
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       send(response, 405, 'the status page is read-only: GET only\n', 'text/plain; charset=utf-8', {
         allow: 'GET, HEAD',
@@ -117,7 +118,11 @@ async function answerApi(
   else if (api === 'whoami')
     sendJson(response, 200, { user: access.user, canReadConfig: access.canReadConfig });
   else if (moduleMatch !== null) {
-    const name = decodeURIComponent(moduleMatch[1] ?? '');
+    const name = decodedName(moduleMatch[1] ?? '');
+    if (name === undefined) {
+      sendJson(response, 400, { error: 'the module name in the URL is not valid percent-encoding' });
+      return;
+    }
     const detail = await state.module(name);
     if (detail === undefined)
       sendJson(response, 404, { error: `module '${name}' is not in the modules tree` });
@@ -160,12 +165,16 @@ function createChangeFeed(options: UiRouteOptions): { follow(response: ServerRes
         connection: 'keep-alive',
       });
       response.write('retry: 1000\n\n');
+      // A comment every 15 s keeps proxies and the page's idle checks from closing a quiet stream.
+      const heartbeat = setInterval(() => response.write(': keep-alive\n\n'), 15_000);
+      heartbeat.unref();
       // The page has just drawn what it fetched: only later changes are sent.
       if (open.size === 0) last = fingerprint();
       open.add(response);
       timer ??= setInterval(look, options.changeCheckMs ?? 500);
       timer.unref();
       response.on('close', () => {
+        clearInterval(heartbeat);
         open.delete(response);
         if (open.size > 0 || timer === undefined) return;
         clearInterval(timer);
@@ -173,6 +182,14 @@ function createChangeFeed(options: UiRouteOptions): { follow(response: ServerRes
       });
     },
   };
+}
+
+function decodedName(encoded: string): string | undefined {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return undefined;
+  }
 }
 
 function bearerToken(request: IncomingMessage): string | undefined {
