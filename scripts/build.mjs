@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
+import { buildUi } from './build-ui.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values } = parseArgs({ options: { outdir: { type: 'string', default: path.join(root, 'dist') } } });
@@ -41,4 +42,5 @@ await build({
   sourcesContent: false,
   logLevel: 'warning',
 });
+await buildUi(path.join(outdir, 'ui'));
 writeFileSync(path.join(outdir, '.build-stamp'), `${new Date().toISOString()}\n`);

@@ -25,6 +25,11 @@ import { createHookMetricsStore, type HookMetricsStore } from '../observability/
 import type { GitWebhookOptions } from '../observability/git-webhook-route.ts';
 import { createHttpServer, type OperatorHttpServer } from '../observability/http-server.ts';
 import { createLogger, type Logger } from '../observability/logger.ts';
+import { createUiAccessCheck, OPEN_ACCESS } from '../observability/ui/ui-access.ts';
+import { packageVersion, uiAssetsDir } from '../observability/ui/ui-package.ts';
+import { createUiRoute } from '../observability/ui/ui-route.ts';
+import type { UiState } from '../observability/ui/ui-state.ts';
+import { ModuleEventLog } from '../runtime/module-status/module-event-log.ts';
 import { orphanWatchdog } from '../processes/orphan-watchdog.ts';
 import { createOperatorMetrics, type OperatorMetrics } from '../observability/metrics.ts';
 import { HookBindings } from '../runtime/operator/hook-bindings.ts';
@@ -259,12 +264,14 @@ interface Endpoints {
   readonly starting: string;
   /** Assigned once this process may act; the debug state and the Git webhook ask it from the start. */
   git: OperatorGitSource | undefined;
+  /** Assigned once the operator runs: until then the status page answers 503. */
+  ui: UiState | undefined;
   stop(): Promise<void>;
 }
 
 async function startEndpoints(
   config: OperatorConfig,
-  { logger, metrics, hookMetrics }: OperatorBase,
+  { logger, metrics, hookMetrics, kube }: OperatorBase,
 ): Promise<Endpoints> {
   const stopLiveTicks = metrics.startLiveTicks();
   const starting = hasGitSource(process.env, {})
@@ -287,6 +294,20 @@ async function startEndpoints(
               },
               logger,
             },
+      ui: config.ui
+        ? createUiRoute({
+            state: () => endpoints.ui,
+            access:
+              config.uiAuth === 'off'
+                ? () => Promise.resolve(OPEN_ACCESS)
+                : createUiAccessCheck({
+                    api: kube,
+                    namespace: config.namespace,
+                    configMap: config.configMapName,
+                  }),
+            assetsDir: uiAssetsDir(),
+          })
+        : undefined,
     }),
     starting,
     // Up before the tree: while the first good revision is awaited, `kaddon git status` says why.
@@ -296,6 +317,7 @@ async function startEndpoints(
       logger,
     }),
     git: undefined,
+    ui: undefined,
     stop: async () => {
       stopLiveTicks();
       await endpoints.debug.stop();
@@ -401,6 +423,7 @@ async function wireOperator(
       },
     },
   });
+  const eventLog = new ModuleEventLog({ mask: (text) => secrets.mask(text) });
   // Drift found from the delivered-object watches within seconds; the periodic check stays (docs/drift.md).
   const driftTrigger = drift
     ? new DriftTrigger({ check: (module, object) => resources.checkObject(module, object), logger })
@@ -420,6 +443,7 @@ async function wireOperator(
     healthTimeoutMs: (module) => operator.moduleDefinition(module)?.healthTimeoutMs ?? config.healthTimeoutMs,
     instance: `kaddon-${config.haIdentity}`,
     enabled: config.moduleStatus,
+    listeners: [eventLog],
     mask: (text) => secrets.mask(text),
   });
   const operator = new Operator(
@@ -488,6 +512,12 @@ async function wireOperator(
     },
   );
   endpoints.debug.serve(operator.debugState());
+  endpoints.ui = operator.uiState({
+    events: eventLog,
+    mask: (text) => secrets.mask(text),
+    version: packageVersion(),
+    startedAt: Date.now() - process.uptime() * 1000,
+  });
   operator.start();
   resources.start();
   return {

@@ -115,6 +115,13 @@ export interface OperatorConfig {
    * request): POST /hooks/git exists only with one (docs/git-webhook.md).
    */
   readonly gitWebhookSecret: GitWebhookSecret | undefined;
+  /** KADDON_UI: the status page under /ui on the listen port (docs/ui.md); `off` answers 404 there. */
+  readonly ui: boolean;
+  /**
+   * KADDON_UI_AUTH: `kubernetes` checks each request's bearer token with a TokenReview and
+   * SubjectAccessReviews; `off` shows everything to whoever reaches the port (docs/ui.md "Who may see what").
+   */
+  readonly uiAuth: 'kubernetes' | 'off';
   /**
    * KADDON_PRUNE_GUARD_PERCENT: a converge that would uninstall more than this share of the delivered
    * releases at once (or all of them) holds those uninstalls until confirmed; 100 or `off` turns the
@@ -194,6 +201,8 @@ export function loadOperatorConfig(env: SettingSource, flags: SettingSource = {}
     ),
     gitWebhookSecret: gitWebhookSecret(read),
     delivery: read.choice('delivery', ['helm', 'native'] as const, 'helm'),
+    ui: read.choice('ui', ['on', 'off'] as const, 'on') === 'on',
+    uiAuth: read.choice('uiAuth', ['kubernetes', 'off'] as const, 'kubernetes'),
     pruneGuardPercent: read.percent('pruneGuardPercent', 50),
   };
 }

@@ -78,6 +78,8 @@ export const SETTINGS = {
   pruneGuardPercent: { flag: 'prune-guard-percent', env: ['KADDON_PRUNE_GUARD_PERCENT'] },
   gitWebhookSecret: { flag: 'git-webhook-secret', env: ['KADDON_GIT_WEBHOOK_SECRET'] },
   gitWebhookSecretFile: { flag: 'git-webhook-secret-file', env: ['KADDON_GIT_WEBHOOK_SECRET_FILE'] },
+  ui: { flag: 'ui', env: ['KADDON_UI'] },
+  uiAuth: { flag: 'ui-auth', env: ['KADDON_UI_AUTH'] },
   componentsPath: { flag: 'components-path', env: ['KADDON_COMPONENTS_PATH'] },
   // The Git source (README "The operator and Git"), checked by sources/git-source-config.ts.
   modulesGitUrl: { flag: 'git-url', env: ['MODULES_GIT_URL'] },

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { createGitWebhookRoute, GIT_WEBHOOK_PATH, type GitWebhookOptions } from './git-webhook-route.ts';
 import type { Logger } from './logger.ts';
 import { parseRequestTarget, SERVER_TIMEOUTS } from './request-target.ts';
+import { isUiPath } from './ui/ui-route.ts';
 
 /** A registry's exposition: prom-client's Registry fits. */
 interface MetricsSource {
@@ -23,6 +24,8 @@ export interface HttpServerOptions {
   readonly logger?: Logger | undefined;
   /** POST /hooks/git, only when a webhook secret is set (docs/git-webhook.md); otherwise 404. */
   readonly gitWebhook?: GitWebhookOptions | undefined;
+  /** Everything under /ui: the status page (docs/ui.md), unless KADDON_UI=off; otherwise 404. */
+  readonly ui?: ((request: IncomingMessage, response: ServerResponse) => Promise<void>) | undefined;
 }
 
 export interface OperatorHttpServer {
@@ -58,6 +61,7 @@ export function createHttpServer(options: HttpServerOptions): OperatorHttpServer
     const path = parseRequestTarget(request.url)?.pathname;
     if (path === undefined) reply(response, 400, 'bad request target\n');
     else if (path === GIT_WEBHOOK_PATH && gitWebhook !== undefined) gitWebhook(request, response);
+    else if (isUiPath(path) && options.ui !== undefined) await options.ui(request, response);
     else if (!GET_PATHS.has(path)) reply(response, 404, 'not found\n');
     else if (request.method !== 'GET' && request.method !== 'HEAD')
       reply(response, 405, 'method not allowed\n');

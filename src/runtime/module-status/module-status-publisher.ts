@@ -23,6 +23,18 @@ export interface ModuleStatusPublisherDeps {
  */
 const MAX_MESSAGE_BYTES = 4096;
 
+/**
+ * A message as it leaves the operator: secrets masked, escapes and control characters out, bounded
+ * (docs/hooks.md "What of a hook's output leaves the operator"). The status page shows the same.
+ */
+export function publishedText(text: string, mask: ((text: string) => string) | undefined): string {
+  const clean = cleanText(text, { maxBytes: Number.MAX_SAFE_INTEGER, keepLineFeeds: true });
+  return cleanText((mask ?? ((same: string) => same))(clean), {
+    maxBytes: MAX_MESSAGE_BYTES,
+    keepLineFeeds: true,
+  });
+}
+
 /** Module objects have no spec to change: their generation stays 1. */
 const GENERATION = 1;
 
@@ -54,9 +66,7 @@ export class ModuleStatusPublisher implements ModuleStatusListener {
    * bounded (docs/hooks.md "What of a hook's output leaves the operator").
    */
   #text(text: string): string {
-    const mask = this.#deps.mask ?? ((same: string) => same);
-    const clean = cleanText(text, { maxBytes: Number.MAX_SAFE_INTEGER, keepLineFeeds: true });
-    return cleanText(mask(clean), { maxBytes: MAX_MESSAGE_BYTES, keepLineFeeds: true });
+    return publishedText(text, this.#deps.mask);
   }
 
   removed(module: string): void {

@@ -4,7 +4,7 @@ import type { Logger } from '../../observability/logger.ts';
 import type { OperatorMetrics } from '../../observability/metrics.ts';
 import { DeliveredHealth, type DeliveredHealthOptions, type HealthApi } from './delivered-health.ts';
 import { ModuleStatusPublisher } from './module-status-publisher.ts';
-import { ModuleStatusTracker } from './module-status-tracker.ts';
+import { ModuleStatusTracker, type ModuleStatusListener } from './module-status-tracker.ts';
 
 export interface ModuleStatusServiceOptions {
   readonly api: HealthApi;
@@ -17,6 +17,8 @@ export interface ModuleStatusServiceOptions {
   readonly instance: string;
   /** KADDON_MODULE_STATUS=off: metrics only, no Module objects, Events or health watches. */
   readonly enabled: boolean;
+  /** More listeners beside the Module objects', e.g. the status page's Event log. */
+  readonly listeners?: readonly ModuleStatusListener[];
   /** Told of every watch event of a delivered object the health watches see (DeliveredHealth). */
   readonly onObjectEvent?: DeliveredHealthOptions['onObjectEvent'];
   /** Masks secret values in messages and Events' notes (core/secret-mask.ts). */
@@ -41,7 +43,10 @@ export async function startModuleStatus(options: ModuleStatusServiceOptions): Pr
     ? new EventRecorder(options.api, logger, { instance: options.instance, mask: options.mask })
     : undefined;
   const tracker = new ModuleStatusTracker({
-    listeners: [new ModuleStatusPublisher({ objects, events, metrics: options.metrics, mask: options.mask })],
+    listeners: [
+      new ModuleStatusPublisher({ objects, events, metrics: options.metrics, mask: options.mask }),
+      ...(options.listeners ?? []),
+    ],
     healthTimeoutMs: options.healthTimeoutMs,
     existing: objects?.known() ?? [],
     followsHealth: options.enabled,

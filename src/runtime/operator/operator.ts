@@ -9,6 +9,8 @@ import { createTask, type AnyTask } from '../queue/task.ts';
 import type { OperatorContext } from './operator-context.ts';
 import type { DebugState } from '../../observability/debug/debug-state.ts';
 import { createOperatorDebugState } from './operator-debug-state.ts';
+import { createOperatorUiState, type OperatorUiStateOptions } from './operator-ui-state.ts';
+import type { UiState } from '../../observability/ui/ui-state.ts';
 import { createOperatorHandlers } from './operator-handlers.ts';
 import { moduleRunTask } from './run-module.ts';
 import { ALLOW_PRUNE_ANNOTATION } from './prune-guard.ts';
@@ -116,6 +118,11 @@ export class Operator {
     if (this.#queues.find('ConvergeModules') !== undefined) return;
     if (this.#queues.find('ModuleRun', (task) => task.metadata.module === module) !== undefined) return;
     this.#queues.addLast(moduleRunTask(module, 'delivery failed', Date.now()));
+  }
+
+  /** What the status page reads (docs/ui.md). */
+  uiState(options: Omit<OperatorUiStateOptions, 'ctx' | 'debug'>): UiState {
+    return createOperatorUiState({ ...options, ctx: this.#ctx, debug: this.debugState() });
   }
 
   /** What the debug socket reads. */

@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import type { UiAccess } from './ui-access.ts';
+import { createUiRoute } from './ui-route.ts';
+import type { UiModule, UiState } from './ui-state.ts';
+
+const web: UiModule = {
+  name: 'web',
+  enabled: true,
+  state: 'Ready',
+  reason: 'Succeeded',
+  message: '',
+  lastDelivery: undefined,
+  driftedObjects: [],
+};
+let modules: UiModule[] = [web];
+const state: UiState = {
+  overview: () => ({
+    counts: { Ready: 1, Progressing: 0, Failed: 0, Disabled: 0 },
+    attention: [],
+    git: undefined,
+    replica: { role: 'leader', version: 'test', uptimeSeconds: 1 },
+    queues: [],
+    running: undefined,
+  }),
+  modules: () => modules,
+  module: (name) =>
+    Promise.resolve(
+      name === 'web'
+        ? {
+            ...web,
+            health: { status: 'Current', message: '' },
+            objects: [],
+            events: [],
+            hooks: [],
+            requires: [],
+            requiredBy: [],
+          }
+        : undefined,
+    ),
+  moduleValues: () => ({ replicas: 2 }),
+  queues: () => ({ active: [] }),
+  globalHooks: () => [],
+};
+/** A token is its own access: `viewer` may see modules but not values, `nobody` nothing. */
+const access = (token: string | undefined): Promise<UiAccess> =>
+  Promise.resolve(
+    token === 'admin' || token === 'viewer'
+      ? { allowed: true, user: token, canReadConfig: token === 'admin' }
+      : token === 'nobody'
+        ? { allowed: false, status: 403, why: 'nobody may not get modules.kaddon.dev' }
+        : { allowed: false, status: 401, why: 'a bearer token is required' },
+  );
+
+let server: Server;
+let base: string;
+let assets: string;
+
+before(async () => {
+  assets = mkdtempSync(path.join(tmpdir(), 'kaddon-ui-route-'));
+  for (const name of ['index.html', 'app.js', 'app.css']) writeFileSync(path.join(assets, name), name);
+  const route = createUiRoute({ state: () => state, access, assetsDir: assets, changeCheckMs: 20 });
+  server = createServer((request, response) => void route(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
+});
+after(() => {
+  server.closeAllConnections();
+  server.close();
+  rmSync(assets, { recursive: true, force: true });
+});
+
+const get = (url: string, token?: string): Promise<Response> =>
+  fetch(`${base}${url}`, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+
+describe('the /ui route', () => {
+  it('serves the same page at every view URL, with a CSP that forbids inline script and framing', async () => {
+    for (const url of ['/ui/', '/ui/modules', '/ui/modules/web', '/ui/queues', '/ui/global-hooks']) {
+      const response = await get(url);
+      assert.equal(response.status, 200, url);
+      assert.equal(await response.text(), 'index.html');
+      assert.match(
+        response.headers.get('content-security-policy') ?? '',
+        /script-src 'self'; .*frame-ancestors 'none'/,
+      );
+    }
+    assert.equal(
+      (await get('/ui/assets/app.js')).headers.get('content-type'),
+      'text/javascript; charset=utf-8',
+    );
+    assert.equal((await get('/ui/assets/../../etc/passwd')).status, 404);
+    assert.equal((await get('/ui/other')).status, 404);
+  });
+
+  it('answers 401, 403, and values only to who may read the ConfigMap', async () => {
+    assert.equal((await get('/ui/api/modules')).status, 401);
+    assert.equal((await get('/ui/api/modules', 'nobody')).status, 403);
+    assert.equal((await get('/ui/api/modules/web', 'viewer')).status, 200);
+    assert.equal((await get('/ui/api/modules/web/values', 'viewer')).status, 403);
+    assert.deepEqual(await (await get('/ui/api/modules/web/values', 'admin')).json(), { replicas: 2 });
+    assert.equal((await get('/ui/api/modules/gone', 'admin')).status, 404);
+    assert.equal((await get('/ui/api/modules/%E0', 'admin')).status, 400);
+  });
+
+  it('changes nothing: every method but GET and HEAD is 405', async () => {
+    for (const method of ['POST', 'PUT', 'PATCH', 'DELETE'])
+      assert.equal(
+        (await fetch(`${base}/ui/api/modules`, { method, headers: { authorization: 'Bearer admin' } }))
+          .status,
+        405,
+      );
+  });
+
+  it('streams a change to an open page', async () => {
+    const controller = new AbortController();
+    const response = await fetch(`${base}/ui/api/events`, {
+      headers: { authorization: 'Bearer admin' },
+      signal: controller.signal,
+    });
+    assert.equal(response.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+    const reader = (response.body as ReadableStream<Uint8Array>)
+      .pipeThrough(new TextDecoderStream())
+      .getReader();
+    modules = [{ ...web, state: 'Failed', reason: 'HookFailed' }];
+    let text = '';
+    while (!text.includes('event: changed')) text += (await reader.read()).value ?? '';
+    controller.abort();
+  });
+});

@@ -1,0 +1,219 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { parseRequestTarget } from '../request-target.ts';
+import type { UiAccess } from './ui-access.ts';
+import type { UiState } from './ui-state.ts';
+
+/** The status page's path on the operator's HTTP server (docs/ui.md). */
+const UI_PATH = '/ui';
+
+export interface UiRouteOptions {
+  readonly state: () => UiState | undefined;
+  /** The access of a bearer token (ui-access.ts), or OPEN_ACCESS for everyone with KADDON_UI_AUTH=off. */
+  readonly access: (token: string | undefined) => Promise<UiAccess>;
+  /** Where index.html, app.js and app.css are: dist/ui in the package and the image. */
+  readonly assetsDir: string;
+  /** How often an open page's stream compares the state; the page shows a change within 2 s. */
+  readonly changeCheckMs?: number;
+}
+
+/**
+ * A Content-Security-Policy with no inline script and no framing: the page loads its own script
+ * and style and talks only to this server (docs/ui.md "Security").
+ */
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+} as const;
+
+const ASSETS = {
+  'app.js': 'text/javascript; charset=utf-8',
+  'app.css': 'text/css; charset=utf-8',
+} as const satisfies Record<string, string>;
+
+/** Page URLs: each view is served the same page, which reads its path and query. */
+const PAGE = /^\/ui\/(?:|modules|modules\/[^/]+|queues|global-hooks)$/;
+
+export function isUiPath(pathname: string): boolean {
+  return pathname === UI_PATH || pathname.startsWith(`${UI_PATH}/`);
+}
+
+/** Answers every request under /ui; nothing there changes anything, so only GET and HEAD are served. */
+export function createUiRoute(
+  options: UiRouteOptions,
+): (request: IncomingMessage, response: ServerResponse) => Promise<void> {
+  const assets = new Map<string, Buffer>();
+  const asset = (name: string): Buffer => {
+    let body = assets.get(name);
+    if (body === undefined) {
+      body = readFileSync(path.join(options.assetsDir, name));
+      assets.set(name, body);
+    }
+    return body;
+  };
+  const changes = createChangeFeed(options);
+  return async (request, response) => {
+    // The HTTP server answers 400 to a target no URL can be made of before it gets here.
+    const pathname = parseRequestTarget(request.url)?.pathname ?? '/';
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      send(response, 405, 'the status page is read-only: GET only\n', 'text/plain; charset=utf-8', {
+        allow: 'GET, HEAD',
+      });
+      return;
+    }
+    if (pathname === UI_PATH) {
+      send(response, 308, '', 'text/plain; charset=utf-8', { location: `${UI_PATH}/` });
+      return;
+    }
+    if (PAGE.test(pathname)) {
+      send(response, 200, asset('index.html'), 'text/html; charset=utf-8');
+      return;
+    }
+    const assetName = pathname.slice(`${UI_PATH}/assets/`.length);
+    if (pathname.startsWith(`${UI_PATH}/assets/`) && Object.hasOwn(ASSETS, assetName)) {
+      send(response, 200, asset(assetName), ASSETS[assetName as keyof typeof ASSETS], {
+        'cache-control': 'no-cache',
+      });
+      return;
+    }
+    if (!pathname.startsWith(`${UI_PATH}/api/`)) {
+      send(response, 404, 'not found\n', 'text/plain; charset=utf-8');
+      return;
+    }
+    const access = await options.access(bearerToken(request));
+    if (!access.allowed) {
+      sendJson(response, access.status, { error: access.why });
+      return;
+    }
+    const state = options.state();
+    if (state === undefined) {
+      sendJson(response, 503, { error: 'the operator is starting or standing by: ask again shortly' });
+      return;
+    }
+    const api = pathname.slice(`${UI_PATH}/api/`.length);
+    if (api === 'events') changes.follow(response);
+    else await answerApi(response, api, state, access);
+  };
+}
+
+async function answerApi(
+  response: ServerResponse,
+  api: string,
+  state: UiState,
+  access: UiAccess & { allowed: true },
+): Promise<void> {
+  const moduleMatch = /^modules\/([^/]+)(\/values)?$/.exec(api);
+  if (api === 'overview') sendJson(response, 200, state.overview());
+  else if (api === 'modules') sendJson(response, 200, state.modules());
+  else if (api === 'queues') sendJson(response, 200, state.queues());
+  else if (api === 'global-hooks') sendJson(response, 200, state.globalHooks());
+  else if (api === 'whoami')
+    sendJson(response, 200, { user: access.user, canReadConfig: access.canReadConfig });
+  else if (moduleMatch !== null) {
+    const name = decodedName(moduleMatch[1] ?? '');
+    if (name === undefined) {
+      sendJson(response, 400, { error: 'the module name in the URL is not valid percent-encoding' });
+      return;
+    }
+    const detail = await state.module(name);
+    if (detail === undefined)
+      sendJson(response, 404, { error: `module '${name}' is not in the modules tree` });
+    else if (moduleMatch[2] === undefined) sendJson(response, 200, detail);
+    else if (!access.canReadConfig)
+      sendJson(response, 403, {
+        error: `${access.user} may not get the operator's ConfigMap: values are not shown`,
+      });
+    else sendJson(response, 200, state.moduleValues(name));
+  } else sendJson(response, 404, { error: `no such API: ${api}` });
+}
+
+/**
+ * Server-sent events: `changed` whenever the modules or queues differ from the last look. The
+ * state is compared only while a page is open; with nobody looking nothing runs.
+ */
+function createChangeFeed(options: UiRouteOptions): { follow(response: ServerResponse): void } {
+  const open = new Set<ServerResponse>();
+  let timer: NodeJS.Timeout | undefined;
+  let last = '';
+  const fingerprint = (): string => {
+    const state = options.state();
+    if (state === undefined) return '';
+    return createHash('sha256')
+      .update(JSON.stringify([state.modules(), state.queues()]))
+      .digest('hex');
+  };
+  const look = (): void => {
+    const now = fingerprint();
+    if (now === last) return;
+    last = now;
+    for (const response of open) response.write(`event: changed\ndata: ${now}\n\n`);
+  };
+  return {
+    follow: (response) => {
+      response.writeHead(200, {
+        ...SECURITY_HEADERS,
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+      });
+      response.write('retry: 1000\n\n');
+      // A comment every 15 s keeps proxies and the page's idle checks from closing a quiet stream.
+      const heartbeat = setInterval(() => response.write(': keep-alive\n\n'), 15_000);
+      heartbeat.unref();
+      // The page has just drawn what it fetched: only later changes are sent.
+      if (open.size === 0) last = fingerprint();
+      open.add(response);
+      timer ??= setInterval(look, options.changeCheckMs ?? 500);
+      timer.unref();
+      response.on('close', () => {
+        clearInterval(heartbeat);
+        open.delete(response);
+        if (open.size > 0 || timer === undefined) return;
+        clearInterval(timer);
+        timer = undefined;
+      });
+    },
+  };
+}
+
+function decodedName(encoded: string): string | undefined {
+  try {
+    return decodeURIComponent(encoded);
+  } catch {
+    return undefined;
+  }
+}
+
+function bearerToken(request: IncomingMessage): string | undefined {
+  const header = request.headers.authorization;
+  const match = header === undefined ? null : /^Bearer\s+(\S+)$/i.exec(header);
+  return match?.[1];
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  send(response, status, JSON.stringify(body), 'application/json; charset=utf-8');
+}
+
+function send(
+  response: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  contentType: string,
+  extra: Record<string, string> = {},
+): void {
+  response.writeHead(status, {
+    ...SECURITY_HEADERS,
+    'cache-control': 'no-store',
+    ...extra,
+    'content-type': contentType,
+  });
+  response.end(body);
+}

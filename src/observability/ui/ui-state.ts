@@ -1,0 +1,82 @@
+/**
+ * What the status page reads (docs/ui.md), declared here where it is consumed; the operator implements
+ * it from its own memory, so a request never lists the cluster. Every answer is plain JSON.
+ */
+export interface UiState {
+  overview(): UiOverview;
+  modules(): readonly UiModule[];
+  /** Undefined for a module the tree does not have. */
+  module(name: string): Promise<UiModuleDetail | undefined>;
+  /** A module's merged values; shown only to who may read the operator's ConfigMap. */
+  moduleValues(name: string): unknown;
+  /** `kaddon queue list`'s dump: main and named queues and the pool of module runs. */
+  queues(): unknown;
+  globalHooks(): readonly UiHook[];
+}
+
+export type UiModuleState = 'Ready' | 'Progressing' | 'Failed' | 'Disabled';
+
+export interface UiModule {
+  readonly name: string;
+  readonly enabled: boolean;
+  readonly state: UiModuleState;
+  /** The Ready condition's reason and message (docs/module-status.md "Conditions"). */
+  readonly reason: string;
+  readonly message: string;
+  readonly lastDelivery:
+    | {
+        readonly at: string;
+        readonly helmRevision: number | undefined;
+        readonly gitRevision: string | undefined;
+      }
+    | undefined;
+  readonly driftedObjects: readonly string[];
+}
+
+export interface UiModuleDetail extends UiModule {
+  readonly health: { readonly status: string; readonly message: string };
+  /** Delivered objects as `ns/Kind/name`. */
+  readonly objects: readonly string[];
+  readonly events: readonly UiEvent[];
+  readonly hooks: readonly UiHook[];
+  readonly requires: readonly UiModuleRef[];
+  readonly requiredBy: readonly UiModuleRef[];
+}
+
+interface UiModuleRef {
+  readonly name: string;
+  readonly state: UiModuleState;
+}
+
+interface UiEvent {
+  readonly time: string;
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly note: string;
+}
+
+export interface UiHook {
+  readonly name: string;
+  readonly bindings: readonly string[];
+}
+
+export interface UiOverview {
+  readonly counts: Readonly<Record<UiModuleState, number>>;
+  /** Failing modules first, then the progressing ones. */
+  readonly attention: readonly UiModule[];
+  readonly git:
+    | {
+        readonly url: string;
+        readonly revision: string | undefined;
+        readonly lastSync: string | undefined;
+        readonly lastError: string | undefined;
+      }
+    | undefined;
+  readonly replica: {
+    readonly role: 'leader' | 'standby';
+    readonly version: string;
+    readonly uptimeSeconds: number;
+  };
+  readonly queues: readonly { readonly name: string; readonly length: number }[];
+  readonly running: string | undefined;
+}

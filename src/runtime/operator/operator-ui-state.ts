@@ -1,0 +1,160 @@
+import type { LoadedHook } from '../lifecycle-hooks.ts';
+import type { ModuleEventLog } from '../module-status/module-event-log.ts';
+import { readyStateOf, newModuleRecord, type ModuleRecord } from '../module-status/module-status.ts';
+import type { QueueDump } from '../queue/queue-dump.ts';
+import type { DebugState } from '../../observability/debug/debug-state.ts';
+import type {
+  UiHook,
+  UiModule,
+  UiModuleDetail,
+  UiModuleState,
+  UiOverview,
+  UiState,
+} from '../../observability/ui/ui-state.ts';
+import type { OperatorContext } from './operator-context.ts';
+import { publishedText } from '../module-status/module-status-publisher.ts';
+
+export interface OperatorUiStateOptions {
+  readonly ctx: OperatorContext;
+  readonly debug: DebugState;
+  readonly events: ModuleEventLog | undefined;
+  readonly version: string;
+  readonly startedAt: number;
+  /** Hides secret values in messages, as on the Module object (docs/hooks.md). */
+  readonly mask?: (text: string) => string;
+}
+
+/**
+ * The status page's view of a running operator (docs/ui.md), read from the debug state and the
+ * module status tracker on each request: nothing is listed from the cluster.
+ */
+export function createOperatorUiState(options: OperatorUiStateOptions): UiState {
+  const { ctx, debug } = options;
+  const summarize = (name: string, record: Readonly<ModuleRecord>): UiModule =>
+    summarizeRecord(name, record, (text) => publishedText(text, options.mask));
+  const moduleOf = (name: string): UiModule => summarize(name, recordOf(ctx, name));
+  const modules = (): UiModule[] => ctx.tree.modules.map(({ name }) => moduleOf(name));
+  return {
+    overview: () => overview(options, modules()),
+    modules,
+    module: async (name) => {
+      const definition = ctx.tree.modules.find((module) => module.name === name);
+      if (definition === undefined) return undefined;
+      const record = recordOf(ctx, name);
+      const ref = (other: string): { name: string; state: UiModuleState } => ({
+        name: other,
+        state: moduleOf(other).state,
+      });
+      const detail: UiModuleDetail = {
+        ...summarize(name, record),
+        health: { status: record.health.status, message: publishedText(record.health.message, options.mask) },
+        objects: debug.resourceMonitors().get(name) ?? [],
+        events: (options.events?.events(name) ?? []).map(({ time, type, reason, note }) => ({
+          time,
+          type,
+          reason,
+          note,
+        })),
+        hooks: (await ctx.hooks.moduleHooks(name)).map(describeHook),
+        requires: definition.requires.map(ref),
+        requiredBy: ctx.tree.modules
+          .filter((module) => module.requires.includes(name))
+          .map(({ name: other }) => ref(other)),
+      };
+      return detail;
+    },
+    moduleValues: (name) => debug.moduleValues(name),
+    queues: () => debug.queueList(true).data,
+    globalHooks: () => ctx.hooks.globalHooks().map(describeHook),
+  };
+}
+
+/** `kaddon operator` always has a tracker; an Operator built without one shows enabled or disabled only. */
+function recordOf(ctx: OperatorContext, name: string): Readonly<ModuleRecord> {
+  const tracked = ctx.status?.record(name);
+  if (tracked !== undefined) return tracked;
+  const record = newModuleRecord();
+  record.enabled = ctx.state.enabledModules.includes(name);
+  return record;
+}
+
+function summarizeRecord(
+  name: string,
+  record: Readonly<ModuleRecord>,
+  text: (raw: string) => string,
+): UiModule {
+  const ready = readyStateOf(record);
+  return {
+    name,
+    enabled: record.enabled,
+    state: stateOf(ready.status, ready.reason, ready.beside),
+    reason: ready.reason,
+    message: text(ready.message),
+    lastDelivery:
+      record.delivered === undefined
+        ? undefined
+        : {
+            at: new Date(record.delivered.at).toISOString(),
+            helmRevision: record.delivered.helmRevision,
+            gitRevision: record.delivered.gitRevision,
+          },
+    driftedObjects: record.drift?.objects ?? [],
+  };
+}
+
+function stateOf(status: string, reason: string, beside: string | undefined): UiModuleState {
+  if (reason === 'Disabled') return 'Disabled';
+  if (status === 'True') return 'Ready';
+  return beside === 'Stalled' ||
+    (status === 'False' && reason !== 'Progressing' && reason !== 'DependencyNotReady')
+    ? 'Failed'
+    : 'Progressing';
+}
+
+const ORDER: Readonly<Record<UiModuleState, number>> = { Failed: 0, Progressing: 1, Ready: 2, Disabled: 3 };
+
+function overview(options: OperatorUiStateOptions, modules: readonly UiModule[]): UiOverview {
+  const counts: Record<UiModuleState, number> = { Ready: 0, Progressing: 0, Failed: 0, Disabled: 0 };
+  for (const module of modules) counts[module.state] += 1;
+  const git = options.debug.gitStatus();
+  const dump = options.debug.queueList(true).data as QueueDump & {
+    moduleRuns?: { runs: readonly { module: string; state: string }[] };
+  };
+  const queues = [...dump.active, ...(dump.empty ?? [])].map(({ name, tasksCount }) => ({
+    name,
+    length: tasksCount,
+  }));
+  const head = dump.active.find((queue) => queue.name === 'main')?.tasks[0];
+  const running = dump.moduleRuns?.runs
+    .filter((run) => run.state === 'running')
+    .map((run) => `ModuleRun ${run.module}`);
+  return {
+    counts,
+    attention: modules
+      .filter((module) => module.state === 'Failed' || module.state === 'Progressing')
+      .sort((a, b) => ORDER[a.state] - ORDER[b.state] || a.name.localeCompare(b.name)),
+    git:
+      git === undefined
+        ? undefined
+        : { url: git.url, revision: git.revisionInUse, lastSync: git.lastSyncTime, lastError: git.lastError },
+    replica: {
+      role: 'leader',
+      version: options.version,
+      uptimeSeconds: Math.round((Date.now() - options.startedAt) / 1000),
+    },
+    queues,
+    running: running !== undefined && running.length > 0 ? running.join(', ') : head?.description,
+  };
+}
+
+function describeHook(hook: LoadedHook): UiHook {
+  const config = hook.config;
+  return {
+    name: hook.descriptor.name,
+    bindings: [
+      ...Object.keys(config.order),
+      ...config.schedule.map((binding) => `schedule ${binding.name}`),
+      ...config.kubernetes.map((binding) => `kubernetes ${binding.name}`),
+    ],
+  };
+}

@@ -1,0 +1,258 @@
+import assert from 'node:assert/strict';
+import { chmodSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { buildUi } from '../../scripts/build-ui.mjs';
+import { repoRoot } from '../repo-root.ts';
+import {
+  eventually,
+  setOperatorConfig,
+  startOperatorEnvironment,
+  stateModuleFiles,
+  waitReady,
+  type E2eOperator,
+  type OperatorEnvironment,
+} from '../operator/operator-e2e-kit.ts';
+
+const NAMESPACE = 'kaddon-ui';
+const SECRET_VALUE = 'ui-test-secret-value-8c1f';
+/** The browser as docs/ui.md runs it on a closed network: nothing but the operator is reached. */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const SCREENSHOTS = path.join(repoRoot, 'docs/images');
+
+let env: OperatorEnvironment;
+let operator: E2eOperator;
+let browser: Browser;
+let base: string;
+const tokens: Record<'nobody' | 'viewer' | 'admin', string> = { nobody: '', viewer: '', admin: '' };
+/** Every body the tests received, searched for the Secret's value at the end. */
+const received: string[] = [];
+
+before(async () => {
+  await buildUi(path.join(repoRoot, 'dist/ui'));
+  env = await startOperatorEnvironment({ namespace: NAMESPACE, prefix: 'ui', withControllers: true });
+  env.tree.write('modules/010-web', stateModuleFiles(NAMESPACE, 'web', '  a: "1"\n'));
+  env.tree.write('modules/010-web', { 'values.yaml': 'webEnabled: true\n' });
+  env.tree.write('modules/020-vault', {
+    'kustomization.yaml': `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ${NAMESPACE}\nresources:\n- secret.yaml\n`,
+    'secret.yaml': `apiVersion: v1\nkind: Secret\nmetadata:\n  name: vault\nstringData:\n  password: ${SECRET_VALUE}\n`,
+    'values.yaml': 'vaultEnabled: true\n',
+    'module.yaml': 'requirements:\n  modules:\n    web: "*"\n',
+  });
+  const broken = env.tree.write('modules/030-broken', {
+    ...stateModuleFiles(NAMESPACE, 'broken', '  a: "1"\n'),
+    'values.yaml': 'brokenEnabled: true\nbroken:\n  fixed: false\n',
+    'hooks/before-helm.mjs': [
+      '#!/usr/bin/env node',
+      "import { readFileSync } from 'node:fs';",
+      'if (process.argv[2] === \'--config\') { console.log(\'{"configVersion":"v1","beforeHelm":10}\'); process.exit(0); }',
+      "const values = JSON.parse(readFileSync(process.env.VALUES_PATH, 'utf8'));",
+      "if (!values.broken.fixed) { console.error('broken: the setting broken.fixed is missing'); process.exit(1); }",
+      '',
+    ].join('\n'),
+  });
+  chmodSync(path.join(broken, 'hooks/before-helm.mjs'), 0o755);
+  await grantTokens();
+  operator = env.startOperator({ forceKillAfterDelay: 30_000 });
+  base = `http://127.0.0.1:${env.port}`;
+  await waitReady(operator, env.port, 180_000);
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+  mkdirSync(SCREENSHOTS, { recursive: true });
+});
+
+after(async () => {
+  await browser.close();
+  await env.stop();
+});
+
+/** ServiceAccounts: `nobody` without rights, `viewer` with get on modules, `admin` also on the ConfigMap. */
+async function grantTokens(): Promise<void> {
+  const post = (collection: string, body: Record<string, unknown>): Promise<Record<string, unknown>> =>
+    env.api.request('POST', collection, { body });
+  const rbac = '/apis/rbac.authorization.k8s.io/v1';
+  await post(`${rbac}/clusterroles`, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: 'kaddon-ui-modules' },
+    rules: [{ apiGroups: ['kaddon.dev'], resources: ['modules'], verbs: ['get', 'list'] }],
+  });
+  await post(`${rbac}/namespaces/${NAMESPACE}/roles`, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: 'kaddon-ui-config' },
+    rules: [
+      { apiGroups: [''], resources: ['configmaps'], resourceNames: ['addon-operator'], verbs: ['get'] },
+    ],
+  });
+  for (const name of ['nobody', 'viewer', 'admin'] as const) {
+    await post(`/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name },
+    });
+    const minted = await post(`/api/v1/namespaces/${NAMESPACE}/serviceaccounts/${name}/token`, {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenRequest',
+      spec: { expirationSeconds: 3600 },
+    });
+    tokens[name] = (minted.status as { token: string }).token;
+  }
+  const subject = (name: string): Record<string, string> => ({
+    kind: 'ServiceAccount',
+    name,
+    namespace: NAMESPACE,
+  });
+  await post(`${rbac}/clusterrolebindings`, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: 'kaddon-ui-modules' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kaddon-ui-modules' },
+    subjects: [subject('viewer'), subject('admin')],
+  });
+  await post(`${rbac}/namespaces/${NAMESPACE}/rolebindings`, {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: 'kaddon-ui-config' },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'kaddon-ui-config' },
+    subjects: [subject('admin')],
+  });
+}
+
+async function get(
+  apiPath: string,
+  token?: string,
+): Promise<{ status: number; body: string; headers: Headers }> {
+  const response = await fetch(`${base}${apiPath}`, {
+    headers: token === undefined ? {} : { authorization: `Bearer ${token}` },
+  });
+  const body = await response.text();
+  received.push(body);
+  return { status: response.status, body, headers: response.headers };
+}
+
+async function openPage(token: string, url: string): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  await context.addInitScript((value: string) => {
+    (
+      globalThis as unknown as { sessionStorage: { setItem(key: string, value: string): void } }
+    ).sessionStorage.setItem('kaddon-ui-token', value);
+  }, token);
+  const page = await context.newPage();
+  page.on('response', (response) => {
+    if (response.headers()['content-type']?.startsWith('text/event-stream') === true) return;
+    void response.text().then(
+      (body) => received.push(body),
+      () => undefined,
+    );
+  });
+  await page.goto(`${base}${url}`);
+  return page;
+}
+
+describe('the status page', () => {
+  it('refuses a request without a token (401) and a token without rights on modules (403)', async () => {
+    assert.equal((await get('/ui/api/overview')).status, 401);
+    assert.equal((await get('/ui/api/overview', 'not-a-token')).status, 401);
+    assert.equal((await get('/ui/api/overview', tokens.nobody)).status, 403);
+    assert.equal((await get('/ui/api/modules', tokens.nobody)).status, 403);
+  });
+
+  it('shows modules to who may get them, and values only to who may get the ConfigMap', async () => {
+    const viewer = await get('/ui/api/modules/web', tokens.viewer);
+    assert.equal(viewer.status, 200);
+    assert.equal((JSON.parse(viewer.body) as { name: string }).name, 'web');
+    assert.equal((await get('/ui/api/modules/web/values', tokens.viewer)).status, 403);
+    assert.equal((await get('/ui/api/modules/web/values', tokens.admin)).status, 200);
+  });
+
+  it('is read-only and sends a Content-Security-Policy without inline script and without framing', async () => {
+    const page = await get('/ui/');
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self';/);
+    assert.match(page.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+    assert.equal(page.headers.get('x-frame-options'), 'DENY');
+    const post = await fetch(`${base}/ui/api/overview`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.admin}` },
+    });
+    assert.equal(post.status, 405);
+  });
+
+  it('lists the failing module first on the overview, with its hook stderr, Events and objects on its page', async () => {
+    const page = await openPage(tokens.admin, '/ui/');
+    await page.locator('[data-count="Failed"] b', { hasText: '1' }).waitFor({ timeout: 120_000 });
+    const first = page.locator('main table').first().locator('tbody tr').first();
+    assert.equal(await first.locator('td').first().textContent(), 'broken');
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'ui-overview.png'), fullPage: true });
+
+    await page.goto(`${base}/ui/modules/broken`);
+    await page.getByText('broken: the setting broken.fixed is missing').first().waitFor();
+    await page.getByText('HookFailed').first().waitFor();
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'ui-module.png'), fullPage: true });
+
+    await page.goto(`${base}/ui/modules/web`);
+    await page.getByText(`${NAMESPACE}/ConfigMap/web-state`).waitFor();
+
+    await page.goto(`${base}/ui/modules?state=Failed`);
+    await page.getByText('1 of 3 modules').waitFor();
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'ui-modules.png'), fullPage: true });
+    await page.context().close();
+  });
+
+  it('turns the fixed module Ready on the open page without a reload', async () => {
+    const page = await openPage(tokens.admin, '/ui/modules/broken');
+    await page.getByText('HookFailed').first().waitFor({ timeout: 60_000 });
+    await page.locator('#live', { hasText: 'live' }).waitFor();
+    await page.evaluate(() => {
+      (globalThis as unknown as { marker: boolean }).marker = true;
+    });
+    await setOperatorConfig(env.api, NAMESPACE, { broken: 'fixed: true\n' });
+    await page.locator('h2 .Ready').waitFor({ timeout: 120_000 });
+    assert.equal(await page.evaluate(() => (globalThis as unknown as { marker?: boolean }).marker), true);
+    await page.context().close();
+  });
+
+  it('hides values from a viewer without rights on the ConfigMap', async () => {
+    const page = await openPage(tokens.viewer, '/ui/modules/web');
+    await page.locator('.restricted').waitFor();
+    await page.context().close();
+  });
+
+  it('shows the queues and the global hooks', async () => {
+    const page = await openPage(tokens.admin, '/ui/queues');
+    await page.getByText('Module runs').waitFor();
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'ui-queues.png'), fullPage: true });
+    await page.goto(`${base}/ui/global-hooks`);
+    await page.getByRole('heading', { name: 'Global hooks' }).waitFor();
+    await page.context().close();
+  });
+
+  it('never sent the Secret value nor its base64 in any response', async () => {
+    await eventually(
+      operator,
+      'vault delivered',
+      async () =>
+        (await get('/ui/api/modules/vault', tokens.admin)).body.includes('"Ready"') ? true : undefined,
+      120_000,
+    );
+    await get('/ui/api/modules/vault/values', tokens.admin);
+    const encoded = Buffer.from(SECRET_VALUE).toString('base64');
+    for (const body of received) {
+      assert.equal(body.includes(SECRET_VALUE), false);
+      assert.equal(body.includes(encoded), false);
+    }
+  });
+});

@@ -1,0 +1,437 @@
+// The status page (docs/ui.md): every view is read from /ui/api and drawn with DOM nodes and
+// textContent only, so nothing the operator reports is ever parsed as HTML.
+
+type Child = Node | string | number | undefined | false;
+
+const TOKEN_KEY = 'kaddon-ui-token';
+
+function h(tag: string, attributes: Record<string, string> = {}, ...children: Child[]): HTMLElement {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
+  for (const child of children)
+    if (child !== undefined && child !== false)
+      element.append(typeof child === 'number' ? String(child) : child);
+  return element;
+}
+
+function link(href: string, text: string): HTMLElement {
+  const anchor = h('a', { href }, text);
+  anchor.addEventListener('click', (event) => {
+    event.preventDefault();
+    navigate(href);
+  });
+  return anchor;
+}
+
+function table(headers: readonly string[], rows: readonly Child[][]): HTMLElement {
+  return h(
+    'table',
+    {},
+    h('thead', {}, h('tr', {}, ...headers.map((header) => h('th', {}, header)))),
+    h('tbody', {}, ...rows.map((row) => h('tr', {}, ...row.map((cell) => h('td', {}, cell))))),
+  );
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+async function api<T>(path: string): Promise<T> {
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  const response = await fetch(`/ui/api/${path}`, {
+    headers: token === null ? {} : { authorization: `Bearer ${token}` },
+  });
+  const body = (await response.json()) as T & { error?: string };
+  if (!response.ok) throw new HttpError(response.status, body.error ?? response.statusText);
+  return body;
+}
+
+function state(name: string): HTMLElement {
+  return h('span', { class: name }, name);
+}
+
+function time(iso: unknown): string {
+  return typeof iso === 'string' ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '';
+}
+
+interface Module {
+  name: string;
+  enabled: boolean;
+  state: string;
+  reason: string;
+  message: string;
+  lastDelivery?: { at: string; helmRevision?: number; gitRevision?: string };
+  driftedObjects: string[];
+}
+
+async function overview(): Promise<Child[]> {
+  const data = await api<{
+    counts: Record<string, number>;
+    attention: Module[];
+    git?: { url: string; revision?: string; lastSync?: string; lastError?: string };
+    replica: { role: string; version: string; uptimeSeconds: number };
+    queues: { name: string; length: number }[];
+    running?: string;
+  }>('overview');
+  const cards = ['Failed', 'Progressing', 'Ready', 'Disabled'].map((name) =>
+    h('div', { class: 'card', 'data-count': name }, h('b', { class: name }, data.counts[name] ?? 0), name),
+  );
+  return [
+    h('div', { class: 'cards' }, ...cards),
+    h('h2', {}, 'Needs attention'),
+    data.attention.length === 0
+      ? h('p', {}, 'Every enabled module is Ready.')
+      : table(
+          ['Module', 'State', 'Reason', 'Message'],
+          data.attention.map((module) => [
+            link(`/ui/modules/${encodeURIComponent(module.name)}`, module.name),
+            state(module.state),
+            module.reason,
+            module.message,
+          ]),
+        ),
+    data.git &&
+      h(
+        'section',
+        {},
+        h('h2', {}, 'Git source'),
+        table(
+          ['URL', 'Revision', 'Last sync', 'Last error'],
+          [[data.git.url, data.git.revision, time(data.git.lastSync), data.git.lastError ?? '']],
+        ),
+      ),
+    h('h2', {}, 'This replica'),
+    table(
+      ['Role', 'Version', 'Uptime', 'Running'],
+      [[data.replica.role, data.replica.version, `${data.replica.uptimeSeconds} s`, data.running ?? 'idle']],
+    ),
+    h('h2', {}, 'Queues'),
+    table(
+      ['Queue', 'Tasks'],
+      data.queues.map((queue) => [queue.name, queue.length]),
+    ),
+  ];
+}
+
+async function modules(query: URLSearchParams): Promise<Child[]> {
+  const all = await api<Module[]>('modules');
+  const wanted = query.get('state') ?? '';
+  const search = (query.get('q') ?? '').toLowerCase();
+  const shown = all.filter(
+    (module) => (wanted === '' || module.state === wanted) && module.name.toLowerCase().includes(search),
+  );
+  const select = h(
+    'select',
+    { name: 'state' },
+    ...['', 'Failed', 'Progressing', 'Ready', 'Disabled'].map((value) =>
+      h(
+        'option',
+        value === wanted ? { value, selected: '' } : { value },
+        value === '' ? 'every state' : value,
+      ),
+    ),
+  );
+  const input = h('input', { name: 'q', type: 'search', placeholder: 'name', value: query.get('q') ?? '' });
+  const form = h('form', { class: 'filters' }, select, input);
+  const apply = (): void => {
+    const next = new URLSearchParams();
+    const stateValue = (select as HTMLSelectElement).value;
+    const text = (input as HTMLInputElement).value;
+    if (stateValue !== '') next.set('state', stateValue);
+    if (text !== '') next.set('q', text);
+    history.replaceState(null, '', `/ui/modules${next.size > 0 ? `?${next.toString()}` : ''}`);
+    void render();
+  };
+  select.addEventListener('change', apply);
+  input.addEventListener('change', apply);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    apply();
+  });
+  return [
+    form,
+    h('p', {}, `${shown.length} of ${all.length} modules`),
+    table(
+      [
+        'Module',
+        'Enabled',
+        'State',
+        'Reason',
+        'Message',
+        'Last delivery',
+        'Helm revision',
+        'Git revision',
+        'Drifted',
+      ],
+      shown.map((module) => [
+        link(`/ui/modules/${encodeURIComponent(module.name)}`, module.name),
+        module.enabled ? 'yes' : 'no',
+        state(module.state),
+        module.reason,
+        module.message,
+        time(module.lastDelivery?.at),
+        module.lastDelivery?.helmRevision,
+        module.lastDelivery?.gitRevision?.slice(0, 12),
+        module.driftedObjects.join(', '),
+      ]),
+    ),
+  ];
+}
+
+function hooksTable(hooks: { name: string; bindings: string[] }[]): HTMLElement {
+  return table(
+    ['Hook', 'Bindings'],
+    hooks.map((hook) => [hook.name, hook.bindings.join(', ')]),
+  );
+}
+
+async function moduleView(name: string): Promise<Child[]> {
+  const module = await api<
+    Module & {
+      health: { status: string; message: string };
+      objects: string[];
+      events: { time: string; type: string; reason: string; note: string }[];
+      hooks: { name: string; bindings: string[] }[];
+      requires: { name: string; state: string }[];
+      requiredBy: { name: string; state: string }[];
+    }
+  >(`modules/${encodeURIComponent(name)}`);
+  const refs = (list: { name: string; state: string }[]): Child =>
+    list.length === 0
+      ? 'none'
+      : h(
+          'span',
+          {},
+          ...list.flatMap((ref) => [
+            link(`/ui/modules/${encodeURIComponent(ref.name)}`, ref.name),
+            ' ',
+            state(ref.state),
+            ' ',
+          ]),
+        );
+  let values: Node;
+  try {
+    values = h('pre', {}, JSON.stringify(await api(`modules/${encodeURIComponent(name)}/values`), null, 2));
+  } catch (error: unknown) {
+    if (!(error instanceof HttpError) || error.status !== 403) throw error;
+    values = h(
+      'p',
+      { class: 'restricted' },
+      'Values are shown to those who may get the operator\u2019s ConfigMap.',
+    );
+  }
+  return [
+    h('h2', {}, module.name, ' ', state(module.state)),
+    table(
+      ['Enabled', 'Reason', 'Message'],
+      [[module.enabled ? 'yes' : 'no', module.reason, h('pre', { class: 'message' }, module.message)]],
+    ),
+    h('h3', {}, 'Objects'),
+    h(
+      'p',
+      {},
+      `Health: ${module.health.status}${module.health.message === '' ? '' : ` \u2014 ${module.health.message}`}`,
+    ),
+    table(
+      ['Object'],
+      module.objects.map((object) => [object]),
+    ),
+    h('h3', {}, 'Events'),
+    table(
+      ['Time', 'Type', 'Reason', 'Message'],
+      [...module.events]
+        .reverse()
+        .map((event) => [
+          time(event.time),
+          h('span', { class: event.type }, event.type),
+          event.reason,
+          event.note,
+        ]),
+    ),
+    h('h3', {}, 'Hooks'),
+    hooksTable(module.hooks),
+    h('h3', {}, 'Values'),
+    values,
+    h('h3', {}, 'Requirements'),
+    table(['Requires', 'Required by'], [[refs(module.requires), refs(module.requiredBy)]]),
+  ];
+}
+
+async function queues(): Promise<Child[]> {
+  const dump = await api<{
+    active: {
+      name: string;
+      status: string;
+      tasks: { description: string; attempts: number; lastError?: string }[];
+    }[];
+    empty?: { name: string }[];
+    moduleRuns?: {
+      limit: number;
+      runs: { module: string; state: string; since: string; waitingFor?: string[] }[];
+    };
+  }>('queues');
+  const runs = dump.moduleRuns;
+  return [
+    h('h2', {}, 'Queues'),
+    table(
+      ['Queue', 'Status', 'Task', 'Attempts', 'Last error'],
+      dump.active.flatMap((queue) =>
+        queue.tasks.length === 0
+          ? [[queue.name, queue.status, '', '', '']]
+          : queue.tasks.map((task) => [
+              queue.name,
+              queue.status,
+              task.description,
+              task.attempts,
+              task.lastError ?? '',
+            ]),
+      ),
+    ),
+    h('p', {}, `Empty queues: ${(dump.empty ?? []).map((queue) => queue.name).join(', ') || 'none'}`),
+    runs !== undefined && h('h2', {}, `Module runs (at most ${runs.limit} at once)`),
+    runs !== undefined &&
+      table(
+        ['Module', 'State', 'Since', 'Waits for'],
+        runs.runs.map((run) => [
+          h('span', { class: 'run', 'data-state': run.state }, run.module),
+          run.state,
+          time(run.since),
+          (run.waitingFor ?? []).join(', '),
+        ]),
+      ),
+  ];
+}
+
+async function globalHooks(): Promise<Child[]> {
+  return [h('h2', {}, 'Global hooks'), hooksTable(await api('global-hooks'))];
+}
+
+function tokenForm(why: string): Child[] {
+  const input = h('input', {
+    type: 'password',
+    name: 'token',
+    placeholder: 'kubectl create token …',
+    size: '60',
+  });
+  const form = h(
+    'form',
+    { class: 'token' },
+    h('p', {}, why),
+    input,
+    h('button', { type: 'submit' }, 'Sign in'),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    sessionStorage.setItem(TOKEN_KEY, (input as HTMLInputElement).value.trim());
+    void render();
+    follow();
+  });
+  return [form];
+}
+
+async function view(): Promise<Child[]> {
+  const path = location.pathname;
+  const query = new URLSearchParams(location.search);
+  for (const anchor of document.querySelectorAll('nav a'))
+    anchor.classList.toggle(
+      'current',
+      anchor.getAttribute('href') === path ||
+        (path.startsWith('/ui/modules/') && anchor.getAttribute('href') === '/ui/modules'),
+    );
+  if (path === '/ui/modules') return modules(query);
+  if (path.startsWith('/ui/modules/'))
+    return moduleView(decodeURIComponent(path.slice('/ui/modules/'.length)));
+  if (path === '/ui/queues') return queues();
+  if (path === '/ui/global-hooks') return globalHooks();
+  return overview();
+}
+
+let rendering = Promise.resolve();
+
+function render(): Promise<void> {
+  rendering = rendering.then(async () => {
+    const main = document.getElementById('main');
+    if (main === null) return;
+    let nodes: Child[];
+    try {
+      nodes = await view();
+    } catch (error: unknown) {
+      if (error instanceof HttpError && error.status === 401)
+        nodes = tokenForm('Paste a Kubernetes bearer token.');
+      else nodes = [h('p', { class: 'error' }, error instanceof Error ? error.message : String(error))];
+    }
+    main.replaceChildren(
+      ...nodes.flatMap((node) =>
+        node === undefined || node === false ? [] : [typeof node === 'number' ? String(node) : node],
+      ),
+    );
+  });
+  return rendering;
+}
+
+function navigate(href: string): void {
+  history.pushState(null, '', href);
+  void render();
+}
+
+let stream: AbortController | undefined;
+/** After a lost stream the page may have missed changes: it redraws once reconnected. */
+let missed = false;
+
+/** Server-sent events read with fetch, so the token goes in a header; reconnects after a restart. */
+function follow(): void {
+  stream?.abort();
+  const controller = new AbortController();
+  stream = controller;
+  const live = document.getElementById('live');
+  const token = sessionStorage.getItem(TOKEN_KEY);
+  const reconnect = (): void => {
+    missed = true;
+    if (live) live.textContent = 'reconnecting';
+    if (!controller.signal.aborted) setTimeout(follow, 1000);
+  };
+  void (async () => {
+    const response = await fetch('/ui/api/events', {
+      headers: token === null ? {} : { authorization: `Bearer ${token}` },
+      signal: controller.signal,
+    });
+    if (!response.ok || response.body === null) {
+      if (response.status === 401 || response.status === 403) {
+        if (live) live.textContent = 'not signed in';
+        return;
+      }
+      reconnect();
+      return;
+    }
+    if (live) live.textContent = 'live';
+    if (missed) void render();
+    missed = false;
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      const events = buffer.split('\n\n');
+      buffer = events.pop() ?? '';
+      if (events.some((event) => event.includes('event: changed'))) void render();
+    }
+    reconnect();
+  })().catch(reconnect);
+}
+
+window.addEventListener('popstate', () => void render());
+document.addEventListener('DOMContentLoaded', () => {
+  for (const anchor of document.querySelectorAll<HTMLAnchorElement>('nav a'))
+    anchor.addEventListener('click', (event) => {
+      event.preventDefault();
+      navigate(anchor.getAttribute('href') ?? '/ui/');
+    });
+  void render();
+  follow();
+});
