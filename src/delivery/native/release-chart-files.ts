@@ -5,7 +5,7 @@ import { scalarText, type JsonObject } from '../../core/json.ts';
 import { parseYamlDocument } from '../../core/yaml.ts';
 
 /** A chart the native engine cannot deliver: only kaddon's release chart is expected here. */
-export class NativeChartError extends KaddonError {
+class NativeChartError extends KaddonError {
   readonly code = 'native-chart-unsupported';
   constructor(chartDir: string, problem: string) {
     super(

@@ -3,7 +3,7 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.t
 import type { ReleaseState } from '../helm/helm-client.ts';
 
 /** `info` of a release as helm stores it (helm's release/v1 Info). */
-export interface ReleaseInfo {
+interface ReleaseInfo {
   readonly first_deployed: string;
   readonly last_deployed: string;
   readonly description: string;
@@ -28,7 +28,7 @@ export interface ReleaseRecord {
 }
 
 /** The Secret type helm's `secret` storage driver writes. */
-export const RELEASE_SECRET_TYPE = 'helm.sh/release.v1';
+const RELEASE_SECRET_TYPE = 'helm.sh/release.v1';
 
 /** The most a record may hold once unpacked; helm itself refuses releases over 1 MiB packed. */
 const MAX_RELEASE_BYTES = 64 * 1024 * 1024;
