@@ -92,7 +92,27 @@ export async function runOperator(args: readonly string[], io: CliIo): Promise<v
     // The listening servers would keep the process alive after the error is reported.
     await endpoints.stop();
     throw error;
+  } finally {
+    exitIfStillRunning(base.logger);
   }
+}
+
+/** How long the process may linger once the operator has stopped (docs/lifecycle.md "Stopping"). */
+const LINGER_AFTER_STOP_MS = 5_000;
+
+/**
+ * Once the operator has stopped, nothing should keep the process alive; should a watch, socket or
+ * timer still be open, it exits anyway after a few seconds and names what was open, so that a
+ * SIGTERM always ends in an exit rather than a Pod killed at its grace period. The timer itself
+ * does not keep the process alive.
+ */
+function exitIfStillRunning(logger: Logger): void {
+  setTimeout(() => {
+    logger.warn('the process is still running after the operator stopped: exiting', {
+      open: process.getActiveResourcesInfo().join(','),
+    });
+    process.exit();
+  }, LINGER_AFTER_STOP_MS).unref();
 }
 
 /** Everything after the endpoints listen, until SIGTERM/SIGINT or a lost lease has been handled. */
