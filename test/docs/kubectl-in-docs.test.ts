@@ -51,6 +51,13 @@ interface Substitution {
 
 const substitutions: readonly Substitution[] = [
   {
+    file: 'docs/ui.md',
+    command: 'kubectl create token NAME',
+    from: 'create token NAME',
+    to: '-n kaddon create token kaddon',
+    why: "a ServiceAccount of the reader's: deploy/'s own",
+  },
+  {
     file: 'docs/monitoring.md',
     command: 'kubectl describe module NAME',
     from: 'NAME',
