@@ -134,8 +134,17 @@ describe('hooks with hostile names writing hostile metrics (docs/hooks.md "Metri
       assert.doesNotMatch(text, /[\u0000-\u0008\u000b-\u001f\u007f\u202e]/u);
       assert.match(text, /queue="queueq\\"uo\\\\te \uFFFD\uFFFD\uFFFDé"/u);
 
-      const ready = await readyOf('hostile');
-      assert.equal(ready?.status, 'True', JSON.stringify(ready));
+      // The Module object is written apart from the run (coalesced writes): wait for it.
+      const ready = await eventually(
+        operator,
+        'the Module hostile is Ready',
+        async () => {
+          const condition = await readyOf('hostile').catch(() => undefined);
+          return condition?.status === 'True' ? condition : undefined;
+        },
+        DEADLINE_MS,
+      );
+      assert.equal(ready.status, 'True', JSON.stringify(ready));
       assert.equal(valueAfter(text, `${P}module_run_errors_total{module="hostile"}`) ?? 0, 0);
 
       // One log line per run, however many lines were refused.
