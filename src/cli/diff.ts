@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { SettingReader } from '../config/setting-reader.ts';
-import { isJsonObject, type JsonObject } from '../core/json.ts';
+import type { JsonObject } from '../core/json.ts';
 import { parseConfigValues, type ConfigValues } from '../core/values.ts';
 import { formatDiffJson, formatDiffText, hasChanges, type ModuleDiff } from '../core/module-diff.ts';
 import { diffRelease } from '../delivery/drift/release-diff.ts';
@@ -8,7 +8,7 @@ import { readStoredReleases } from '../delivery/drift/release-storage.ts';
 import { recordedPatches } from '../delivery/helm/deliver-module.ts';
 import { KubeApiError, KubeClient } from '../delivery/kube-client.ts';
 import { loadKubeConnection } from '../delivery/kube-connection.ts';
-import { KaddonError } from '../core/errors.ts';
+import { findOperatorNamespace } from '../delivery/operator-namespace.ts';
 import { loadModulesTree } from '../loader/modules-tree.ts';
 import { driftIgnoreOf } from '../runtime/drift-ignore.ts';
 import { buildFlags, buildUsage, renderForCli } from './build.ts';
@@ -91,7 +91,11 @@ export async function runDiff(args: readonly string[], io: CliIo): Promise<numbe
     }),
   );
   const configMap = read.text('configMap', 'addon-operator');
-  const namespace = read.find('namespace')?.value ?? (await operatorNamespace(api, configMap, io));
+  const namespace =
+    read.find('namespace')?.value ??
+    (await findOperatorNamespace(api, configMap, (note) => {
+      io.stderr(`diff: ${note}\n`);
+    }));
   const config =
     values['config-values'] === undefined && !values['no-cluster-config']
       ? await clusterConfig(api, namespace, configMap)
@@ -147,49 +151,4 @@ async function clusterConfig(
     throw error;
   }
   return parseConfigValues(configMap.data ?? null, `ConfigMap ${namespace}/${name}`);
-}
-
-/** The operator's namespace cannot be told from the cluster: --namespace must say it. */
-class OperatorNamespaceError extends KaddonError {
-  readonly code = 'operator-namespace-unknown';
-  constructor(problem: string, options?: { cause?: unknown }) {
-    super(
-      `diff: ${problem}.`,
-      'Name the namespace kaddon runs in with --namespace or ADDON_OPERATOR_NAMESPACE (deploy/ installs into kaddon).',
-      options,
-    );
-  }
-}
-
-/**
- * The namespace of the operator's ConfigMap, when exactly one namespace holds a ConfigMap of that
- * name: where the operator keeps its config and its releases (docs/drift.md "kaddon diff").
- */
-async function operatorNamespace(api: KubeClient, configMap: string, io: CliIo): Promise<string> {
-  let list: JsonObject;
-  try {
-    list = await api.request('GET', '/api/v1/configmaps', {
-      query: { fieldSelector: `metadata.name=${configMap}` },
-    });
-  } catch (error: unknown) {
-    if (error instanceof KubeApiError && error.status === 403)
-      throw new OperatorNamespaceError(
-        `listing ConfigMaps in every namespace, to find the operator's ConfigMap '${configMap}', is forbidden`,
-        { cause: error },
-      );
-    throw error;
-  }
-  const namespaces = (Array.isArray(list.items) ? list.items : []).flatMap((item) => {
-    const metadata = isJsonObject(item) && isJsonObject(item.metadata) ? item.metadata : {};
-    return typeof metadata.namespace === 'string' ? [metadata.namespace] : [];
-  });
-  const [only] = namespaces;
-  if (only === undefined || namespaces.length > 1)
-    throw new OperatorNamespaceError(
-      namespaces.length === 0
-        ? `no namespace holds the operator's ConfigMap '${configMap}'`
-        : `the namespaces ${namespaces.join(', ')} each hold a ConfigMap '${configMap}'`,
-    );
-  io.stderr(`diff: namespace '${only}', which holds the operator's ConfigMap '${configMap}'\n`);
-  return only;
 }
