@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import { KaddonError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
+import { cleanText } from '../core/untrusted-text.ts';
 import { orphanWatchdog } from '../processes/orphan-watchdog.ts';
 
 /** A kubeconfig user's `exec` section (client-go's ExecConfig). */
@@ -224,7 +225,7 @@ async function lastLine(stream: Readable): Promise<string> {
       .split('\n')
       .filter((part) => part.trim() !== '')
       .pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const clean = maskTokens(line.replace(/[\u0000-\u001f\u007f-\u009f]/g, '').trim());
+  // The shared cleaning of untrusted text (escapes out, controls replaced), then tokens masked.
+  const clean = maskTokens(cleanText(line, { maxBytes: 4 * MAX_STDERR_LINE_CHARS }).trim());
   return clean.length > MAX_STDERR_LINE_CHARS ? `${clean.slice(0, MAX_STDERR_LINE_CHARS)}…` : clean;
 }
