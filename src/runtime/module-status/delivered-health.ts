@@ -59,13 +59,36 @@ export class DeliveredHealth {
   readonly #modules = new Map<string, readonly Followed[]>();
   readonly #watches = new Map<string, SharedWatch>();
   readonly #generation = new Map<string, number>();
+  /** Follows not yet done: their watches may not have listed yet. */
+  readonly #inFlight = new Set<Promise<void>>();
 
   constructor(options: DeliveredHealthOptions) {
     this.#options = options;
   }
 
-  /** Follows the objects of a module's latest delivery, in place of what it followed before. */
-  async follow(module: string, resources: readonly Resource[]): Promise<void> {
+  /**
+   * Follows the objects of a module's latest delivery, in place of what it followed before; resolves
+   * once every watch it needs has listed and the module's health was told.
+   */
+  follow(module: string, resources: readonly Resource[]): Promise<void> {
+    const following = this.#follow(module, resources);
+    this.#inFlight.add(following);
+    const done = (): void => {
+      this.#inFlight.delete(following);
+    };
+    following.then(done, done);
+    return following;
+  }
+
+  /**
+   * Resolves once every follow begun so far is done: from then on each change of a followed object
+   * reaches its watch as an event (what `/readyz` waits for, docs/drift.md).
+   */
+  async settled(): Promise<void> {
+    while (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+  }
+
+  async #follow(module: string, resources: readonly Resource[]): Promise<void> {
     const generation = (this.#generation.get(module) ?? 0) + 1;
     this.#generation.set(module, generation);
     const followed: Followed[] = [];
@@ -133,6 +156,9 @@ export class DeliveredHealth {
     const existing = this.#watches.get(watchKey);
     if (existing !== undefined) {
       existing.modules.add(module);
+      // Another module's follow may have started this watch a moment ago: its objects are only
+      // worth reading once it has listed.
+      await existing.watch.listed;
       return;
     }
     const target = this.#pendingTargets.get(watchKey);

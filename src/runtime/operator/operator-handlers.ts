@@ -30,6 +30,31 @@ export interface HandlerEvents {
   readonly addLast: (...tasks: readonly AnyTask[]) => void;
 }
 
+/** How long the first `/readyz` 200 waits for the delivered objects' watches to list. */
+const HEALTH_LISTED_WAIT_MS = 30_000;
+
+/**
+ * Before the first convergence is reported, the watches of delivered objects have listed, so that a
+ * change made once `/readyz` answers 200 reaches drift and health as an event (docs/drift.md). A
+ * watch that cannot list (its kind denied, say) holds readiness for HEALTH_LISTED_WAIT_MS at most.
+ */
+async function healthWatchesListed(ctx: OperatorContext): Promise<void> {
+  const health = ctx.health;
+  if (health === undefined) return;
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => {
+      resolve(false);
+    }, HEALTH_LISTED_WAIT_MS);
+  });
+  const listed = await Promise.race([health.settled().then(() => true), waited]);
+  clearTimeout(timer);
+  if (!listed)
+    ctx.logger.warn('ready before every delivered object is watched: a watch has not listed yet', {
+      waitedMs: HEALTH_LISTED_WAIT_MS,
+    });
+}
+
 /**
  * The pool ModuleRuns overlap in (docs/lifecycle.md "Parallel module runs"): only with the isolate
  * policy, since `block` holds every module behind a failed one, and only for more than one run.
@@ -130,6 +155,7 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
           });
         }
         await finishConverge(ctx, event, startedAt ?? performance.now());
+        if (!ctx.state.converged) await healthWatchesListed(ctx);
         ctx.state.converged = true;
         events.onConverged();
         return success();
