@@ -36,14 +36,9 @@ export async function startConverge(
     return fail(error, DISCOVERY_RETRY_MS);
   }
   const known = new Set(ctx.tree.modules.map((module) => module.name));
-  const previous = ctx.state.enabledModules;
+  const previous = ctx.state.modules.enabled;
   const releases = await ctx.helm.list(ctx.namespace);
-  ctx.state.enabledModules = discovery.enabled;
-  ctx.state.absentReleases.clear();
-  for (const module of discovery.enabled)
-    if (!releases.includes(module)) ctx.state.absentReleases.add(module);
-  for (const module of ctx.state.preparedModules)
-    if (!discovery.enabled.includes(module)) ctx.state.preparedModules.delete(module);
+  ctx.state.modules.discovered(discovery.enabled, releases);
   // docs/lifecycle.md step 6: modules enabled before; at start, disabled modules that still have a release.
   const heldBefore = ctx.state.pruneHold?.releases ?? [];
   const candidates = ctx.tree.modules
@@ -75,7 +70,7 @@ export async function startConverge(
         'ModuleRun',
         {
           queue: MAIN_QUEUE,
-          payload: { doModuleStartup: !ctx.state.startedModules.has(module), isReloadAll: true },
+          payload: { doModuleStartup: ctx.state.modules.get(module)?.started !== true, isReloadAll: true },
           metadata: { module, ...activation },
         },
         now,
@@ -117,7 +112,7 @@ export async function finishConverge(
 export async function purgeRelease(ctx: OperatorContext, release: string): Promise<void> {
   await ctx.bindings.stopModule(release);
   forgetModule(ctx, release);
-  ctx.state.startedModules.delete(release);
+  ctx.state.modules.remove(release);
   try {
     await ctx.helm.uninstall(release, ctx.namespace, ctx.helmTimeoutSeconds);
     ctx.logger.info('release purged', { release });
@@ -128,14 +123,9 @@ export async function purgeRelease(ctx: OperatorContext, release: string): Promi
   }
 }
 
-/** Drops what the operator remembers of a module's delivery. */
+/** Drops what the operator remembers of a module's delivery: its release is gone. */
 export function forgetModule(ctx: OperatorContext, module: string): void {
   ctx.resources?.forget(module);
   void ctx.health?.forget(module);
-  ctx.state.crdsApplied.delete(module);
-  ctx.state.moduleErrors.delete(module);
-  ctx.state.preparedModules.delete(module);
-  ctx.state.delivered.delete(module);
-  ctx.state.checksums.delete(module);
-  ctx.state.resourcesMissing.delete(module);
+  ctx.state.modules.released(module);
 }

@@ -35,7 +35,8 @@ export interface DeliverRun {
  * run too.
  */
 export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promise<string[]> {
-  const enabled = ctx.state.enabledModules;
+  const states = ctx.state.modules;
+  const enabled = states.enabled;
   const startedAt = performance.now();
   const result = await renderEnabled(ctx);
   ctx.metrics.moduleRender(run.module, (performance.now() - startedAt) / 1000);
@@ -46,7 +47,7 @@ export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promis
   const changed: string[] = [];
   for (const module of enabled) {
     const resources = result.rendered.slices.get(module) ?? [];
-    if (!ctx.state.preparedModules.has(module)) continue;
+    if (states.get(module)?.prepared !== true) continue;
     if (resources.length === 0) {
       // Nothing of its own to deliver (a Component module that only patches others): no release,
       // and its run is done, so its Module turns Ready (docs/module-status.md "Conditions").
@@ -55,9 +56,9 @@ export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promis
     }
     const { manifest, checksum } = releaseText(result, module, resources);
     if (module === run.module) {
-      const resourcesMissing = ctx.state.resourcesMissing.has(module);
+      const resourcesMissing = states.get(module)?.resourcesMissing === true;
       await deliverOwnSlice(ctx, run, { module, resources, manifest, resourcesMissing }, result);
-    } else if (ctx.state.checksums.get(module) !== checksum && run.willRun?.(module) !== true)
+    } else if (states.get(module)?.checksum !== checksum && run.willRun?.(module) !== true)
       changed.push(module);
   }
   return changed;
@@ -90,7 +91,7 @@ async function deliverOwnSlice(
   }
   const after = prerequisites(module, resources, slices, (other) => pool.pending(other));
   if (run.background === true) {
-    ctx.state.checksums.set(module, releaseText(result, module, resources).checksum);
+    ctx.state.modules.startDelivery(module, releaseText(result, module, resources).checksum);
     pool.start(module, () => deliverSlice(ctx, run, slice), after);
   } else await pool.run(module, () => deliverSlice(ctx, run, slice), after);
 }
@@ -105,7 +106,7 @@ function reportRender(ctx: OperatorContext, result: RenderTreeResult): void {
   const unresolved = new Map<string, number>();
   for (const reference of result.unresolved)
     unresolved.set(reference.module, (unresolved.get(reference.module) ?? 0) + 1);
-  for (const module of ctx.state.enabledModules)
+  for (const module of ctx.state.modules.enabled)
     ctx.metrics.unresolvedVarReferences(module, unresolved.get(module) ?? 0);
   for (const warning of result.warnings) ctx.logger.info(`warning: ${warning}`);
 }
@@ -183,9 +184,8 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
   // Objects helm removes during the upgrade are not deletions to heal.
   ctx.resources?.pause(module);
   let outcome: DeliverResult;
-  const knownAbsent = ctx.state.absentReleases.has(module);
   // Asked once: a failed install is retried with helm's own answer.
-  ctx.state.absentReleases.delete(module);
+  const knownAbsent = ctx.state.modules.takeReleaseAbsent(module);
   const running = followLongHelm(ctx, module);
   try {
     outcome = await deliverModule(
@@ -222,7 +222,7 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
       module,
       revision: outcome.revision,
     });
-  ctx.state.delivered.set(module, resourceIds(resources));
+  ctx.state.modules.finishDelivery(module, { ids: resourceIds(resources), checksum: outcome.checksum });
   ctx.status?.setGitRevision(ctx.modulesSource?.status().revisionInUse);
   ctx.status?.delivered(module, {
     checksum: outcome.checksum,
@@ -230,9 +230,6 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
     objects: resources.length,
   });
   void ctx.health?.follow(module, resources);
-  ctx.state.checksums.set(module, outcome.checksum);
-  ctx.state.resourcesMissing.delete(module);
-  ctx.state.failedDeliveries.delete(module);
 }
 
 /** The hooks' values patches the module's slice is rendered with, recorded in its release. */
@@ -275,7 +272,7 @@ function followLongHelm(ctx: OperatorContext, module: string): () => void {
  * values are the same: a converge whose hooks change no values renders once, not once per module.
  */
 export async function renderEnabled(ctx: OperatorContext): Promise<RenderTreeResult> {
-  const enabled = ctx.state.enabledModules;
+  const enabled = ctx.state.modules.enabled;
   const caches = cachesFor(ctx.tree);
   const key = { values: ctx.store.revision, enabled: enabled.join('\n') };
   const kept = caches.lastRender;

@@ -20,6 +20,7 @@ import type { ModuleRunPool } from './module-run-pool.ts';
 import type { ModulesTreeSource } from './modules-tree-source.ts';
 import type { DeliveredHealth } from '../module-status/delivered-health.ts';
 import type { ModuleStatusTracker } from '../module-status/module-status-tracker.ts';
+import { ModuleStates } from './module-states.ts';
 
 /** What every operator step reads and calls; built once by `kaddon operator`. */
 export interface OperatorContext {
@@ -114,37 +115,12 @@ interface ReleaseResources {
 
 /** What the operator knows between tasks. */
 export interface OperatorState {
-  /** Enabled modules after the last discovery, in module order. */
-  enabledModules: readonly string[];
-  /** Modules whose onStartup hooks ran since they were last enabled (docs/lifecycle.md step 5). */
-  readonly startedModules: Set<string>;
-  /** Modules whose crds/ were applied from the tree in use (again after a Git switch). */
-  readonly crdsApplied: Set<string>;
-  /** Modules whose beforeHelm ran once: only these are delivered, never with half-made values. */
-  readonly preparedModules: Set<string>;
+  /** Each module's record and the enabled modules (docs/lifecycle.md "Module states"). */
+  readonly modules: ModuleStates;
   /** The latest valid ConfigMap config the watch reported; ApplyKubeConfigValues applies it. */
   pendingConfig: ConfigValues | undefined;
-  /** Resource ids (`ns/Kind/name`, sorted) of each module's last delivered slice. */
-  readonly delivered: Map<string, readonly string[]>;
-  /** The last failure of a module's run or delete, cleared by a success. */
-  readonly moduleErrors: Map<string, string>;
   /** Set once the first ConvergeModules is done (/readyz). */
   converged: boolean;
-  /**
-   * Checksum of each module's last delivered slice: an unchanged slice of another module needs no helm call.
-   */
-  readonly checksums: Map<string, string>;
-  /**
-   * Modules whose delivered objects the resource monitor found missing (docs/lifecycle.md
-   * "Helm delivery"): their next delivery upgrades the release whatever its checksum.
-   */
-  readonly resourcesMissing: Set<string>;
-  /** Enabled modules the converge's `helm list` showed without a release: installed without a status call. */
-  readonly absentReleases: Set<string>;
-  /** Modules whose delivery left running failed: their next delivery is awaited by their run. */
-  readonly failedDeliveries: Set<string>;
-  /** Modules failing in their own lane (isolate policy), with their failures in a row. */
-  readonly isolatedFailures: Map<string, number>;
   /** Uninstalls held by the prune guard: candidates again at each converge until done. */
   pruneHold: PruneHold | undefined;
   /** The ConfigMap's kaddon.dev/allow-prune annotation as last seen. */
@@ -153,19 +129,9 @@ export interface OperatorState {
 
 export function initialOperatorState(): OperatorState {
   return {
-    enabledModules: [],
-    startedModules: new Set(),
-    crdsApplied: new Set(),
-    preparedModules: new Set(),
+    modules: new ModuleStates(),
     pendingConfig: undefined,
-    delivered: new Map(),
-    moduleErrors: new Map(),
     converged: false,
-    checksums: new Map(),
-    resourcesMissing: new Set(),
-    absentReleases: new Set(),
-    failedDeliveries: new Set(),
-    isolatedFailures: new Map(),
     pruneHold: undefined,
     allowPrune: undefined,
   };

@@ -45,7 +45,7 @@ export function createOperatorDebugState(ctx: OperatorContext, queues: TaskQueue
     moduleValues: (name) => ctx.store.moduleValues(name),
     moduleConfig: configOf,
     modulePatches: (name) => ctx.store.patches(moduleOwner(name)),
-    resourceMonitors: () => new Map(ctx.state.enabledModules.flatMap((name) => monitored(ctx, name))),
+    resourceMonitors: () => new Map(ctx.state.modules.enabled.flatMap((name) => monitored(ctx, name))),
     renderedManifests: async (name) => {
       const result = await renderEnabled(ctx);
       const failure = result.failed.get(name);
@@ -82,18 +82,19 @@ export function createOperatorDebugState(ctx: OperatorContext, queues: TaskQueue
 }
 
 function moduleState(ctx: OperatorContext, name: string): DebugModule {
-  const enabled = ctx.state.enabledModules.includes(name);
-  const error = ctx.state.moduleErrors.get(name);
+  const enabled = ctx.state.modules.isEnabled(name);
+  const record = ctx.state.modules.get(name);
+  const error = record?.error;
   let state: string;
   if (error !== undefined) state = `Failed: ${error}`;
   else if (!enabled) state = 'Disabled';
-  else if (ctx.state.checksums.has(name) || ctx.state.preparedModules.has(name)) state = 'Ready';
+  else if (record?.checksum !== undefined || record?.prepared === true) state = 'Ready';
   else state = 'Pending';
-  return { name, enabled, state };
+  return { name, enabled, state, phase: record?.phase ?? 'Disabled' };
 }
 
 function monitored(ctx: OperatorContext, name: string): [string, readonly string[]][] {
-  const ids = ctx.state.delivered.get(name);
+  const ids = ctx.state.modules.get(name)?.deliveredIds;
   return ids === undefined ? [] : [[name, ids]];
 }
 

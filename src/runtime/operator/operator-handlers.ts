@@ -90,7 +90,6 @@ async function runInPool(
     isolateFailure(ctx, events, module, error);
     return;
   }
-  ctx.state.isolatedFailures.delete(module);
   const now = events.now();
   events.addLast(...changed.map((other) => moduleRunTask(other, `slice changed by ${module}`, now)));
 }
@@ -102,7 +101,7 @@ async function runInPool(
 function unmetRequirement(ctx: OperatorContext, module: string): string | undefined {
   const definition = ctx.tree.modules.find((candidate) => candidate.name === module);
   for (const required of definition?.requires ?? []) {
-    if (!ctx.state.enabledModules.includes(required)) return `module '${required}', which is disabled,`;
+    if (!ctx.state.modules.isEnabled(required)) return `module '${required}', which is disabled,`;
     if (ctx.status !== undefined && !ctx.status.isReady(required)) return `module '${required}'`;
   }
   return undefined;
@@ -114,8 +113,7 @@ function unmetRequirement(ctx: OperatorContext, module: string): string | undefi
  * backoff (5, 10, 20, 30 s) at the queue's tail, until a run succeeds or another change runs it.
  */
 function isolateFailure(ctx: OperatorContext, events: HandlerEvents, module: string, error: unknown): void {
-  const failures = (ctx.state.isolatedFailures.get(module) ?? 0) + 1;
-  ctx.state.isolatedFailures.set(module, failures);
+  const failures = ctx.state.modules.countIsolatedFailure(module);
   const delayMs = backoffDelayMs(failures, TASK_RETRY_BACKOFF);
   ctx.logger.error(`module ${module} failed; retried in ${delayMs / 1000} s while the others go on`, {
     module,
@@ -138,9 +136,10 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
       if (phase === 'AfterAll') {
         // A delivery left running that failed is run again, awaited, before the converge can end.
         // An isolated module is retried in its own lane, not here (docs/lifecycle.md "Failure isolation").
-        const failed = ctx.state.enabledModules.filter(
-          (module) => ctx.state.failedDeliveries.has(module) && !ctx.state.isolatedFailures.has(module),
-        );
+        const failed = ctx.state.modules.enabled.filter((module) => {
+          const record = ctx.state.modules.get(module);
+          return record?.deliveryFailed === true && record.isolatedFailures === 0;
+        });
         if (failed.length > 0) {
           const now = events.now();
           return success({
@@ -167,9 +166,10 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
     }),
     ModuleRun: guarded(ctx, async (task: Task<'ModuleRun'>, { signal }) => {
       const module = task.metadata.module;
-      if (module === undefined || !ctx.state.enabledModules.includes(module)) return success();
+      if (module === undefined || !ctx.state.modules.isEnabled(module)) return success();
       const unmet = unmetRequirement(ctx, module);
       if (unmet !== undefined) {
+        ctx.state.modules.waitForRequirement(module, unmet);
         // Run again when the module it waits for turns Ready (Operator, onReady).
         ctx.status?.waiting(module, unmet);
         ctx.logger.info(`module ${module} waits for ${unmet} to be Ready`, { module });
@@ -198,7 +198,6 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
         isolateFailure(ctx, events, module, error);
         return success();
       }
-      ctx.state.isolatedFailures.delete(module);
       // docs/architecture.md cross-module composition: a module whose slice this run changed runs too.
       const now = events.now();
       return success({
@@ -208,7 +207,7 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
     ModuleDelete: guarded(ctx, async (task: Task<'ModuleDelete'>) => {
       const module = task.metadata.module;
       await settleRuns(ctx, module);
-      if (module !== undefined && !ctx.state.enabledModules.includes(module))
+      if (module !== undefined && !ctx.state.modules.isEnabled(module))
         await deleteDisabledModule(ctx, module, task.metadata.event ?? 'ModuleDelete');
       return success();
     }),
@@ -266,7 +265,7 @@ function followUps(ctx: OperatorContext, changes: ValuesChanges, now: number): A
       createTask('ConvergeModules', { queue: MAIN_QUEUE, payload: { event: 'ReloadAllModules' } }, now),
     ];
   // In module order, as a converge would run them.
-  return ctx.state.enabledModules
+  return ctx.state.modules.enabled
     .filter((module) => changes.modules.includes(module))
     .map((module) => moduleRunTask(module, `config ${moduleValuesKey(module)}`, now));
 }
@@ -284,7 +283,7 @@ async function runHookTask(
   const module = task.metadata.module;
   const id = task.metadata.hook;
   const hook = id === undefined ? undefined : ctx.hooks.byId(id);
-  if (hook === undefined || (module !== undefined && !ctx.state.enabledModules.includes(module)))
+  if (hook === undefined || (module !== undefined && !ctx.state.modules.isEnabled(module)))
     return success();
   // A module's hook sees its release delivered; a global hook, every release asked for before it.
   await settleRuns(ctx, module);
@@ -332,7 +331,7 @@ async function runHookTask(
     });
   }
   const runs = changes.modules
-    .filter((changed) => ctx.state.enabledModules.includes(changed) && !events.isQueued('ModuleRun', changed))
+    .filter((changed) => ctx.state.modules.isEnabled(changed) && !events.isQueued('ModuleRun', changed))
     .map((changed) => moduleRunTask(changed, `values changed by ${hook.descriptor.name}`, now));
   return success({ tailTasks: runs });
 }

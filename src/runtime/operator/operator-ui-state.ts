@@ -74,7 +74,7 @@ function recordOf(ctx: OperatorContext, name: string): Readonly<ModuleRecord> {
   const tracked = ctx.status?.record(name);
   if (tracked !== undefined) return tracked;
   const record = newModuleRecord();
-  record.enabled = ctx.state.enabledModules.includes(name);
+  record.enabled = ctx.state.modules.isEnabled(name);
   return record;
 }
 

@@ -95,8 +95,8 @@ export class Operator {
    * runs again and its release is upgraded whatever its checksum.
    */
   healModule(module: string): void {
-    if (!this.#ctx.state.enabledModules.includes(module)) return;
-    this.#ctx.state.resourcesMissing.add(module);
+    if (!this.#ctx.state.modules.isEnabled(module)) return;
+    this.#ctx.state.modules.resourcesMissing(module);
     if (this.#queues.find('ModuleRun', (task) => task.metadata.module === module) !== undefined) return;
     this.#queues.addLast(moduleRunTask(module, 'AbsentHelmResourcesDetected', Date.now()));
   }
@@ -108,13 +108,11 @@ export class Operator {
    */
   deliveryFailed(module: string, error: unknown): void {
     const { state, logger, metrics } = this.#ctx;
-    state.failedDeliveries.add(module);
-    state.checksums.delete(module);
-    state.moduleErrors.set(module, errorMessage(error));
+    state.modules.failDelivery(module, errorMessage(error));
     this.#ctx.status?.failed(module, error);
     metrics.moduleRunError(module);
     logger.error(`delivery of module ${module} failed: ${errorMessage(error)}`, { module });
-    if (!state.enabledModules.includes(module)) return;
+    if (!state.modules.isEnabled(module)) return;
     if (this.#queues.find('ConvergeModules') !== undefined) return;
     if (this.#queues.find('ModuleRun', (task) => task.metadata.module === module) !== undefined) return;
     this.#queues.addLast(moduleRunTask(module, 'delivery failed', Date.now()));
@@ -216,7 +214,7 @@ export class Operator {
   /** Modules that wait for `ready` (module.yaml requirements, docs/modules.md) run now. */
   #requirementReady(ready: string): void {
     for (const module of this.#ctx.tree.modules) {
-      if (!module.requires.includes(ready) || !this.#ctx.state.enabledModules.includes(module.name)) continue;
+      if (!module.requires.includes(ready) || !this.#ctx.state.modules.isEnabled(module.name)) continue;
       if (this.#ctx.status?.record(module.name)?.waitingFor === undefined) continue;
       if (this.#queues.find('ModuleRun', (task) => task.metadata.module === module.name) !== undefined)
         continue;
@@ -229,7 +227,7 @@ export class Operator {
     this.#retries.get(module)?.();
     const cancel = this.#queues.clock.setTimer(() => {
       this.#retries.delete(module);
-      if (this.#stopping || !this.#ctx.state.enabledModules.includes(module)) return;
+      if (this.#stopping || !this.#ctx.state.modules.isEnabled(module)) return;
       if (this.#queues.find('ModuleRun', (task) => task.metadata.module === module) !== undefined) return;
       this.#queues.addLast(moduleRunTask(module, 'retry after failure', Date.now()));
     }, delayMs);

@@ -70,7 +70,7 @@ export function lifecycleRun(
   return {
     store: ctx.store,
     owner: module === undefined ? GLOBAL_OWNER : moduleOwner(module),
-    ...(module === undefined ? {} : { enabledModules: ctx.state.enabledModules }),
+    ...(module === undefined ? {} : { enabledModules: ctx.state.modules.enabled }),
     snapshots: (hook) => ctx.bindings.snapshots(module, hook),
     // The hook's output lines carry who ran it (issue 7: stable field names).
     runDeps: {

@@ -44,6 +44,7 @@ export async function runModule(
   // addon-operator pauses the module's resource monitor while its hooks run (docs/lifecycle.md "Helm
   // delivery").
   ctx.resources?.pause(module);
+  ctx.state.modules.startRun(module);
   ctx.status?.running(module);
   try {
     const changed = await runModulePhases(ctx, module, {
@@ -51,13 +52,13 @@ export async function runModule(
       activation,
       ...(willRun ? { willRun } : {}),
     });
-    ctx.state.moduleErrors.delete(module);
+    ctx.state.modules.finishRun(module);
     ctx.status?.succeeded(module);
     return changed;
   } catch (error: unknown) {
     ctx.status?.failed(module, error);
     ctx.metrics.moduleRunError(module);
-    ctx.state.moduleErrors.set(module, errorMessage(error));
+    ctx.state.modules.failRun(module, errorMessage(error));
     throw error;
   } finally {
     ctx.resources?.resume(module);
@@ -70,23 +71,24 @@ async function runModulePhases(ctx: OperatorContext, module: string, run: Delive
   const changed = new Set<string>();
   // The module's hooks see its release as its last delivery left it.
   await ctx.deliveries?.settle(module);
-  if (!ctx.state.crdsApplied.has(module)) {
+  const states = ctx.state.modules;
+  if (states.get(module)?.crdsApplied !== true) {
     await ensureCrds(ctx, module);
-    ctx.state.crdsApplied.add(module);
+    states.crdsWereApplied(module);
   }
-  if (!ctx.state.startedModules.has(module)) {
+  if (states.get(module)?.started !== true) {
     await runModuleHooks(ctx, module, 'onStartup');
     await synchronizeModule(ctx, module);
-    ctx.state.startedModules.add(module);
+    states.startupRan(module);
   }
   for (let attempt = 0; attempt <= MAX_AFTER_HELM_RERUNS; attempt++) {
     await runModuleHooks(ctx, module, 'beforeHelm');
-    ctx.state.preparedModules.add(module);
+    states.prepared(module);
     const helmStartedAt = performance.now();
     // docs/lifecycle.md "Overlapping delivery": without afterHelm hooks nothing in this run waits
     // for the release, so its delivery is left running unless the last one left running failed.
     const afterHelm = await ctx.hooks.module(module, 'afterHelm');
-    const background = afterHelm.length === 0 && !ctx.state.failedDeliveries.has(module);
+    const background = afterHelm.length === 0 && states.get(module)?.deliveryFailed !== true;
     for (const other of await deliverTree(ctx, { ...run, background })) changed.add(other);
     ctx.metrics.moduleHelm(module, run.activation, (performance.now() - helmStartedAt) / 1000);
     const changes = await runModuleHooks(ctx, module, 'afterHelm');
@@ -135,11 +137,11 @@ export async function deleteDisabledModule(
     await ctx.store.resetModule(module);
   } catch (error: unknown) {
     ctx.metrics.moduleDeleteError(module);
-    ctx.state.moduleErrors.set(module, errorMessage(error));
+    ctx.state.modules.failDelete(module, errorMessage(error));
     throw error;
   }
   await ctx.bindings.stopModule(module);
-  ctx.state.startedModules.delete(module);
+  ctx.state.modules.remove(module);
   ctx.status?.disabled(module);
   ctx.logger.info('module deleted', { module });
 }

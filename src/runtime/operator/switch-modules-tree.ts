@@ -34,7 +34,7 @@ export async function switchModulesTree(ctx: OperatorContext, now: number): Prom
   ctx.sharedComponentRoots = prepared.sharedComponentRoots;
   ctx.hooks.replace(prepared.tree, prepared.hooks);
   // The new revision's crds/ are applied on each module's next run.
-  ctx.state.crdsApplied.clear();
+  ctx.state.modules.treeSwitched();
   for (const warning of prepared.warnings) ctx.logger.info(`warning: ${warning}`);
   // A restart that fails throws: the retry compares with the bindings that run, so it resumes.
   const synchronizations = await restartChangedBindings(ctx, prepared.hooks);
@@ -72,7 +72,7 @@ async function restartChangedBindings(ctx: OperatorContext, hooks: TreeHooks): P
     tasks.push(...(await ctx.bindings.startGlobal(hooks.global)));
     ctx.bindings.enableGlobalSchedules(hooks.global);
   }
-  for (const module of ctx.state.startedModules) {
+  for (const module of ctx.state.modules.started()) {
     const moduleHooks = hooks.modules.get(module);
     if (moduleHooks === undefined) await ctx.bindings.stopModule(module);
     else if (!isSameHooks(ctx.bindings.bound(module), moduleHooks)) {
