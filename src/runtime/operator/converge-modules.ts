@@ -112,7 +112,7 @@ export async function finishConverge(
 export async function purgeRelease(ctx: OperatorContext, release: string): Promise<void> {
   await ctx.bindings.stopModule(release);
   forgetModule(ctx, release);
-  ctx.state.modules.remove(release);
+  ctx.state.modules.remove(release, 'purged');
   try {
     await ctx.helm.uninstall(release, ctx.namespace, ctx.helmTimeoutSeconds);
     ctx.logger.info('release purged', { release });

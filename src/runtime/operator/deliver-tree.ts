@@ -66,7 +66,7 @@ export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promis
 
 function reportNothingToDeliver(ctx: OperatorContext, module: string): void {
   ctx.status?.setGitRevision(ctx.modulesSource?.status().revisionInUse);
-  ctx.status?.delivered(module, { checksum: releaseChecksum(''), helmRevision: undefined, objects: 0 });
+  ctx.state.modules.deliveredNothing(module, releaseChecksum(''));
   void ctx.health?.follow(module, []);
 }
 
@@ -222,12 +222,11 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
       module,
       revision: outcome.revision,
     });
-  ctx.state.modules.finishDelivery(module, { ids: resourceIds(resources), checksum: outcome.checksum });
   ctx.status?.setGitRevision(ctx.modulesSource?.status().revisionInUse);
-  ctx.status?.delivered(module, {
+  ctx.state.modules.finishDelivery(module, {
+    ids: resourceIds(resources),
     checksum: outcome.checksum,
     helmRevision: outcome.revision,
-    objects: resources.length,
   });
   void ctx.health?.follow(module, resources);
 }

@@ -52,7 +52,7 @@ describe('module states: transitions', () => {
     states.startDelivery('web', 'sum-1');
     states.finishRun('web');
     assert.equal(states.get('web')?.phase, 'Delivering');
-    states.finishDelivery('web', { ids: ['demo/Deployment/web'], checksum: 'sum-1' });
+    states.finishDelivery('web', { ids: ['demo/Deployment/web'], checksum: 'sum-1', helmRevision: 1 });
     assert.equal(states.get('web')?.phase, 'Delivered');
     assert.deepEqual(states.get('web')?.deliveredIds, ['demo/Deployment/web']);
   });
@@ -86,6 +86,39 @@ describe('module states: transitions', () => {
         delivering: false,
       },
     );
+  });
+
+  it('tells its listener (the status tracker) each transition, a purge excepted', () => {
+    const heard: string[] = [];
+    const states = new ModuleStates();
+    states.listen({
+      running: (module) => heard.push(`running ${module}`),
+      succeeded: (module) => heard.push(`succeeded ${module}`),
+      failed: (module, error) => heard.push(`failed ${module}: ${String(error)}`),
+      waiting: (module, requirement) => heard.push(`waiting ${module} for ${requirement}`),
+      delivered: (module, delivery) => heard.push(`delivered ${module} r${String(delivery.helmRevision)} ${String(delivery.objects)}`),
+      disabled: (module) => heard.push(`disabled ${module}`),
+    });
+    states.discovered(['web', 'old'], ['web']);
+    states.waitForRequirement('web', "module 'db'");
+    states.startRun('web');
+    states.failRun('web', new Error('beforeHelm failed'));
+    states.startRun('web');
+    states.finishDelivery('web', { ids: ['demo/Deployment/web', 'demo/Service/web'], checksum: 's', helmRevision: 3 });
+    states.finishRun('web');
+    states.discovered(['web'], ['web']);
+    states.remove('old', 'deleted');
+    states.remove('gone', 'purged');
+    assert.deepEqual(heard, [
+      "waiting web for module 'db'",
+      'running web',
+      'failed web: Error: beforeHelm failed',
+      'running web',
+      'delivered web r3 2',
+      'succeeded web',
+      'disabled old',
+    ]);
+    assert.equal(states.get('web')?.error, undefined);
   });
 
   it('says which requirement a module waits for, and forgets it once it runs', () => {
@@ -153,14 +186,14 @@ function apply(states: ModuleStates, current: Step): string[] {
         return [];
       }
       if (current.outcome === 'background') states.startDelivery(module, 'sum');
-      else states.finishDelivery(module, { ids: [`ns/ConfigMap/${module}`], checksum: 'sum' });
+      else states.finishDelivery(module, { ids: [`ns/ConfigMap/${module}`], checksum: 'sum', helmRevision: 1 });
       states.finishRun(module);
       return [];
     }
     case 'deliveryEnds': {
       const { module } = current;
       if (states.get(module)?.delivering !== true) return [];
-      if (current.ok) states.finishDelivery(module, { ids: [`ns/ConfigMap/${module}`], checksum: 'sum' });
+      if (current.ok) states.finishDelivery(module, { ids: [`ns/ConfigMap/${module}`], checksum: 'sum', helmRevision: 1 });
       else states.failDelivery(module, 'helm upgrade failed');
       return [];
     }
@@ -178,12 +211,12 @@ function apply(states: ModuleStates, current: Step): string[] {
         return [];
       }
       states.released(module);
-      states.remove(module);
+      states.remove(module, 'deleted');
       return [module];
     }
     case 'purge':
       if (states.isEnabled(current.module)) return [];
-      states.remove(current.module);
+      states.remove(current.module, 'purged');
       return [current.module];
     case 'switchTree':
       states.treeSwitched();

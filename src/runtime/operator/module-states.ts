@@ -5,6 +5,8 @@
  * "what did it last deliver" reads it here: the debug socket, `kaddon module list`, the status page.
  */
 
+import { errorMessage } from '../../core/errors.ts';
+
 /** What last happened to a module, as docs/lifecycle.md "Module states" draws it. */
 export type ModulePhase =
   | 'Disabled'
@@ -120,6 +122,26 @@ export interface ModuleRecord {
   isolatedFailures: number;
 }
 
+/**
+ * Who hears of a module's transitions: the module status tracker, which turns them into the Module
+ * object's Ready condition, Events and metrics (docs/module-status.md).
+ */
+export interface ModuleStateListener {
+  running(module: string): void;
+  succeeded(module: string): void;
+  failed(module: string, error: unknown): void;
+  waiting(module: string, requirement: string): void;
+  delivered(module: string, delivery: { checksum: string; helmRevision: number | undefined; objects: number }): void;
+  disabled(module: string): void;
+}
+
+/** What a finished delivery tells: the slice's ids and checksum, the release revision, the object count. */
+export interface FinishedDelivery {
+  readonly ids: readonly string[];
+  readonly checksum: string;
+  readonly helmRevision: number | undefined;
+}
+
 /** A transition from a phase the table does not allow: a bug in kaddon, not in the modules tree. */
 export class ModuleStateError extends Error {
   override readonly name = 'ModuleStateError';
@@ -148,6 +170,12 @@ function newRecord(name: string): ModuleRecord {
 export class ModuleStates {
   readonly #records = new Map<string, ModuleRecord>();
   #enabled: readonly string[] = [];
+  #listener: ModuleStateListener | undefined;
+
+  /** Tells `listener` of every transition from now on. */
+  listen(listener: ModuleStateListener): void {
+    this.#listener = listener;
+  }
 
   /** Enabled modules after the last discovery, in module order. */
   get enabled(): readonly string[] {
@@ -197,6 +225,7 @@ export class ModuleStates {
   /** Its run came while a module it requires is not there or not Ready. */
   waitForRequirement(module: string, requirement: string): void {
     const record = this.#record(module);
+    this.#listener?.waiting(module, requirement);
     if (record.phase === 'Running') return;
     this.#move(record, 'waitForRequirement');
     record.waitingFor = requirement;
@@ -205,6 +234,7 @@ export class ModuleStates {
   /** Its ModuleRun begins. An enabled module runs once at a time. */
   startRun(module: string): void {
     this.#move(this.#record(module), 'startRun');
+    this.#listener?.running(module);
   }
 
   crdsWereApplied(module: string): void {
@@ -226,13 +256,15 @@ export class ModuleStates {
     if (record.phase !== 'Disabled') this.#move(record, 'finishRun');
     record.error = undefined;
     record.isolatedFailures = 0;
+    this.#listener?.succeeded(module);
   }
 
   /** Its run failed. */
-  failRun(module: string, error: string): void {
+  failRun(module: string, error: unknown): void {
     const record = this.#record(module);
     if (record.phase !== 'Disabled') this.#move(record, 'failRun');
-    record.error = error;
+    record.error = errorMessage(error);
+    this.#listener?.failed(module, error);
   }
 
   /** KADDON_MODULE_FAILURE_POLICY=isolate: its run failed once more in its own lane; the failures in a row. */
@@ -258,7 +290,7 @@ export class ModuleStates {
   }
 
   /** Its release holds the slice with these ids and checksum. */
-  finishDelivery(module: string, delivered: { ids: readonly string[]; checksum: string }): void {
+  finishDelivery(module: string, delivered: FinishedDelivery): void {
     const record = this.#record(module);
     if (record.phase !== 'Running' && record.phase !== 'Disabled') this.#move(record, 'finishDelivery');
     record.deliveredIds = delivered.ids;
@@ -266,16 +298,27 @@ export class ModuleStates {
     record.delivering = false;
     record.resourcesMissing = false;
     record.deliveryFailed = false;
+    const { checksum, helmRevision } = delivered;
+    this.#listener?.delivered(module, { checksum, helmRevision, objects: delivered.ids.length });
+  }
+
+  /**
+   * Its run left nothing of its own to deliver (a Component module that only patches others): no
+   * release, and its run is done; `checksum` is the empty slice's.
+   */
+  deliveredNothing(module: string, checksum: string): void {
+    this.#listener?.delivered(module, { checksum, helmRevision: undefined, objects: 0 });
   }
 
   /** A delivery left running failed: the next delivery is awaited and upgrades whatever the checksum. */
-  failDelivery(module: string, error: string): void {
+  failDelivery(module: string, error: unknown): void {
     const record = this.#record(module);
     if (record.phase !== 'Running' && record.phase !== 'Disabled') this.#move(record, 'failDelivery');
-    record.error = error;
+    record.error = errorMessage(error);
     record.delivering = false;
     record.deliveryFailed = true;
     record.checksum = undefined;
+    this.#listener?.failed(module, error);
   }
 
   /** The resource monitor found its objects missing (docs/lifecycle.md step 15). */
@@ -305,13 +348,18 @@ export class ModuleStates {
     record.resourcesMissing = false;
   }
 
-  /** Removed from the operator (deleted, purged, gone from the tree): nothing of it is left. */
-  remove(module: string): void {
+  /**
+   * Removed from the operator: nothing of it is left. A deleted module of the tree is told to the
+   * listener as disabled; a purged release's module is not in the tree, and nothing is told.
+   */
+  remove(module: string, how: 'deleted' | 'purged'): void {
     const record = this.#records.get(module);
-    if (record === undefined) return;
-    if (record.phase !== 'Disabled') this.#move(record, 'disable');
-    this.#move(record, 'remove');
-    this.#records.delete(module);
+    if (record !== undefined) {
+      if (record.phase !== 'Disabled') this.#move(record, 'disable');
+      this.#move(record, 'remove');
+      this.#records.delete(module);
+    }
+    if (how === 'deleted') this.#listener?.disabled(module);
   }
 
   /** A new tree is in use: each module's crds/ are applied again on its next run. */

@@ -169,9 +169,8 @@ export function createOperatorHandlers(ctx: OperatorContext, events: HandlerEven
       if (module === undefined || !ctx.state.modules.isEnabled(module)) return success();
       const unmet = unmetRequirement(ctx, module);
       if (unmet !== undefined) {
-        ctx.state.modules.waitForRequirement(module, unmet);
         // Run again when the module it waits for turns Ready (Operator, onReady).
-        ctx.status?.waiting(module, unmet);
+        ctx.state.modules.waitForRequirement(module, unmet);
         ctx.logger.info(`module ${module} waits for ${unmet} to be Ready`, { module });
         return success();
       }

@@ -81,6 +81,9 @@ export class Operator {
     ctx.bindings.connect((task) => {
       this.#queues.addLast(task);
     });
+    // The module status tracker hears every transition of the module records (docs/lifecycle.md
+    // "Module states"), and runs a module waiting for another when that one turns Ready.
+    if (ctx.status !== undefined) ctx.state.modules.listen(ctx.status);
     ctx.status?.onReady((module) => {
       this.#requirementReady(module);
     });
@@ -108,8 +111,7 @@ export class Operator {
    */
   deliveryFailed(module: string, error: unknown): void {
     const { state, logger, metrics } = this.#ctx;
-    state.modules.failDelivery(module, errorMessage(error));
-    this.#ctx.status?.failed(module, error);
+    state.modules.failDelivery(module, error);
     metrics.moduleRunError(module);
     logger.error(`delivery of module ${module} failed: ${errorMessage(error)}`, { module });
     if (!state.modules.isEnabled(module)) return;

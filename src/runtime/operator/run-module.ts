@@ -45,7 +45,6 @@ export async function runModule(
   // delivery").
   ctx.resources?.pause(module);
   ctx.state.modules.startRun(module);
-  ctx.status?.running(module);
   try {
     const changed = await runModulePhases(ctx, module, {
       module,
@@ -53,12 +52,10 @@ export async function runModule(
       ...(willRun ? { willRun } : {}),
     });
     ctx.state.modules.finishRun(module);
-    ctx.status?.succeeded(module);
     return changed;
   } catch (error: unknown) {
-    ctx.status?.failed(module, error);
+    ctx.state.modules.failRun(module, error);
     ctx.metrics.moduleRunError(module);
-    ctx.state.modules.failRun(module, errorMessage(error));
     throw error;
   } finally {
     ctx.resources?.resume(module);
@@ -141,8 +138,7 @@ export async function deleteDisabledModule(
     throw error;
   }
   await ctx.bindings.stopModule(module);
-  ctx.state.modules.remove(module);
-  ctx.status?.disabled(module);
+  ctx.state.modules.remove(module, 'deleted');
   ctx.logger.info('module deleted', { module });
 }
 
