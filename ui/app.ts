@@ -194,6 +194,8 @@ async function moduleView(name: string): Promise<Child[]> {
   const module = await api<
     Module & {
       health: { status: string; message: string };
+      phase: string;
+      waitingFor?: string;
       objects: string[];
       events: { time: string; type: string; reason: string; note: string }[];
       hooks: { name: string; bindings: string[] }[];
@@ -228,8 +230,19 @@ async function moduleView(name: string): Promise<Child[]> {
   return [
     h('h2', {}, module.name, ' ', state(module.state)),
     table(
-      ['Enabled', 'Reason', 'Message'],
-      [[module.enabled ? 'yes' : 'no', module.reason, h('pre', { class: 'message' }, module.message)]],
+      ['Enabled', 'Phase', 'Reason', 'Message'],
+      [
+        [
+          module.enabled ? 'yes' : 'no',
+          h(
+            'span',
+            { class: 'phase' },
+            module.waitingFor === undefined ? module.phase : `${module.phase}: ${module.waitingFor}`,
+          ),
+          module.reason,
+          h('pre', { class: 'message' }, module.message),
+        ],
+      ],
     ),
     h('h3', {}, 'Objects'),
     h(

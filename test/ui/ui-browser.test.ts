@@ -201,10 +201,13 @@ describe('the status page', () => {
     await page.goto(`${base}/ui/modules/broken`);
     await page.getByText('broken: the setting broken.fixed is missing').first().waitFor();
     await page.getByText('HookFailed').first().waitFor();
+    // The operator's record of the module (docs/lifecycle.md "Module states"): its last run failed.
+    await page.locator('.phase', { hasText: /^Failed$/u }).waitFor();
     await page.screenshot({ path: path.join(SCREENSHOTS, 'ui-module.png'), fullPage: true });
 
     await page.goto(`${base}/ui/modules/web`);
     await page.getByText(`${NAMESPACE}/ConfigMap/web-state`).waitFor();
+    await page.locator('.phase', { hasText: /^Delivered$/u }).waitFor();
 
     await page.goto(`${base}/ui/modules?state=Failed`);
     await page.getByText('1 of 3 modules').waitFor();

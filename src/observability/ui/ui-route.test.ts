@@ -34,6 +34,8 @@ const state: UiState = {
       name === 'web'
         ? {
             ...web,
+            phase: 'Delivered',
+            waitingFor: undefined,
             health: { status: 'Current', message: '' },
             objects: [],
             events: [],

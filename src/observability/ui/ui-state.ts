@@ -34,6 +34,12 @@ export interface UiModule {
 }
 
 export interface UiModuleDetail extends UiModule {
+  /**
+   * Its phase in the operator's module record and, while it waits, the module it waits for
+   * (docs/lifecycle.md "Module states").
+   */
+  readonly phase: string;
+  readonly waitingFor: string | undefined;
   readonly health: { readonly status: string; readonly message: string };
   /** Delivered objects as `ns/Kind/name`. */
   readonly objects: readonly string[];

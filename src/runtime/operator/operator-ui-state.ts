@@ -45,8 +45,11 @@ export function createOperatorUiState(options: OperatorUiStateOptions): UiState 
         name: other,
         state: moduleOf(other).state,
       });
+      const state = ctx.state.modules.get(name);
       const detail: UiModuleDetail = {
         ...summarize(name, record),
+        phase: state?.phase ?? 'Disabled',
+        waitingFor: state?.waitingFor,
         health: { status: record.health.status, message: publishedText(record.health.message, options.mask) },
         objects: debug.resourceMonitors().get(name) ?? [],
         events: (options.events?.events(name) ?? []).map(({ time, type, reason, note }) => ({
