@@ -196,7 +196,7 @@ async function moduleView(name: string): Promise<Child[]> {
       health: { status: string; message: string };
       phase: string;
       waitingFor?: string;
-      objects: string[];
+      objects: { id: string; health?: string; message?: string }[];
       events: { time: string; type: string; reason: string; note: string }[];
       hooks: { name: string; bindings: string[] }[];
       requires: { name: string; state: string }[];
@@ -251,8 +251,12 @@ async function moduleView(name: string): Promise<Child[]> {
       `Health: ${module.health.status}${module.health.message === '' ? '' : ` \u2014 ${module.health.message}`}`,
     ),
     table(
-      ['Object'],
-      module.objects.map((object) => [object]),
+      ['Object', 'Health', 'Message'],
+      module.objects.map((object) => [
+        object.id,
+        object.health === undefined ? '' : h('span', { class: `health ${object.health}` }, object.health),
+        object.message ?? '',
+      ]),
     ),
     h('h3', {}, 'Events'),
     table(

@@ -43,7 +43,23 @@ before(async () => {
   env.tree.write('modules/010-web', stateModuleFiles(NAMESPACE, 'web', '  a: "1"\n'));
   env.tree.write('modules/010-web', { 'values.yaml': 'webEnabled: true\n' });
   env.tree.write('modules/020-vault', {
-    'kustomization.yaml': `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ${NAMESPACE}\nresources:\n- secret.yaml\n`,
+    'kustomization.yaml': `apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: ${NAMESPACE}\nresources:\n- secret.yaml\n- deployment.yaml\n`,
+    'deployment.yaml': [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata:',
+      '  name: vault',
+      'spec:',
+      '  selector:',
+      '    matchLabels: {app: vault}',
+      '  template:',
+      '    metadata:',
+      '      labels: {app: vault}',
+      '    spec:',
+      '      containers:',
+      '      - {name: vault, image: vault:1.15}',
+      '',
+    ].join('\n'),
     'secret.yaml': `apiVersion: v1\nkind: Secret\nmetadata:\n  name: vault\nstringData:\n  password: ${SECRET_VALUE}\n`,
     'values.yaml': 'vaultEnabled: true\n',
     'module.yaml': 'requirements:\n  modules:\n    web: "*"\n',
@@ -225,6 +241,14 @@ describe('the status page', () => {
     await setOperatorConfig(env.api, NAMESPACE, { broken: 'fixed: true\n' });
     await page.locator('h2 .Ready').waitFor({ timeout: 120_000 });
     assert.equal(await page.evaluate(() => (globalThis as unknown as { marker?: boolean }).marker), true);
+    await page.context().close();
+  });
+
+  it("shows each delivered object's kstatus health on the module's page", async () => {
+    const page = await openPage(tokens.viewer, '/ui/modules/vault');
+    const row = page.locator('tr', { hasText: `${NAMESPACE}/Deployment/vault` });
+    // The Deployment rolls out on the test cluster's nodes: Current once Available.
+    await row.locator('.health', { hasText: /^Current$/u }).waitFor({ timeout: 120_000 });
     await page.context().close();
   });
 

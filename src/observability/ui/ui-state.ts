@@ -33,6 +33,12 @@ export interface UiModule {
   readonly driftedObjects: readonly string[];
 }
 
+export interface UiObject {
+  readonly id: string;
+  readonly health?: string;
+  readonly message?: string;
+}
+
 export interface UiModuleDetail extends UiModule {
   /**
    * Its phase in the operator's module record and, while it waits, the module it waits for
@@ -41,8 +47,11 @@ export interface UiModuleDetail extends UiModule {
   readonly phase: string;
   readonly waitingFor: string | undefined;
   readonly health: { readonly status: string; readonly message: string };
-  /** Delivered objects as `ns/Kind/name`. */
-  readonly objects: readonly string[];
+  /**
+   * Delivered objects as `ns/Kind/name`, with the kstatus health of those whose kind has a health
+   * rule (docs/module-status.md "Health").
+   */
+  readonly objects: readonly UiObject[];
   readonly events: readonly UiEvent[];
   readonly hooks: readonly UiHook[];
   readonly requires: readonly UiModuleRef[];

@@ -30,6 +30,8 @@ export interface DeliveredHealthOptions {
 
 /** One followed object of a module: which watch sees it, under which key. */
 interface Followed {
+  /** `ns/Kind/name` as the object's id was rendered: how the module's objects are listed. */
+  readonly id: string;
   readonly watchKey: string;
   readonly objectKey: string;
   /** `Deployment demo/web`, as messages name it. */
@@ -144,6 +146,7 @@ export class DeliveredHealth {
     if (!this.#watches.has(watchKey) && !this.#pendingTargets.has(watchKey))
       this.#pendingTargets.set(watchKey, { api, namespace });
     return {
+      id: `${id.namespace}/${id.kind}/${id.name}`,
       watchKey,
       objectKey: `${namespace}/${id.name}`,
       label: `${id.kind} ${namespace ? `${namespace}/` : ''}${id.name}`,
@@ -222,14 +225,25 @@ export class DeliveredHealth {
     );
   }
 
+  /**
+   * The health of each followed object of a module now, by its `ns/Kind/name` id (the status page's
+   * objects, docs/ui.md); objects whose kind has no health rule are not in it.
+   */
+  objectHealth(module: string): Map<string, ObjectHealth> {
+    return new Map((this.#modules.get(module) ?? []).map((item) => [item.id, this.#healthOf(item)]));
+  }
+
+  #healthOf(item: Followed): ObjectHealth {
+    const object = this.#watches.get(item.watchKey)?.watch.objects.get(item.objectKey);
+    return object === undefined ? { status: 'InProgress', message: 'not found' } : objectHealth(object);
+  }
+
   #evaluate(module: string): void {
     const followed = this.#modules.get(module);
     if (followed === undefined) return;
     let worst: ObjectHealth = { status: 'Current', message: '' };
     for (const item of followed) {
-      const object = this.#watches.get(item.watchKey)?.watch.objects.get(item.objectKey);
-      const health: ObjectHealth =
-        object === undefined ? { status: 'InProgress', message: 'not found' } : objectHealth(object);
+      const health = this.#healthOf(item);
       if (SEVERITY[health.status] > SEVERITY[worst.status])
         worst = { status: health.status, message: `${item.label}: ${health.message}` };
     }

@@ -8,9 +8,11 @@ import type {
   UiModule,
   UiModuleDetail,
   UiModuleState,
+  UiObject,
   UiOverview,
   UiState,
 } from '../../observability/ui/ui-state.ts';
+import type { ObjectHealth } from '../../core/object-health.ts';
 import type { OperatorContext } from './operator-context.ts';
 import { publishedText } from '../module-status/module-status-publisher.ts';
 
@@ -51,7 +53,7 @@ export function createOperatorUiState(options: OperatorUiStateOptions): UiState 
         phase: state?.phase ?? 'Disabled',
         waitingFor: state?.waitingFor,
         health: { status: record.health.status, message: publishedText(record.health.message, options.mask) },
-        objects: debug.resourceMonitors().get(name) ?? [],
+        objects: objectsOf(ctx, debug, name, options.mask),
         events: (options.events?.events(name) ?? []).map(({ time, type, reason, note }) => ({
           time,
           type,
@@ -70,6 +72,22 @@ export function createOperatorUiState(options: OperatorUiStateOptions): UiState 
     queues: () => debug.queueList(true).data,
     globalHooks: () => ctx.hooks.globalHooks().map(describeHook),
   };
+}
+
+/** The module's delivered objects, each followed one with its health now. */
+function objectsOf(
+  ctx: OperatorContext,
+  debug: DebugState,
+  name: string,
+  mask: ((text: string) => string) | undefined,
+): UiObject[] {
+  const health = ctx.health?.objectHealth(name) ?? new Map<string, ObjectHealth>();
+  return (debug.resourceMonitors().get(name) ?? []).map((id) => {
+    const found = health.get(id);
+    return found === undefined
+      ? { id }
+      : { id, health: found.status, message: publishedText(found.message, mask) };
+  });
 }
 
 /** `kaddon operator` always has a tracker; an Operator built without one shows enabled or disabled only. */
