@@ -69,8 +69,6 @@ export interface DebugModule {
   readonly enabled: boolean;
   /** Where the module stands, in the operator's words (e.g. `Ready`, `Failed: helm upgrade`). */
   readonly state: string;
-  /** Its phase in the operator's module record (docs/lifecycle.md "Module states"); absent offline. */
-  readonly phase?: string;
 }
 
 export interface HookSnapshots {

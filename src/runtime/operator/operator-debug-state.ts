@@ -90,7 +90,7 @@ function moduleState(ctx: OperatorContext, name: string): DebugModule {
   else if (!enabled) state = 'Disabled';
   else if (record?.checksum !== undefined || record?.prepared === true) state = 'Ready';
   else state = 'Pending';
-  return { name, enabled, state, phase: record?.phase ?? 'Disabled' };
+  return { name, enabled, state };
 }
 
 function monitored(ctx: OperatorContext, name: string): [string, readonly string[]][] {
