@@ -105,10 +105,11 @@ export interface OperatorParts {
  */
 export async function wireOperatorParts(
   settings: OperatorPartsSettings,
-  { logger, metrics, hookMetrics, client, kube, jq, runDeps, secrets }: OperatorBase,
-  { first, store, configMap, initialConfig, git, helm, readiness, startedAt, events }: OperatorInputs,
+  base: OperatorBase,
+  inputs: OperatorInputs,
 ): Promise<OperatorParts> {
-  const { tree, globalHooksDir } = first;
+  const { logger, metrics, client, kube, secrets } = base;
+  const { helm } = inputs;
   // Release auto-healing (docs/lifecycle.md "Helm delivery"): a module whose objects were deleted runs again.
   const monitorApi = client(settings.monitorKubeClientQps, settings.monitorKubeClientBurst);
   const drift: DriftCheck | undefined =
@@ -171,7 +172,19 @@ export async function wireOperatorParts(
     listeners: [eventLog],
     mask: (text) => secrets.mask(text),
   });
-  const operator = new Operator(
+  const operator = createOperator(settings, base, inputs, { resources, moduleStatus });
+  return { operator, resources, driftTrigger, moduleStatus, eventLog };
+}
+
+/** The Operator over its context (src/runtime/operator/operator-context.ts), with what runs beside it. */
+function createOperator(
+  settings: OperatorPartsSettings,
+  { logger, metrics, hookMetrics, client, kube, jq, runDeps, secrets }: OperatorBase,
+  { first, store, configMap, initialConfig, git, helm, readiness, startedAt, events }: OperatorInputs,
+  { resources, moduleStatus }: Pick<OperatorParts, 'resources' | 'moduleStatus'>,
+): Operator {
+  const { tree, globalHooksDir } = first;
+  const operator: Operator = new Operator(
     {
       tree,
       store,
@@ -241,5 +254,5 @@ export async function wireOperatorParts(
       onConverged: onConverged(readiness, logger, startedAt),
     },
   );
-  return { operator, resources, driftTrigger, moduleStatus, eventLog };
+  return operator;
 }

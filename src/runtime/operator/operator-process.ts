@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { ConfigValues } from '../../core/values.ts';
 import { ConfigMapConfigStore } from '../../delivery/configmap-config-store.ts';
 import { EventRecorder } from '../../delivery/event-recorder.ts';
 import { loadModulesTree } from '../../loader/modules-tree.ts';
@@ -106,20 +107,8 @@ async function startEndpoints({ settings, base, endpoints }: OperatorProcess): P
  */
 async function serveOperator(run: OperatorProcess): Promise<void> {
   const { settings, base, endpoints } = run;
-  const { logger, metrics, kube } = base;
-  // Events about the operator's own inputs (a deleted ConfigMap, held uninstalls) live in its namespace.
-  const events = new EventRecorder(kube, logger, { instance: `kaddon-${settings.haIdentity}` });
-  const configMap = new ConfigMapConfigStore(kube, settings.namespace, settings.configMapName, {
-    logger,
-    reports: {
-      record: (subject, event) => {
-        events.record(subject, event);
-      },
-      missing: (isMissing) => {
-        metrics.configMapMissing(isMissing);
-      },
-    },
-  });
+  const { logger } = base;
+  const { events, configMap } = configMapStore(run);
   const initialConfig = await configMap.load();
   const stopping = run.waitForStop();
   const elector = await lead(run, stopping);
@@ -128,17 +117,7 @@ async function serveOperator(run: OperatorProcess): Promise<void> {
     await endpoints.stop();
     return;
   }
-  const git = run.gitSource
-    ? new OperatorGitSource({
-        config: run.gitSource(),
-        jq: base.jq,
-        runDeps: base.runDeps,
-        unnumberedOrder: settings.unnumberedModulesOrder,
-        logger,
-        metrics,
-        initialConfig,
-      })
-    : undefined;
+  const git = gitSource(run, initialConfig);
   endpoints.git = git;
   const first = git
     ? await Promise.race([git.start(), stopping.then(() => undefined)])
@@ -167,19 +146,80 @@ async function serveOperator(run: OperatorProcess): Promise<void> {
     events,
   });
   startParts(parts, run);
+  await stopInOrder(run, { parts, events, elector, reason: await stopReason(stopping, elector?.lost) });
+}
+
+/** The ConfigMap, and the Events about the operator's own inputs (a deleted ConfigMap, held uninstalls) in its namespace. */
+function configMapStore({ settings, base }: OperatorProcess): {
+  readonly events: EventRecorder;
+  readonly configMap: ConfigMapConfigStore;
+} {
+  const { logger, metrics, kube } = base;
+  const events = new EventRecorder(kube, logger, { instance: `kaddon-${settings.haIdentity}` });
+  const configMap = new ConfigMapConfigStore(kube, settings.namespace, settings.configMapName, {
+    logger,
+    reports: {
+      record: (subject, event) => {
+        events.record(subject, event);
+      },
+      missing: (isMissing) => {
+        metrics.configMapMissing(isMissing);
+      },
+    },
+  });
+  return { events, configMap };
+}
+
+/** MODULES_GIT_*: the Git source, once this process may act; none without it. */
+function gitSource(
+  { settings, base, gitSource }: OperatorProcess,
+  initialConfig: ConfigValues,
+): OperatorGitSource | undefined {
+  const { logger, metrics } = base;
+  return gitSource
+    ? new OperatorGitSource({
+        config: gitSource(),
+        jq: base.jq,
+        runDeps: base.runDeps,
+        unnumberedOrder: settings.unnumberedModulesOrder,
+        logger,
+        metrics,
+        initialConfig,
+      })
+    : undefined;
+}
+
+/**
+ * The stop order (docs/lifecycle.md "Stopping"): the operator with its grace, what runs beside it,
+ * the Events, the lease, the endpoints last.
+ */
+async function stopInOrder(
+  { base, endpoints }: OperatorProcess,
+  {
+    parts,
+    events,
+    elector,
+    reason,
+  }: {
+    readonly parts: OperatorParts;
+    readonly events: EventRecorder;
+    readonly elector: LeaderElector | undefined;
+    readonly reason: string;
+  },
+): Promise<void> {
   await stopWithGrace({
-    reason: await stopReason(stopping, elector?.lost),
+    reason,
     stop: () => parts.operator.stop(),
     endHooks: () => {
       base.hooksStop.abort();
     },
-    logger,
+    logger: base.logger,
   });
   await stopParts(parts);
   events.stop();
   // A clean stop hands the lease over at once, so a rolling update takes seconds, not a lease period.
   await elector?.release();
-  metrics.haLeader(false);
+  base.metrics.haLeader(false);
   await endpoints.stop();
 }
 
