@@ -67,10 +67,10 @@ export interface OperatorProcess {
 }
 
 /**
- * `kaddon operator`'s start and stop (docs/lifecycle.md "Stopping", README "The operator"): the
- * endpoints listen before the cluster is asked, so a debug socket or port that cannot be served
- * stops the operator at once; then the sequence of serveOperator. Resolves after SIGTERM/SIGINT or
- * a lost lease has been handled.
+ * `kaddon operator`'s start and stop (docs/lifecycle.md "Start-up", "Stopping" under "Tasks and
+ * queues", "High availability"): the endpoints listen before the cluster is asked, so a debug socket
+ * or port that cannot be served stops the operator at once; then the sequence of serveOperator.
+ * Resolves after SIGTERM/SIGINT or a lost lease has been handled.
  */
 export async function runOperatorProcess(run: OperatorProcess): Promise<void> {
   await startEndpoints(run);
@@ -190,8 +190,8 @@ function gitSource(
 }
 
 /**
- * The stop order (docs/lifecycle.md "Stopping"): the operator with its grace, what runs beside it,
- * the Events, the lease, the endpoints last.
+ * The stop order (docs/lifecycle.md "Stopping"; the lease: "High availability"): the operator with
+ * its grace, what runs beside it, the Events, the lease, the endpoints last.
  */
 async function stopInOrder(
   { base, endpoints }: OperatorProcess,
