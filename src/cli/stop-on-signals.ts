@@ -11,6 +11,27 @@ class StoppedBySignalError extends KaddonError {
   }
 }
 
+type StopSignal = 'SIGTERM' | 'SIGINT' | 'SIGHUP';
+
+/**
+ * The one place kaddon listens to stop signals. `once`: a listener is removed by its first signal,
+ * so a second one takes Node's default and ends kaddon at once; `always`: later signals are ignored.
+ * Returns the removal of the listeners.
+ */
+function listenForSignals(
+  signals: readonly StopSignal[],
+  mode: 'once' | 'always',
+  onSignal: (signal: StopSignal) => void,
+): () => void {
+  for (const signal of signals) {
+    if (mode === 'once') process.once(signal, onSignal);
+    else process.on(signal, onSignal);
+  }
+  return () => {
+    for (const signal of signals) process.off(signal, onSignal);
+  };
+}
+
 /**
  * Aborted on the first SIGTERM, SIGINT or SIGHUP (the terminal or the parent shell went away): the running hook's or helm's process group is ended and
  * its temp files removed before the command fails with exit 1, so a stopped `kaddon build` or
@@ -20,20 +41,22 @@ class StoppedBySignalError extends KaddonError {
  */
 export function stopOnSignals(): { readonly signal: AbortSignal; readonly release: () => void } {
   const controller = new AbortController();
-  const stop = (): void => {
+  const release = listenForSignals(['SIGTERM', 'SIGINT', 'SIGHUP'], 'once', () => {
     controller.abort();
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  process.once('SIGHUP', stop);
-  return {
-    signal: controller.signal,
-    release: () => {
-      process.off('SIGTERM', stop);
-      process.off('SIGINT', stop);
-      process.off('SIGHUP', stop);
-    },
-  };
+  });
+  return { signal: controller.signal, release };
+}
+
+/**
+ * `kaddon operator`'s stop: resolves with the first SIGTERM's or SIGINT's name. The listeners stay
+ * installed (later signals are ignored): execa's `cleanup` (signal-exit) re-raises a signal when its
+ * own handler is the only listener left, which killed the operator by the signal while a helm child
+ * ran instead of exiting 0.
+ */
+export function waitForStopSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    listenForSignals(['SIGTERM', 'SIGINT'], 'always', resolve);
+  });
 }
 
 /** Fails the command when a signal arrived while it was working. */

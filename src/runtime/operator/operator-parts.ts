@@ -1,0 +1,258 @@
+import { errorMessage } from '../../core/errors.ts';
+import type { SecretMask } from '../../core/secret-mask.ts';
+import type { ConfigMapConfigStore } from '../../delivery/configmap-config-store.ts';
+import type { EventRecorder } from '../../delivery/event-recorder.ts';
+import { applyCrds } from '../../delivery/helm/apply-crds.ts';
+import type { KubeClient } from '../../delivery/kube-client.ts';
+import type { ResourceEvent } from '../../delivery/reconcile-list.ts';
+import type { HookRunDeps } from '../../hooks/run/run-hook-deps.ts';
+import type { JqEngine } from '../../jq/jq-engine.ts';
+import type { DriftIgnoreRule } from '../../loader/module-manifest.ts';
+import type { HookMetricsStore } from '../../observability/hook-metrics-store.ts';
+import type { Logger } from '../../observability/logger.ts';
+import type { OperatorMetrics } from '../../observability/metrics.ts';
+import { ModuleEventLog } from '../module-status/module-event-log.ts';
+import { startModuleStatus, type ModuleStatusService } from '../module-status/module-status-service.ts';
+import type { ValuesStore } from '../values-store.ts';
+import { DeliveryPool } from './delivery-pool.ts';
+import { DriftCheck } from './drift-check.ts';
+import { DriftTrigger } from './drift-trigger.ts';
+import { HookBindings } from './hook-bindings.ts';
+import { HookRegistry } from './hook-registry.ts';
+import { ModuleRunPool } from './module-run-pool.ts';
+import { ObjectPatcher } from './object-patcher.ts';
+import { initialOperatorState, type OperatorContext } from './operator-context.ts';
+import type { OperatorGitSource } from './operator-git-source.ts';
+import { countBindings, onConverged, type Readiness } from './operator-lifecycle.ts';
+import { Operator } from './operator.ts';
+import type { PreparedTree } from './prepare-modules-tree.ts';
+import { ResourceMonitor } from './resource-monitor.ts';
+
+/** What every part of the operator shares: logs, metrics, the cluster, jq and how hooks run. */
+export interface OperatorBase {
+  readonly logger: Logger;
+  readonly metrics: OperatorMetrics;
+  readonly hookMetrics: HookMetricsStore;
+  /** A client with its own rate limit (and request timeout). */
+  readonly client: (qps: number, burst: number, timeoutMs?: number) => KubeClient;
+  readonly kube: KubeClient;
+  readonly jq: JqEngine;
+  readonly runDeps: HookRunDeps;
+  /** Aborted when SIGTERM's grace period ends: running hooks have their process groups ended. */
+  readonly hooksStop: AbortController;
+  /** Values masked wherever text leaves the process (docs/hooks.md "What of a hook's output leaves the operator"). */
+  readonly secrets: SecretMask;
+}
+
+/** The settings the operator's parts are built with; the names are OperatorConfig's (the README's settings table). */
+export interface OperatorPartsSettings {
+  readonly namespace: string;
+  readonly configMapName: string;
+  readonly haIdentity: string;
+  readonly driftMode: 'correct' | 'warn' | 'off';
+  readonly driftIntervalMs: number;
+  readonly resourcesMonitorIntervalMs: number;
+  readonly monitorKubeClientQps: number;
+  readonly monitorKubeClientBurst: number;
+  readonly objectPatcherQps: number;
+  readonly objectPatcherBurst: number;
+  readonly objectPatcherTimeoutMs: number;
+  readonly healthTimeoutMs: number;
+  readonly moduleStatus: boolean;
+  readonly helmTimeoutSeconds: number;
+  readonly hookTimeoutMs: number;
+  readonly helmIgnoreRelease: string;
+  readonly crdExtraLabels: Readonly<Record<string, string>>;
+  readonly crdFilterPrefixes: readonly string[];
+  readonly concurrentDeliveries: number;
+  readonly concurrentModuleRuns: number;
+  readonly moduleFailurePolicy: 'isolate' | 'block';
+  readonly pruneGuardPercent: number;
+}
+
+/** The modules tree the operator starts with: from Git's first good revision or from disk. */
+export type OperatorTree = Pick<PreparedTree, 'tree' | 'schemas' | 'globalHooksDir' | 'sharedComponentRoots'>;
+
+/** What the start sequence has ready when the operator's parts are built. */
+export interface OperatorInputs {
+  readonly first: OperatorTree;
+  readonly store: ValuesStore;
+  readonly configMap: ConfigMapConfigStore;
+  readonly initialConfig: Awaited<ReturnType<ConfigMapConfigStore['load']>>;
+  readonly git: OperatorGitSource | undefined;
+  /** Releases are read and delivered through it (KADDON_DELIVERY, docs/delivery.md). */
+  readonly helm: OperatorContext['helm'];
+  /** `/readyz`: ready after the first convergence. */
+  readonly readiness: Readiness;
+  readonly startedAt: number;
+  /** Events about the operator's own inputs, in its namespace. */
+  readonly events: EventRecorder;
+}
+
+/** The operator and what runs beside it; built, not started (module status excepted: it is). */
+export interface OperatorParts {
+  readonly operator: Operator;
+  readonly resources: ResourceMonitor;
+  readonly driftTrigger: DriftTrigger | undefined;
+  readonly moduleStatus: ModuleStatusService;
+  readonly eventLog: ModuleEventLog;
+}
+
+/**
+ * Builds the operator from its parts: the resource monitor with release auto-healing (docs/lifecycle.md
+ * "Helm delivery") and the drift check (docs/drift.md), the module status (docs/module-status.md),
+ * whose watches start here, and the Operator itself.
+ */
+export async function wireOperatorParts(
+  settings: OperatorPartsSettings,
+  base: OperatorBase,
+  inputs: OperatorInputs,
+): Promise<OperatorParts> {
+  const { logger, metrics, client, kube, secrets } = base;
+  const { helm } = inputs;
+  // Release auto-healing (docs/lifecycle.md "Helm delivery"): a module whose objects were deleted runs again.
+  const monitorApi = client(settings.monitorKubeClientQps, settings.monitorKubeClientBurst);
+  const drift: DriftCheck | undefined =
+    settings.driftMode === 'off'
+      ? undefined
+      : new DriftCheck({
+          mode: settings.driftMode,
+          api: monitorApi,
+          namespace: settings.namespace,
+          logger,
+          metrics,
+          ignoreRules: (module): readonly DriftIgnoreRule[] =>
+            operator.moduleDefinition(module)?.driftIgnore ?? [],
+          onDrift: (module, report) => {
+            moduleStatus.tracker.drifted(module, report);
+          },
+          onBackoff: (module, object, delayMs) => {
+            moduleStatus.tracker.driftBackoff(module, object, delayMs);
+          },
+        });
+  const resources = new ResourceMonitor({
+    api: monitorApi,
+    intervalMs: drift ? settings.driftIntervalMs : settings.resourcesMonitorIntervalMs,
+    ...(drift ? { drift } : {}),
+    defaultNamespace: settings.namespace,
+    logger,
+    metrics,
+    onMissing: (module) => {
+      operator.healModule(module);
+    },
+    release: {
+      status: async (module) => (await helm.status(module, settings.namespace))?.status,
+      onUnexpectedStatus: (module) => {
+        operator.healModule(module);
+      },
+    },
+  });
+  const eventLog = new ModuleEventLog({ mask: (text) => secrets.mask(text) });
+  // Drift found from the delivered-object watches within seconds; the periodic check stays (docs/drift.md).
+  const driftTrigger = drift
+    ? new DriftTrigger({ check: (module, object) => resources.checkObject(module, object), logger })
+    : undefined;
+  const moduleStatus = await startModuleStatus({
+    ...(driftTrigger
+      ? {
+          onObjectEvent: (module: string, event: ResourceEvent) => {
+            driftTrigger.changed(module, event);
+          },
+        }
+      : {}),
+    api: kube,
+    logger,
+    metrics,
+    namespace: settings.namespace,
+    // A module's own health timeout (module.yaml), else KADDON_HEALTH_TIMEOUT's.
+    healthTimeoutMs: (module) =>
+      operator.moduleDefinition(module)?.healthTimeoutMs ?? settings.healthTimeoutMs,
+    instance: `kaddon-${settings.haIdentity}`,
+    enabled: settings.moduleStatus,
+    listeners: [eventLog],
+    mask: (text) => secrets.mask(text),
+  });
+  const operator = createOperator(settings, base, inputs, { resources, moduleStatus });
+  return { operator, resources, driftTrigger, moduleStatus, eventLog };
+}
+
+/** The Operator over its context (src/runtime/operator/operator-context.ts), with what runs beside it. */
+function createOperator(
+  settings: OperatorPartsSettings,
+  { logger, metrics, hookMetrics, client, kube, jq, runDeps, secrets }: OperatorBase,
+  { first, store, configMap, initialConfig, git, helm, readiness, startedAt, events }: OperatorInputs,
+  { resources, moduleStatus }: Pick<OperatorParts, 'resources' | 'moduleStatus'>,
+): Operator {
+  const { tree, globalHooksDir } = first;
+  const operator: Operator = new Operator(
+    {
+      tree,
+      store,
+      configStore: configMap,
+      hooks: new HookRegistry({
+        tree,
+        runDeps,
+        jq,
+        logger,
+        onLoaded: countBindings(metrics),
+      }),
+      bindings: new HookBindings({ api: kube, jq, logger, metrics, secrets }),
+      liveApi: kube,
+      jq,
+      runDeps,
+      helm,
+      resources,
+      objectPatcher: new ObjectPatcher(
+        client(settings.objectPatcherQps, settings.objectPatcherBurst, settings.objectPatcherTimeoutMs),
+        jq,
+      ),
+      logger,
+      metrics,
+      hookMetrics,
+      sharedComponentRoots: first.sharedComponentRoots,
+      namespace: settings.namespace,
+      helmTimeoutSeconds: settings.helmTimeoutSeconds,
+      hookTimeoutMs: settings.hookTimeoutMs,
+      helmIgnoreRelease: settings.helmIgnoreRelease || undefined,
+      applyCrds: (crdsDir) =>
+        applyCrds(
+          crdsDir,
+          { extraLabels: settings.crdExtraLabels, filterPrefixes: settings.crdFilterPrefixes },
+          kube,
+        ),
+      state: initialOperatorState(),
+      deliveries: new DeliveryPool(settings.concurrentDeliveries, (module, error) => {
+        operator.deliveryFailed(module, error);
+      }),
+      moduleRuns: new ModuleRunPool(settings.concurrentModuleRuns, (module, error) => {
+        logger.error(`module ${module}: its run ended unexpectedly: ${errorMessage(error)}`, { module });
+      }),
+      modulesSource: git,
+      failurePolicy: settings.moduleFailurePolicy,
+      status: moduleStatus.tracker,
+      health: moduleStatus.health,
+      pruneGuard: {
+        percent: settings.pruneGuardPercent,
+        configMap: settings.configMapName,
+        recordEvent: (event) => {
+          events.record(
+            {
+              apiVersion: 'v1',
+              kind: 'ConfigMap',
+              name: settings.configMapName,
+              namespace: settings.namespace,
+            },
+            { ...event, action: 'Uninstall' },
+          );
+        },
+      },
+    },
+    {
+      globalHooksDir,
+      configMap,
+      initialConfig,
+      onConverged: onConverged(readiness, logger, startedAt),
+    },
+  );
+  return operator;
+}
