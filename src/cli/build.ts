@@ -6,7 +6,7 @@ import { KaddonError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import type { Resource } from '../core/resource.ts';
 import { EMPTY_CONFIG_VALUES, parseConfigValues, ValuesError, type ConfigValues } from '../core/values.ts';
-import { parseYamlDocument, stringifyYaml } from '../core/yaml.ts';
+import { parseYamlDocument, stringifyYaml } from '../core/yaml/yaml.ts';
 import { loadJqEngine } from '../jq/jq-engine.ts';
 import { jqTimeoutMs } from './jq-timeout.ts';
 import { createHookRunDeps } from '../hooks/run/run-hook-deps.ts';

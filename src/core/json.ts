@@ -1,4 +1,4 @@
-import { copyImplicitNulls } from './implicit-null.ts';
+import { copyImplicitNulls } from './yaml/implicit-null.ts';
 
 /** The JSON data model every Kubernetes object and values tree is held in. */
 type JsonPrimitive = null | boolean | number | string;

@@ -5,7 +5,7 @@ import { isMap, parseDocument, Scalar } from 'yaml';
 import { KaddonError } from '../core/errors.ts';
 import type { JsonValue } from '../core/json.ts';
 import { EMPTY_CONFIG_VALUES, parseConfigValues, type ConfigValues } from '../core/values.ts';
-import { parseYamlDocument, stringifyYaml } from '../core/yaml.ts';
+import { parseYamlDocument, stringifyYaml } from '../core/yaml/yaml.ts';
 import type { ConfigStore } from './config-store.ts';
 
 /** A config values file that cannot be read or written. */

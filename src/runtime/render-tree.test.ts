@@ -4,7 +4,7 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { makeTempTree } from '../../test/temp-tree.ts';
 import type { JsonObject } from '../core/json.ts';
-import { stringifyYamlStream } from '../core/yaml.ts';
+import { stringifyYamlStream } from '../core/yaml/yaml.ts';
 import { loadJqEngine } from '../jq/jq-engine.ts';
 import { loadModulesTree, type ModulesTree } from '../loader/modules-tree.ts';
 import { ModuleLoadCache, renderTree, type RenderTreeResult } from './render-tree.ts';

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { asError, KaddonError } from '../core/errors.ts';
 import type { JsonObject } from '../core/json.ts';
 import { valueAtPath } from '../core/values.ts';
-import type { YamlExpansion } from '../core/yaml.ts';
+import type { YamlExpansion } from '../core/yaml/yaml.ts';
 import type { ChartObject } from '../delivery/helm/render-chart-module.ts';
 import { isConditionTrue, type JqEngine } from '../jq/jq-engine.ts';
 import { declaredKustomizationKind } from '../loader/kustomization-file.ts';

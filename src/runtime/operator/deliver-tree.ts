@@ -1,7 +1,7 @@
 import { systemClock } from '../../core/clock.ts';
 import type { Resource } from '../../core/resource.ts';
 import { GLOBAL_OWNER, moduleOwner, ownerValuesKey } from '../../core/values.ts';
-import { stringifyYamlStream } from '../../core/yaml.ts';
+import { stringifyYamlStream } from '../../core/yaml/yaml.ts';
 import {
   deliverModule,
   releaseChecksum,

@@ -1,4 +1,4 @@
-import type { JsonValue } from './json.ts';
+import type { JsonValue } from '../json.ts';
 
 /**
  * What a plain (unquoted, untagged) scalar means where kustomize reads it: go-yaml v3, through

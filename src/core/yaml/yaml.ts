@@ -1,14 +1,14 @@
 import type * as Yaml from 'yaml';
 import type { CollectionTag, Document, Node, Scalar, ScalarTag, Tags } from 'yaml';
 import { isDeepStrictEqual } from 'node:util';
-import { loadOnUse } from './load-on-use.ts';
-import { ParseError } from './errors.ts';
+import { loadOnUse } from '../load-on-use.ts';
+import { ParseError } from '../errors.ts';
 import { loadPlainYaml, mayEndInBlockScalar, type DollarScalar } from './yaml-fast-load.ts';
 import { EXPLICIT_SCALAR_TYPES, resolvePlainScalar, resolveTaggedScalar } from './plain-scalar.ts';
 import { printBlockDocument } from './yaml-block-printer.ts';
 import { isYaml11NonString } from './go-yaml-scalar.ts';
-import { expandVars, VarTypeError, type VarLookup } from './var-expansion.ts';
-import type { JsonObject, JsonValue } from './json.ts';
+import { expandVars, VarTypeError, type VarLookup } from '../var-expansion.ts';
+import type { JsonObject, JsonValue } from '../json.ts';
 import { markImplicitNull } from './implicit-null.ts';
 import type { YamlDocument } from './yaml-document.ts';
 

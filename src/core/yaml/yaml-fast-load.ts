@@ -1,6 +1,6 @@
 import jsyaml from 'js-yaml';
 import { markImplicitNull } from './implicit-null.ts';
-import type { JsonValue } from './json.ts';
+import type { JsonValue } from '../json.ts';
 import { EXPLICIT_SCALAR_TYPES, resolvePlainScalar, resolveTaggedScalar } from './plain-scalar.ts';
 import type { YamlDocument } from './yaml-document.ts';
 
