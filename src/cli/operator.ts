@@ -59,7 +59,7 @@ import { hasGitSource, loadGitSourceConfig } from '../sources/git-source-config.
 import { startWebhookSignatureCheck } from '../sources/git-webhook-signature.ts';
 import { readWebhookSecret } from '../config/webhook-secret.ts';
 import type { CliIo } from './cli-io.ts';
-import { componentRoots } from '../runtime/component-roots.ts';
+import { componentRoots } from '../runtime/build/component-roots.ts';
 import { OperatorGitSource } from '../runtime/operator/operator-git-source.ts';
 
 export const operatorUsage = `Usage: kaddon operator [--helm-path PATH]
