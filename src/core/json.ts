@@ -61,17 +61,6 @@ export function scalarText(value: unknown): string {
   return JSON.stringify(value);
 }
 
-/** Reads a nested map by path; undefined when any step is missing or not a map. */
-export function getPath(obj: JsonValue | undefined, path: readonly string[]): JsonValue | undefined {
-  let node = obj;
-  for (const key of path) {
-    // Own keys only: a path such as `metadata.__proto__` names nothing in the object.
-    if (!isJsonObject(node) || !Object.hasOwn(node, key)) return undefined;
-    node = node[key];
-  }
-  return node;
-}
-
 /** Returns the map at `path`, creating empty maps along the way. */
 export function ensureMap(obj: JsonObject, path: readonly string[]): JsonObject {
   let node = obj;

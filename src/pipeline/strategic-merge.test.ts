@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { caseObjects, objectNamed } from '../../test/conformance-case.ts';
-import { deepClone, getPath, isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+import { deepClone, isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+import { getPath } from '../../test/get-path.ts';
 import { PatchError } from './json6902.ts';
 import { parseWithLibrary, parseYamlDocument } from '../core/yaml/yaml.ts';
 import { strategicMerge } from './strategic-merge.ts';
