@@ -7,8 +7,8 @@ import { UsageError } from '../src/cli/usage-error.ts';
 import { KaddonError } from '../src/core/errors.ts';
 import { EMPTY_CONFIG_VALUES } from '../src/core/values.ts';
 import { loadJqEngine, type JqEngine } from '../src/jq/jq-engine.ts';
-import { buildTree } from '../src/runtime/build-tree.ts';
-import type { RenderTreeResult } from '../src/runtime/render-tree.ts';
+import { buildTree } from '../src/runtime/build/build-tree.ts';
+import type { RenderTreeResult } from '../src/runtime/build/render-tree.ts';
 import {
   CROSS_CUTTING_MODULES,
   generateModulesTree,

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
-import { stringifyYamlStream } from '../src/core/yaml.ts';
+import { stringifyYamlStream } from '../src/core/yaml/yaml.ts';
 import { loadKustomization } from '../src/loader/kustomization-loader.ts';
 import { buildKustomization } from '../src/pipeline/build-kustomization.ts';
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { isJsonObject, type JsonObject } from '../src/core/json.ts';
 import type { Kustomization, KustomizationNode } from '../src/core/kustomization.ts';
 import { Resource } from '../src/core/resource.ts';
-import { parseYamlDocument, parseYamlDocuments } from '../src/core/yaml.ts';
+import { parseYamlDocument, parseYamlDocuments } from '../src/core/yaml/yaml.ts';
 import { corpusCasesDir } from './repo-root.ts';
 
 /** Unit tests read their inputs and expectations from the kustomize conformance corpus. */

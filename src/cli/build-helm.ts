@@ -6,7 +6,7 @@ import { resolveHelmBinary, type HelmBinarySetting } from '../config/operator-co
 import type { SettingReader } from '../config/setting-reader.ts';
 import type { ChartTemplater } from '../delivery/helm/render-chart-module.ts';
 import type { ModuleDefinition } from '../loader/modules-tree.ts';
-import type { BuildChartsOptions } from '../runtime/build-tree.ts';
+import type { BuildChartsOptions } from '../runtime/build/build-tree.ts';
 
 /** An enabled chart module, and no helm to render it with. */
 class HelmNotFoundError extends KaddonError {

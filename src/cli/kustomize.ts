@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { stringifyYamlStream } from '../core/yaml.ts';
+import { stringifyYamlStream } from '../core/yaml/yaml.ts';
 import { loadKustomization } from '../loader/kustomization-loader.ts';
 import { buildKustomization } from '../pipeline/build-kustomization.ts';
 import type { CliIo } from './cli-io.ts';

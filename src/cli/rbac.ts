@@ -5,12 +5,12 @@ import { crdFilterPrefixes, hookEnv, resolveNamespace } from '../config/operator
 import { SettingReader } from '../config/setting-reader.ts';
 import { rbacObjects } from '../core/rbac-rules.ts';
 import { EMPTY_CONFIG_VALUES, parseConfigValues } from '../core/values.ts';
-import { parseYamlDocument, stringifyYaml } from '../core/yaml.ts';
+import { parseYamlDocument, stringifyYaml } from '../core/yaml/yaml.ts';
 import { createHookRunDeps } from '../hooks/run/run-hook-deps.ts';
 import { hookEnvironment } from '../hooks/run/run-hook-env.ts';
 import { loadJqEngine } from '../jq/jq-engine.ts';
-import { buildTree } from '../runtime/build-tree.ts';
-import { componentRoots, splitPaths } from '../runtime/component-roots.ts';
+import { buildTree } from '../runtime/build/build-tree.ts';
+import { componentRoots, splitPaths } from '../runtime/build/component-roots.ts';
 import type { DiscoverKind } from '../runtime/rbac-needs.ts';
 import { rbacNeeds } from '../runtime/rbac-needs.ts';
 import { buildChartsOptions } from './build-helm.ts';

@@ -5,7 +5,7 @@ import { SettingReader } from '../config/setting-reader.ts';
 import { jqTimeoutMs } from './jq-timeout.ts';
 import { stderrLogger, type CliIo } from './cli-io.ts';
 import { gitSourceConfig, gitSourceOptions, gitSourceUsage, openGitSource } from './git-source.ts';
-import { validateByBuild } from '../runtime/git-revision-tree.ts';
+import { validateByBuild } from '../runtime/build/git-revision-tree.ts';
 import { stopOnSignals, throwIfStopped } from './stop-on-signals.ts';
 
 export const syncUsage = `Usage: kaddon sync [options]

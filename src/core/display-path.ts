@@ -1,13 +1,12 @@
 import path from 'node:path';
+import { isWithin } from './path-containment.ts';
 
 /**
  * A path as messages and `# source:` show it: relative to `base` (the working directory, or the
- * tree a build started from) when inside it, `.` for `base` itself, else absolute.
+ * tree a build started from) when inside it (isWithin, the one containment check), `.` for `base`
+ * itself, else absolute.
  */
 export function displayPath(absolute: string, base: string): string {
-  const relative = path.relative(base, absolute);
-  if (relative === '') return '.';
-  return relative === '..' || relative.startsWith(`..${path.sep}`) || path.isAbsolute(relative)
-    ? absolute
-    : relative;
+  if (!isWithin(base, absolute)) return absolute;
+  return path.relative(base, absolute) || '.';
 }

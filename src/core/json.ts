@@ -1,4 +1,4 @@
-import { copyImplicitNulls } from './implicit-null.ts';
+import { copyImplicitNulls } from './yaml/implicit-null.ts';
 
 /** The JSON data model every Kubernetes object and values tree is held in. */
 type JsonPrimitive = null | boolean | number | string;
@@ -59,17 +59,6 @@ export function scalarText(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint')
     return String(value);
   return JSON.stringify(value);
-}
-
-/** Reads a nested map by path; undefined when any step is missing or not a map. */
-export function getPath(obj: JsonValue | undefined, path: readonly string[]): JsonValue | undefined {
-  let node = obj;
-  for (const key of path) {
-    // Own keys only: a path such as `metadata.__proto__` names nothing in the object.
-    if (!isJsonObject(node) || !Object.hasOwn(node, key)) return undefined;
-    node = node[key];
-  }
-  return node;
 }
 
 /** Returns the map at `path`, creating empty maps along the way. */

@@ -1,6 +1,6 @@
 import { createTwoFilesPatch } from 'diff';
 import type { JsonObject } from './json.ts';
-import { stringifyYaml } from './yaml.ts';
+import { stringifyYaml } from './yaml/yaml.ts';
 
 type ObjectAction = 'create' | 'update' | 'delete';
 

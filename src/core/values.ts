@@ -1,7 +1,7 @@
 import { KaddonError } from './errors.ts';
 import { deepClone, isJsonObject, type JsonObject, type JsonValue } from './json.ts';
 import { isValidModuleName, moduleNameFromValuesKey, moduleValuesKey } from './module-name.ts';
-import { parseYamlDocument } from './yaml.ts';
+import { parseYamlDocument } from './yaml/yaml.ts';
 
 /** Values that break the values contract (docs/values.md), with the file and key to fix. */
 export class ValuesError extends KaddonError {

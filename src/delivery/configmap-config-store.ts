@@ -1,7 +1,7 @@
 import { KaddonError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import { EMPTY_CONFIG_VALUES, parseConfigValues, type ConfigValues } from '../core/values.ts';
-import { stringifyYaml } from '../core/yaml.ts';
+import { stringifyYaml } from '../core/yaml/yaml.ts';
 import type { Logger } from '../observability/logger.ts';
 import { KubeApiError } from './kube-client.ts';
 import { backoffDelayMs, type Backoff } from '../core/backoff.ts';

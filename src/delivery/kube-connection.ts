@@ -4,7 +4,7 @@ import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { ConnectionConfig } from './connection-config.ts';
 import { KaddonError } from '../core/errors.ts';
 import { isJsonObject } from '../core/json.ts';
-import { parseYamlDocument } from '../core/yaml.ts';
+import { parseYamlDocument } from '../core/yaml/yaml.ts';
 
 /**
  * How to reach the API server. `config` is @kubernetes/client-node's configuration with kaddon's

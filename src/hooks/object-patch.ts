@@ -1,7 +1,7 @@
 import { KaddonError } from '../core/errors.ts';
 import { JsonStreamSyntaxError, parseJsonStream } from '../core/json-stream.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
-import { parseYamlDocument, parseYamlDocuments } from '../core/yaml.ts';
+import { parseYamlDocument, parseYamlDocuments } from '../core/yaml/yaml.ts';
 
 /**
  * Object operations a hook writes to $KUBERNETES_PATCH_PATH (docs/hooks.md "Objects from hooks"): one

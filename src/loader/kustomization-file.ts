@@ -3,7 +3,7 @@ import path from 'node:path';
 import { KustomizeError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import { KUSTOMIZATION_FIELDS, type Kustomization, type KustomizationKind } from '../core/kustomization.ts';
-import { parseYamlDocument, type YamlExpansion } from '../core/yaml.ts';
+import { parseYamlDocument, type YamlExpansion } from '../core/yaml/yaml.ts';
 import { decodeUtf8, readRegularFile } from './input-file.ts';
 
 /** A kustomization file is a page of fields: larger ones are not read for their kind. */

@@ -14,7 +14,7 @@ import type {
 import { KUSTOMIZATION_FILE_NAMES, parseKustomizationFile } from './kustomization-file.ts';
 import { decodeUtf8, InputFileError, isSymlinkLoop, readRegularFile, symlinkLoop } from './input-file.ts';
 import { parseResourceFile } from './resource-file.ts';
-import { parseYamlDocuments, stringifyYamlStream, type YamlExpansion } from '../core/yaml.ts';
+import { parseYamlDocuments, stringifyYamlStream, type YamlExpansion } from '../core/yaml/yaml.ts';
 
 export interface LoadOptions {
   /** Paths in messages are shown relative to this folder (default: the working directory). */

@@ -4,7 +4,7 @@ import { closestName } from '../core/closest-name.ts';
 import { KaddonError } from '../core/errors.ts';
 import { isTooLongForTimer, parseGoDuration, TOO_LONG_HINT, tooLongProblem } from '../core/go-duration.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
-import { parseYamlDocument } from '../core/yaml.ts';
+import { parseYamlDocument } from '../core/yaml/yaml.ts';
 import { readTreeFile } from './tree-file.ts';
 import type { Selector } from '../core/kustomization.ts';
 

@@ -7,7 +7,7 @@ import { KaddonError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import { isValidModuleName, moduleValuesKey, parseModuleDirName } from '../core/module-name.ts';
 import { mergeValues, parseEnabledFlag, ValuesError, type StaticValues } from '../core/values.ts';
-import { parseYamlDocument } from '../core/yaml.ts';
+import { parseYamlDocument } from '../core/yaml/yaml.ts';
 import { KUSTOMIZATION_FILE_NAMES } from './kustomization-file.ts';
 
 /** How a module's manifests are made: a kustomization, a Helm chart, or none (hooks only). */

@@ -1,7 +1,7 @@
 import { KustomizeError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import type { LoadedObject } from '../core/kustomization.ts';
-import { parseYamlDocuments, type YamlExpansion } from '../core/yaml.ts';
+import { parseYamlDocuments, type YamlExpansion } from '../core/yaml/yaml.ts';
 
 /**
  * Parses a resource file: a YAML stream of objects. `…List` objects with `items` are replaced by their items;

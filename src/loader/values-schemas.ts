@@ -4,7 +4,7 @@ import { readTreeFile } from './tree-file.ts';
 import type { JsonValue } from '../core/json.ts';
 import { GLOBAL_OWNER, moduleOwner, type ValuesOwner } from '../core/values.ts';
 import { ValuesSchemas, type ValuesSchemaFiles } from '../core/values-schema.ts';
-import { parseYamlDocument } from '../core/yaml.ts';
+import { parseYamlDocument } from '../core/yaml/yaml.ts';
 import type { ModulesTree } from './modules-tree.ts';
 
 /** The schemas of global values and of every module of a tree. */

@@ -17,7 +17,7 @@ import { applyPatches, applyPatchesJson6902, applyPatchesStrategicMerge } from '
 import { applyReplacementEntries } from './transformers/replacement-entries.ts';
 import { transformReplicas } from './transformers/replicas.ts';
 import { declareVars } from './transformers/vars.ts';
-import { parseYamlDocument } from '../core/yaml.ts';
+import { parseYamlDocument } from '../core/yaml/yaml.ts';
 import { toStringMap } from './transformers/metadata-map.ts';
 
 /**

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { caseObjects, caseText, objectNamed } from '../../test/conformance-case.ts';
-import { deepClone, getPath, isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+import { deepClone, isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+import { getPath } from '../../test/get-path.ts';
 import { applyJson6902, PatchError } from './json6902.ts';
 
 /** The operations of an inline `patch: |-` or patch file, as kustomize reads them (YAML list). */

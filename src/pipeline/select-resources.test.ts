@@ -7,7 +7,7 @@ import type { KaddonError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import type { Kustomization, Selector } from '../core/kustomization.ts';
 import { Resource } from '../core/resource.ts';
-import { parseYamlDocument, parseYamlDocuments } from '../core/yaml.ts';
+import { parseYamlDocument, parseYamlDocuments } from '../core/yaml/yaml.ts';
 import { RE2JS } from 're2js';
 import {
   compileGoRegExp,

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { caseObjects, objectNamed } from '../../test/conformance-case.ts';
-import { deepClone, getPath, isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+import { deepClone, isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+import { getPath } from '../../test/get-path.ts';
 import { PatchError } from './json6902.ts';
-import { parseWithLibrary, parseYamlDocument } from '../core/yaml.ts';
+import { parseWithLibrary, parseYamlDocument } from '../core/yaml/yaml.ts';
 import { strategicMerge } from './strategic-merge.ts';
 
 /** A conformance case: its input object, the patch document for it, and kustomize's recorded result. */

@@ -1,4 +1,4 @@
-import { isImplicitNull } from '../core/implicit-null.ts';
+import { isImplicitNull } from '../core/yaml/implicit-null.ts';
 import { deepClone, isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
 import { PatchError } from './json6902.ts';
 import { fieldSchema, schemaForResource, type FieldSchema } from './strategic-merge-schema.ts';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { KustomizeError } from '../core/errors.ts';
 import type { FieldSpec } from '../core/kustomization.ts';
 import {
-  defaultTransformerConfig,
+  builtinTransformerConfig,
   mergeTransformerConfigs,
   parseTransformerConfig,
   type TransformerConfig,
@@ -23,9 +23,9 @@ function isFieldSpecInvalid(error: unknown): boolean {
   return error instanceof KustomizeError && error.code === 'field-spec-invalid';
 }
 
-describe('defaultTransformerConfig', () => {
+describe('builtinTransformerConfig', () => {
   it('holds kustomize v5.5.0 builtin tables, as many entries as kustomize keeps', () => {
-    const config = defaultTransformerConfig();
+    const config = builtinTransformerConfig();
     const sizes = Object.fromEntries(
       Object.entries(config).map(([key, list]) => [key, (list as unknown[]).length]),
     );
@@ -46,7 +46,7 @@ describe('defaultTransformerConfig', () => {
 
   it('orders back-references by kind priority, then group/version/kind, as kustomize sorts them', () => {
     assert.deepEqual(
-      defaultTransformerConfig().nameReference.map((entry) => entry.kind),
+      builtinTransformerConfig().nameReference.map((entry) => entry.kind),
       [
         'StorageClass',
         'ServiceAccount',
@@ -69,7 +69,7 @@ describe('defaultTransformerConfig', () => {
   });
 
   it('creates selectors only where kustomize does (labels-01)', () => {
-    const { commonLabels } = defaultTransformerConfig();
+    const { commonLabels } = builtinTransformerConfig();
     assert.deepEqual(specsFor(commonLabels, 'Service'), [
       { version: 'v1', kind: 'Service', path: 'spec/selector', create: true },
     ]);
@@ -85,7 +85,7 @@ describe('defaultTransformerConfig', () => {
   });
 
   it('gives templates, but no selectors, to labels with includeTemplates (labels-02)', () => {
-    const { templateLabels } = defaultTransformerConfig();
+    const { templateLabels } = builtinTransformerConfig();
     assert.ok(templateLabels.every((spec) => !spec.path.includes('selector')));
     assert.deepEqual(specsFor(templateLabels, 'CronJob'), [
       { group: 'batch', kind: 'CronJob', path: 'spec/jobTemplate/metadata/labels', create: true },
@@ -99,7 +99,7 @@ describe('defaultTransformerConfig', () => {
   });
 
   it('annotates metadata and pod templates (annotations-01)', () => {
-    const paths = defaultTransformerConfig().commonAnnotations.map(
+    const paths = builtinTransformerConfig().commonAnnotations.map(
       (spec) => `${spec.kind ?? '*'} ${spec.path}`,
     );
     assert.ok(paths.includes('* metadata/annotations'));
@@ -108,7 +108,7 @@ describe('defaultTransformerConfig', () => {
   });
 
   it('expands vars in container fields and metadata but not in ConfigMap data (vars-01)', () => {
-    const { varReference } = defaultTransformerConfig();
+    const { varReference } = builtinTransformerConfig();
     assert.ok(
       varReference.some(
         (spec) => spec.kind === 'Deployment' && spec.path === 'spec/template/spec/containers/env/value',
@@ -119,7 +119,7 @@ describe('defaultTransformerConfig', () => {
   });
 
   it('keeps kustomize quirks: IngressClass under a group that never matches, Ingress TLS listed twice', () => {
-    const config = defaultTransformerConfig();
+    const config = builtinTransformerConfig();
     assert.equal(backReference(config, 'IngressClass', 'v1').group, 'networking.k8s.io/v1');
     const secretRefs = backReference(config, 'Secret', 'v1').fieldSpecs;
     assert.equal(secretRefs.length, 70);
@@ -130,13 +130,11 @@ describe('defaultTransformerConfig', () => {
     assert.equal(backReference(config, 'ConfigMap', 'v1').fieldSpecs.length, 52);
   });
 
-  it('returns a fresh copy each call', () => {
-    const first = defaultTransformerConfig();
-    first.commonLabels.length = 0;
-    backReference(first, 'ConfigMap', 'v1').fieldSpecs.length = 0;
-    const second = defaultTransformerConfig();
-    assert.equal(second.commonLabels.length, 32);
-    assert.equal(backReference(second, 'ConfigMap', 'v1').fieldSpecs.length, 52);
+  it('is one shared configuration, frozen: merging makes new ones', () => {
+    const config = builtinTransformerConfig();
+    assert.equal(builtinTransformerConfig(), config);
+    assert.ok(Object.isFrozen(config.commonLabels));
+    assert.ok(Object.isFrozen(backReference(config, 'ConfigMap', 'v1').fieldSpecs));
   });
 });
 
@@ -152,7 +150,7 @@ describe('mergeTransformerConfigs', () => {
   );
 
   it('adds a component’s field specs to the builtin ones (comp-14)', () => {
-    const merged = mergeTransformerConfigs(defaultTransformerConfig(), widget);
+    const merged = mergeTransformerConfigs(builtinTransformerConfig(), widget);
     assert.deepEqual(specsFor(merged.commonLabels, 'Widget'), [
       { kind: 'Widget', path: 'spec/selector/matchLabels', create: true },
     ]);
@@ -163,7 +161,7 @@ describe('mergeTransformerConfigs', () => {
   });
 
   it('ignores field specs already present', () => {
-    const once = mergeTransformerConfigs(defaultTransformerConfig(), widget);
+    const once = mergeTransformerConfigs(builtinTransformerConfig(), widget);
     assert.deepEqual(mergeTransformerConfigs(once, widget), once);
   });
 
@@ -172,7 +170,7 @@ describe('mergeTransformerConfigs', () => {
       { nameReference: [{ kind: 'Service', fieldSpecs: [{ kind: 'Gateway', path: 'spec/service' }] }] },
       'c.yaml',
     );
-    const merged = mergeTransformerConfigs(defaultTransformerConfig(), custom);
+    const merged = mergeTransformerConfigs(builtinTransformerConfig(), custom);
     assert.deepEqual(backReference(merged, 'Service').fieldSpecs, [
       { kind: 'Gateway', path: 'spec/service' },
     ]);
@@ -184,7 +182,7 @@ describe('mergeTransformerConfigs', () => {
       { commonLabels: [{ kind: 'Service', path: 'metadata/labels', create: true }] },
       'c.yaml',
     );
-    const merged = mergeTransformerConfigs(defaultTransformerConfig(), custom);
+    const merged = mergeTransformerConfigs(builtinTransformerConfig(), custom);
     assert.deepEqual(
       merged.commonLabels.filter((spec) => spec.path === 'metadata/labels'),
       [{ kind: 'Service', path: 'metadata/labels', create: true }],
@@ -197,7 +195,7 @@ describe('mergeTransformerConfigs', () => {
       'c.yaml',
     );
     assert.throws(
-      () => mergeTransformerConfigs(defaultTransformerConfig(), custom, 'overlay/c.yaml'),
+      () => mergeTransformerConfigs(builtinTransformerConfig(), custom, 'overlay/c.yaml'),
       (error: unknown) => isFieldSpecInvalid(error) && (error as KustomizeError).file === 'overlay/c.yaml',
     );
   });

@@ -64,11 +64,6 @@ function emptyTransformerConfig(): TransformerConfig {
   };
 }
 
-/** kustomize's builtin tables as a fresh configuration, merged the way kustomize merges them. */
-export function defaultTransformerConfig(): TransformerConfig {
-  return structuredClone(builtinTransformerConfig());
-}
-
 let builtinConfig: TransformerConfig | undefined;
 
 /**

@@ -11,7 +11,7 @@ import { ValuesSchemas, ValuesValidationError } from '../core/values-schema.ts';
 import { loadModulesTree } from '../loader/modules-tree.ts';
 import { loadTreeSchemas } from '../loader/values-schemas.ts';
 import type { ConfigStore } from './config-store.ts';
-import { FileConfigStore } from './file-config-store.ts';
+import { FileConfigStore } from '../../test/file-config-store.ts';
 import { ValuesStore } from './values-store.ts';
 
 const tree = makeTempTree('values-store');

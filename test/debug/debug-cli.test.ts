@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { stringifyYamlStream } from '../../src/core/yaml.ts';
+import { stringifyYamlStream } from '../../src/core/yaml/yaml.ts';
 import { formatQueueDump } from '../../src/runtime/queue/queue-dump.ts';
 import { runCli } from '../run-cli.ts';
 import { deployment, emptyQueue, NOW, queueDump } from './fake-debug-state.ts';

@@ -3,7 +3,7 @@ import { chmodSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { JsonObject } from '../../src/core/json.ts';
-import { stringifyYamlStream } from '../../src/core/yaml.ts';
+import { stringifyYamlStream } from '../../src/core/yaml/yaml.ts';
 import { deliverModule } from '../../src/delivery/helm/deliver-module.ts';
 import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
 import { KubeClient } from '../../src/delivery/kube-client.ts';

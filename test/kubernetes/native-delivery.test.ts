@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { execa } from 'execa';
 import { isJsonObject, scalarText, type JsonObject } from '../../src/core/json.ts';
-import { stringifyYamlStream } from '../../src/core/yaml.ts';
+import { stringifyYamlStream } from '../../src/core/yaml/yaml.ts';
 import { getLive, objectTarget } from '../../src/delivery/drift/release-objects.ts';
 import { deliverModule } from '../../src/delivery/helm/deliver-module.ts';
 import { HelmClient } from '../../src/delivery/helm/helm-client.ts';

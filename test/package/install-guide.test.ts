@@ -11,7 +11,7 @@ import { ensureHelm, type HelmBinaries } from '../cluster/ensure-helm.ts';
 import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
 import { repoRoot } from '../repo-root.ts';
 import { runCli } from '../run-cli.ts';
-import { stringifyYamlStream } from '../../src/core/yaml.ts';
+import { stringifyYamlStream } from '../../src/core/yaml/yaml.ts';
 import { deliverModule } from '../../src/delivery/helm/deliver-module.ts';
 import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
 

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { validateByBuild } from '../../src/runtime/git-revision-tree.ts';
+import { validateByBuild } from '../../src/runtime/build/git-revision-tree.ts';
 import { EMPTY_CONFIG_VALUES } from '../../src/core/values.ts';
 import { loadJqEngine } from '../../src/jq/jq-engine.ts';
 import { createCapturingLogger, type CapturingLogger } from '../../src/observability/logger.ts';
 import { createOperatorMetrics, type OperatorMetrics } from '../../src/observability/metrics.ts';
-import { buildTree } from '../../src/runtime/build-tree.ts';
+import { buildTree } from '../../src/runtime/build/build-tree.ts';
 import { GitModulesSource, type GitRevision } from '../../src/sources/git-modules-source.ts';
 import { loadGitSourceConfig } from '../../src/sources/git-source-config.ts';
 

@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
-import { parseYamlDocuments } from '../../core/yaml.ts';
+import { parseYamlDocuments } from '../../core/yaml/yaml.ts';
 import type { KubeClient } from '../kube-client.ts';
 
 /** A release as helm's Secret storage holds it: its newest revision's state and objects. */

@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { KaddonError } from '../../core/errors.ts';
 import { isJsonObject, scalarText, type JsonObject } from '../../core/json.ts';
-import { parseYamlDocuments } from '../../core/yaml.ts';
+import { parseYamlDocuments } from '../../core/yaml/yaml.ts';
 import type { KubeClient } from '../kube-client.ts';
 
 export interface ApplyCrdsOptions {

@@ -2,7 +2,7 @@ import { cp, readdir, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
-import { parseYamlDocument, parseYamlDocuments } from '../../core/yaml.ts';
+import { parseYamlDocument, parseYamlDocuments } from '../../core/yaml/yaml.ts';
 import { decodeUtf8, readRegularFile } from '../../loader/input-file.ts';
 import { ChartRenderError } from './chart-render-error.ts';
 import type { HelmClient } from './helm-client.ts';

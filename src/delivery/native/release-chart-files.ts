@@ -2,7 +2,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { KaddonError } from '../../core/errors.ts';
 import { scalarText, type JsonObject } from '../../core/json.ts';
-import { parseYamlDocument } from '../../core/yaml.ts';
+import { parseYamlDocument } from '../../core/yaml/yaml.ts';
 
 /** A chart the native engine cannot deliver: only kaddon's release chart is expected here. */
 class NativeChartError extends KaddonError {

@@ -1,5 +1,5 @@
 import { isJsonObject, scalarText, type JsonObject } from '../../core/json.ts';
-import { parseYamlDocuments } from '../../core/yaml.ts';
+import { parseYamlDocuments } from '../../core/yaml/yaml.ts';
 import { INSTALL_ORDER, sortByKind } from './helm-kind-order.ts';
 
 /** A release's objects and the manifest text helm would store for them. */

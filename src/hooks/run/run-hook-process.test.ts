@@ -9,7 +9,10 @@ import {
   type ProcessLimits,
   type SpawnedProcess,
 } from './run-hook-process.ts';
-import { noUsageProbe } from './run-hook-usage.ts';
+import type { UsageProbe } from './run-hook-usage.ts';
+
+/** These tests do not look at CPU and memory figures. */
+const noUsageProbe: UsageProbe = { begin: () => ({ end: () => undefined }) };
 
 const limits: ProcessLimits = {
   timeoutMs: 20,

@@ -17,9 +17,6 @@ export interface UsageProbe {
   begin(pid: number): UsageMeasurement;
 }
 
-/** For platforms without /proc, and for tests that do not look at usage. */
-export const noUsageProbe: UsageProbe = { begin: () => ({ end: () => undefined }) };
-
 /** Kernel clock ticks per second in /proc (USER_HZ, 100 on every Linux architecture kaddon runs on). */
 const TICKS_PER_SECOND = 100;
 

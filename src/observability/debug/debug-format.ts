@@ -1,5 +1,5 @@
 import type { JsonValue } from '../../core/json.ts';
-import { stringifyYaml } from '../../core/yaml.ts';
+import { stringifyYaml } from '../../core/yaml/yaml.ts';
 
 export const DEBUG_FORMATS = ['text', 'yaml', 'json'] as const;
 export type DebugFormat = (typeof DEBUG_FORMATS)[number];

@@ -1,7 +1,7 @@
 import { formatDiffJson, formatDiffText } from '../../core/module-diff.ts';
 import { moduleOwner } from '../../core/values.ts';
 import { valuesView } from '../../core/values-view.ts';
-import { stringifyYamlStream } from '../../core/yaml.ts';
+import { stringifyYamlStream } from '../../core/yaml/yaml.ts';
 import { DebugRouteError } from './debug-errors.ts';
 import type { DebugOutput } from './debug-format.ts';
 import type { DebugState, HookSnapshots } from './debug-state.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { stringifyYamlStream } from '../../core/yaml.ts';
+import { stringifyYamlStream } from '../../core/yaml/yaml.ts';
 import {
   deployment,
   emptyQueue,

@@ -6,7 +6,7 @@ import { corpusCasesDir } from '../../../test/repo-root.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { FieldSpec, ImageEntry, Kustomization } from '../../core/kustomization.ts';
 import { Resource } from '../../core/resource.ts';
-import { parseYamlDocument, parseYamlDocuments } from '../../core/yaml.ts';
+import { parseYamlDocument, parseYamlDocuments } from '../../core/yaml/yaml.ts';
 import { splitImage, transformImages } from './images.ts';
 
 const casesDir = corpusCasesDir('kustomize');

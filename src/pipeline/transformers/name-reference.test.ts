@@ -2,16 +2,17 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { KustomizeError } from '../../core/errors.ts';
-import { getPath, type JsonObject } from '../../core/json.ts';
+import type { JsonObject } from '../../core/json.ts';
 import { Resource } from '../../core/resource.ts';
 import {
-  defaultTransformerConfig,
+  builtinTransformerConfig,
   mergeTransformerConfigs,
   parseTransformerConfig,
 } from '../transformer-config.ts';
 import { fixNameReferences } from './name-reference.ts';
+import { getPath } from '../../../test/get-path.ts';
 
-const NAME_REFERENCE = defaultTransformerConfig().nameReference;
+const NAME_REFERENCE = builtinTransformerConfig().nameReference;
 
 function load(text: string): Resource[] {
   return parseAllDocuments(text).map((doc) => new Resource(doc.toJS() as JsonObject, 'input.yaml'));
@@ -332,7 +333,7 @@ metadata: {name: tls}
       },
       'widget-support/fieldspecs.yaml',
     );
-    const config = mergeTransformerConfigs(defaultTransformerConfig(), custom);
+    const config = mergeTransformerConfigs(builtinTransformerConfig(), custom);
     const resources = load(`
 apiVersion: example.com/v1
 kind: Widget

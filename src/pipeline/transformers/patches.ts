@@ -8,7 +8,7 @@ import type {
 } from '../../core/kustomization.ts';
 import { describeId, formatId, idOf, type ResId } from '../../core/res-id.ts';
 import type { Resource } from '../../core/resource.ts';
-import { parseYamlDocuments } from '../../core/yaml.ts';
+import { parseYamlDocuments } from '../../core/yaml/yaml.ts';
 import { applyJson6902 } from '../json6902.ts';
 import type { ResourceAccumulator } from '../resource-accumulator.ts';
 import { isSelected } from '../select-resources.ts';

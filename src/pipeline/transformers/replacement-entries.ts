@@ -2,7 +2,7 @@ import { KustomizeError } from '../../core/errors.ts';
 import { isJsonObject } from '../../core/json.ts';
 import type { KustomizationNode, Replacement, ReplacementEntry } from '../../core/kustomization.ts';
 import type { Resource } from '../../core/resource.ts';
-import { parseYamlDocuments } from '../../core/yaml.ts';
+import { parseYamlDocuments } from '../../core/yaml/yaml.ts';
 import { applyReplacements } from './replacements.ts';
 
 /** `replacements:` entries are inline, or `path:` files holding one replacement or a list of them. */

@@ -12,7 +12,7 @@ import { KustomizeError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
 import type { Replacement } from '../../core/kustomization.ts';
 import { Resource } from '../../core/resource.ts';
-import { parseYamlDocuments } from '../../core/yaml.ts';
+import { parseYamlDocuments } from '../../core/yaml/yaml.ts';
 import { applyReplacements, splitReplacementPath } from './replacements.ts';
 
 /** Resources from YAML text, for the rule tests. */

@@ -1,7 +1,7 @@
 import { systemClock } from '../../core/clock.ts';
 import type { Resource } from '../../core/resource.ts';
 import { GLOBAL_OWNER, moduleOwner, ownerValuesKey } from '../../core/values.ts';
-import { stringifyYamlStream } from '../../core/yaml.ts';
+import { stringifyYamlStream } from '../../core/yaml/yaml.ts';
 import {
   deliverModule,
   releaseChecksum,
@@ -9,8 +9,8 @@ import {
   type OwnerPatches,
 } from '../../delivery/helm/deliver-module.ts';
 import type { ModulesTree } from '../../loader/modules-tree.ts';
-import { renderTreeWithCharts, type ChartCache } from '../render-charts.ts';
-import { ModuleLoadCache, type RenderTreeResult } from '../render-tree.ts';
+import { renderTreeWithCharts, type ChartCache } from '../build/render-charts.ts';
+import { ModuleLoadCache, type RenderTreeResult } from '../build/render-tree.ts';
 import { isJsonObject } from '../../core/json.ts';
 import type { OperatorContext } from './operator-context.ts';
 

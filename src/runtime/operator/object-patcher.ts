@@ -1,3 +1,4 @@
+import { sleep, systemClock, type Clock } from '../../core/clock.ts';
 import { errorMessage, KaddonError } from '../../core/errors.ts';
 import { isJsonObject } from '../../core/json.ts';
 import { KubeApiError, resourcePath, type ApiResource, type KubeClient } from '../../delivery/kube-client.ts';
@@ -28,6 +29,8 @@ export interface ObjectPatcherOptions {
   readonly foregroundWaitMs?: number;
   /** Between two looks while it waits; 1 s. */
   readonly pollMs?: number;
+  /** Times that wait; the system clock unless a test brings its own. */
+  readonly clock?: Clock;
 }
 
 /** Conflicts (409 on update) are retried this many times with a fresh read, as client-go's RetryOnConflict. */
@@ -50,6 +53,7 @@ export class ObjectPatcher {
   readonly #jq: JqEngine;
   readonly #foregroundWaitMs: number;
   readonly #pollMs: number;
+  readonly #clock: Clock;
 
   constructor(api: Pick<KubeClient, 'request'>, jq: JqEngine, options: ObjectPatcherOptions = {}) {
     this.#api = api;
@@ -57,6 +61,7 @@ export class ObjectPatcher {
     this.#jq = jq;
     this.#foregroundWaitMs = options.foregroundWaitMs ?? 20_000;
     this.#pollMs = options.pollMs ?? 1000;
+    this.#clock = options.clock ?? systemClock;
   }
 
   /** Parses and applies `text`; throws ObjectPatchError (bad file) or ObjectPatchFailedError. */
@@ -131,7 +136,7 @@ export class ObjectPatcher {
 
   /** A foreground delete ends when the object is gone: its dependents were deleted first. */
   async #waitGone(path: string): Promise<void> {
-    const deadline = Date.now() + this.#foregroundWaitMs;
+    const deadline = this.#clock.now() + this.#foregroundWaitMs;
     for (;;) {
       try {
         await this.#api.request('GET', path);
@@ -139,11 +144,11 @@ export class ObjectPatcher {
         if (isStatus(error, 404)) return;
         throw error;
       }
-      if (Date.now() >= deadline)
+      if (this.#clock.now() >= deadline)
         throw new Error(
           `still present ${String(this.#foregroundWaitMs / 1000)} s after its foreground deletion`,
         );
-      await new Promise((resolve) => setTimeout(resolve, this.#pollMs));
+      await sleep(this.#clock, this.#pollMs);
     }
   }
 

@@ -9,8 +9,8 @@ import { prepareModulesTree, treeValues, type PreparedTree } from './prepare-mod
 import { ValuesStore } from '../values-store.ts';
 import { GitModulesSource, type GitRevision, type GitSyncMetrics } from '../../sources/git-modules-source.ts';
 import type { GitSourceConfig } from '../../sources/git-source-config.ts';
-import { componentRoots } from '../component-roots.ts';
-import { globalHooksDirOf, validateByBuild } from '../git-revision-tree.ts';
+import { componentRoots } from '../build/component-roots.ts';
+import { globalHooksDirOf, validateByBuild } from '../build/git-revision-tree.ts';
 
 export interface OperatorGitSourceOptions {
   readonly config: GitSourceConfig;

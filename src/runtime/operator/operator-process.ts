@@ -11,7 +11,7 @@ import type { Logger } from '../../observability/logger.ts';
 import { packageVersion } from '../../observability/ui/ui-package.ts';
 import type { UiState } from '../../observability/ui/ui-state.ts';
 import type { GitSourceConfig } from '../../sources/git-source-config.ts';
-import { componentRoots } from '../component-roots.ts';
+import { componentRoots } from '../build/component-roots.ts';
 import type { LeaderElector } from '../leader-election.ts';
 import { ValuesStore } from '../values-store.ts';
 import type { OperatorContext } from './operator-context.ts';

@@ -1,4 +1,4 @@
-import type { JsonObject, JsonValue } from './json.ts';
+import type { JsonObject, JsonValue } from '../json.ts';
 import { compareKeys, printKey, printNumber, printValue } from './go-yaml-scalar.ts';
 
 /**

@@ -1,24 +1,24 @@
-import { KaddonError } from '../core/errors.ts';
-import { isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
-import { GLOBAL_OWNER, moduleOwner } from '../core/values.ts';
+import { KaddonError } from '../../core/errors.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import { GLOBAL_OWNER, moduleOwner } from '../../core/values.ts';
 import path from 'node:path';
-import type { ObjectAndFilterResult, Snapshots } from '../hooks/binding-context.ts';
-import { discoverGlobalHooks, discoverModuleHooks } from '../hooks/discover-hooks.ts';
-import type { OrderedBindingType } from '../hooks/hook-config.ts';
-import type { HookRunDeps } from '../hooks/run/run-hook-deps.ts';
-import { snapshotItem } from '../hooks/binding-context.ts';
-import type { JqEngine } from '../jq/jq-engine.ts';
-import type { ModulesTree } from '../loader/modules-tree.ts';
+import type { ObjectAndFilterResult, Snapshots } from '../../hooks/binding-context.ts';
+import { discoverGlobalHooks, discoverModuleHooks } from '../../hooks/discover-hooks.ts';
+import type { OrderedBindingType } from '../../hooks/hook-config.ts';
+import type { HookRunDeps } from '../../hooks/run/run-hook-deps.ts';
+import { snapshotItem } from '../../hooks/binding-context.ts';
+import type { JqEngine } from '../../jq/jq-engine.ts';
+import type { ModulesTree } from '../../loader/modules-tree.ts';
 import {
   hooksWithBinding,
   loadHooks,
   runLifecycleHook,
   type LifecycleRun,
   type LoadedHook,
-} from './lifecycle-hooks.ts';
-import { discoverEnabledModules } from './discover-enabled-modules.ts';
+} from '../lifecycle-hooks.ts';
+import { discoverEnabledModules } from '../discover-enabled-modules.ts';
 import type { ModuleValuesSource } from './render-tree.ts';
-import type { ValuesStore } from './values-store.ts';
+import type { ValuesStore } from '../values-store.ts';
 
 /** Objects given for hooks' kubernetes bindings: hook name → binding name → objects. */
 export type SnapshotObjects = Readonly<Record<string, Readonly<Record<string, readonly JsonObject[]>>>>;

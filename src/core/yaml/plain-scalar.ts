@@ -1,4 +1,5 @@
-import type { JsonValue } from './json.ts';
+import type { JsonValue } from '../json.ts';
+import { GO_YAML_RULES } from './go-yaml-rules.ts';
 
 /**
  * What a plain (unquoted, untagged) scalar means where kustomize reads it: go-yaml v3, through
@@ -8,35 +9,26 @@ import type { JsonValue } from './json.ts';
  */
 export type PlainScalar = { readonly value: JsonValue } | { readonly notFinite: number } | undefined;
 
+const { v3 } = GO_YAML_RULES;
+
 const WORDS = new Map<string, { value: JsonValue } | { notFinite: number }>([
-  ...['', '~', 'null', 'Null', 'NULL'].map((word) => [word, { value: null }] as const),
-  ...['true', 'True', 'TRUE'].map((word) => [word, { value: true }] as const),
-  ...['false', 'False', 'FALSE'].map((word) => [word, { value: false }] as const),
-  ...['.nan', '.NaN', '.NAN'].map((word) => [word, { notFinite: NaN }] as const),
-  ...['.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF'].map(
-    (word) => [word, { notFinite: Infinity }] as const,
-  ),
-  ...['-.inf', '-.Inf', '-.INF'].map((word) => [word, { notFinite: -Infinity }] as const),
+  ...v3.nulls.map((word) => [word, { value: null }] as const),
+  ...v3.trues.map((word) => [word, { value: true }] as const),
+  ...v3.falses.map((word) => [word, { value: false }] as const),
+  ...v3.nans.map((word) => [word, { notFinite: NaN }] as const),
+  ...v3.infinities.map((word) => [word, { notFinite: Infinity }] as const),
+  ...v3.negativeInfinities.map((word) => [word, { notFinite: -Infinity }] as const),
 ]);
-
-/** go-yaml v3's resolve table: only text starting with one of these can be anything but a string. */
-const HINTS = /^[-+0-9yYnNtTfFoO~.]/;
-
-/** go-yaml v3's yamlStyleFloat, tried on the text with underscores removed. */
-const YAML_STYLE_FLOAT = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
-
-/** Go's strconv.ParseInt and ParseUint with base 0 (prefixes 0x, 0o, 0b, and 0 for octal). */
-const GO_INTEGER = /^([-+]?)(?:0[xX]([0-9a-fA-F]+)|0[oO]([0-7]+)|0[bB]([01]+)|0([0-7]+)|([1-9][0-9]*|0))$/;
 
 const INT64_MIN = -(2n ** 63n);
 const UINT64_MAX = 2n ** 64n - 1n;
 
 /** How go-yaml v3 resolves a plain scalar (its resolve.go), as JSON holds the result. */
 export function resolvePlainScalar(text: string): PlainScalar {
-  if (text !== '' && !HINTS.test(text)) return undefined;
+  if (text !== '' && !v3.hints.test(text)) return undefined;
   const word = WORDS.get(text);
   if (word !== undefined) return word;
-  if (text.startsWith('.')) return floatValue(text, /^\.[0-9](?:_?[0-9])*(?:[eE][-+]?[0-9](?:_?[0-9])*)?$/);
+  if (text.startsWith('.')) return floatValue(text, v3.dotFloat);
   const first = text.charCodeAt(0);
   if (first !== 0x2b && first !== 0x2d && (first < 0x30 || first > 0x39)) return undefined;
   const timestamp = timestampValue(text);
@@ -44,11 +36,11 @@ export function resolvePlainScalar(text: string): PlainScalar {
   const plain = text.replaceAll('_', '');
   const integer = integerValue(plain);
   if (integer !== undefined) return { value: integer };
-  return floatValue(plain, YAML_STYLE_FLOAT);
+  return floatValue(plain, v3.float);
 }
 
 function integerValue(plain: string): number | undefined {
-  const match = GO_INTEGER.exec(plain);
+  const match = v3.integer.exec(plain);
   if (match === null) return undefined;
   const [, sign, hex, octal, binary, legacyOctal, decimal] = match;
   const digits =
@@ -75,15 +67,11 @@ function floatValue(text: string, pattern: RegExp): PlainScalar {
 }
 
 /**
- * go-yaml v3's timestamps (its parseTimestamp: `2006-1-2`, `2006-1-2T15:4:5.999999999Z07:00`, the
- * same with a lower-case `t`, `2006-1-2 15:4:5.999999999` in UTC), as JSON prints Go's time.Time:
- * RFC 3339 with nanoseconds, trailing zeros dropped, `Z` for a zero offset.
+ * go-yaml v3's timestamps (GO_YAML_RULES.v3.timestamp), as JSON prints Go's time.Time: RFC 3339
+ * with nanoseconds, trailing zeros dropped, `Z` for a zero offset.
  */
-const TIMESTAMP =
-  /^(\d{4})-(\d\d?)-(\d\d?)(?:(?:([Tt])|( ))(\d\d?):(\d\d?):(\d\d?)(?:\.(\d+))?(Z|[-+]\d\d:\d\d)?)?$/;
-
 function timestampValue(text: string): string | undefined {
-  const match = TIMESTAMP.exec(text);
+  const match = v3.timestamp.exec(text);
   if (match === null) return undefined;
   const [, year = '', month = '', day = '', t, space, hour, minute, second, fraction, zone] = match;
   if (!isDate(Number(year), Number(month), Number(day))) return undefined;
@@ -109,9 +97,8 @@ function pad(digits: string): string {
   return digits.padStart(2, '0');
 }
 
-/** The types a scalar may be tagged with explicitly (`!!int 1`), besides `!!str`. */
-export const EXPLICIT_SCALAR_TYPES = ['int', 'float', 'bool', 'null', 'timestamp', 'binary'] as const;
-export type ExplicitScalarType = (typeof EXPLICIT_SCALAR_TYPES)[number];
+/** A type a scalar may be tagged with explicitly (`!!int 1`), besides `!!str`. */
+export type ExplicitScalarType = (typeof v3.explicitTypes)[number];
 
 /**
  * A scalar tagged `!!int`, `!!float`, `!!bool`, `!!null`, `!!timestamp` or `!!binary`, as go-yaml v3

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { KaddonError } from '../core/errors.ts';
-import { isJsonObject, type JsonObject } from '../core/json.ts';
-import type { KustomizationNode, LoadedObject } from '../core/kustomization.ts';
-import type { ChartObject } from '../delivery/helm/render-chart-module.ts';
+import { KaddonError } from '../../core/errors.ts';
+import { isJsonObject, type JsonObject } from '../../core/json.ts';
+import type { KustomizationNode, LoadedObject } from '../../core/kustomization.ts';
+import type { ChartObject } from '../../delivery/helm/render-chart-module.ts';
 
 /**
  * A chart module as the pipeline composes it (docs/architecture.md "Modules are components"): a

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { isMap, parseDocument, Scalar } from 'yaml';
-import { KaddonError } from '../core/errors.ts';
-import type { JsonValue } from '../core/json.ts';
-import { EMPTY_CONFIG_VALUES, parseConfigValues, type ConfigValues } from '../core/values.ts';
-import { parseYamlDocument, stringifyYaml } from '../core/yaml.ts';
-import type { ConfigStore } from './config-store.ts';
+import { KaddonError } from '../src/core/errors.ts';
+import type { JsonValue } from '../src/core/json.ts';
+import { EMPTY_CONFIG_VALUES, parseConfigValues, type ConfigValues } from '../src/core/values.ts';
+import { parseYamlDocument, stringifyYaml } from '../src/core/yaml/yaml.ts';
+import type { ConfigStore } from '../src/runtime/config-store.ts';
 
 /** A config values file that cannot be read or written. */
 export class ConfigFileError extends KaddonError {
@@ -22,7 +22,8 @@ export class ConfigFileError extends KaddonError {
  * Config values in a YAML file laid out as the ConfigMap's data (`global`, `<module>`,
  * `<module>Enabled`). Sections written back are YAML strings, as in a ConfigMap; the rest of the
  * file, comments included, is kept. Writes go to a temporary file renamed over the old one, so
- * a reader never sees half a file.
+ * a reader never sees half a file. A test helper: the values store's tests keep their config values
+ * on disk through it, where the operator keeps them in a ConfigMap (src/delivery/configmap-config-store.ts).
  */
 export class FileConfigStore implements ConfigStore {
   readonly file: string;

@@ -1,7 +1,8 @@
 import jsyaml from 'js-yaml';
 import { markImplicitNull } from './implicit-null.ts';
-import type { JsonValue } from './json.ts';
-import { EXPLICIT_SCALAR_TYPES, resolvePlainScalar, resolveTaggedScalar } from './plain-scalar.ts';
+import type { JsonValue } from '../json.ts';
+import { GO_YAML_RULES } from './go-yaml-rules.ts';
+import { resolvePlainScalar, resolveTaggedScalar } from './plain-scalar.ts';
 import type { YamlDocument } from './yaml-document.ts';
 
 /** What `.inf` and `.nan` construct: JSON holds neither, so the document goes to the `yaml` library, which says so. */
@@ -18,15 +19,15 @@ const EXPLICIT_NULL = Symbol('explicit null');
 const EXPLICIT_NULL_KEY = String(EXPLICIT_NULL);
 
 /**
- * Plain scalars typed as go-yaml v3 types them (plain-scalar.ts), as the `yaml` library is told to
- * type them too (yaml.ts), so that both libraries read the same text as the same values; so are
- * scalars tagged `!!int`, `!!float`, `!!bool`, `!!null`, `!!timestamp` and `!!binary` (a text not of
- * its type is refused).
+ * Plain scalars typed as go-yaml v3 types them (plain-scalar.ts, by GO_YAML_RULES), as the `yaml`
+ * library is told to type them too (yaml.ts), so that both libraries read the same text as the same
+ * values; so are scalars tagged `!!int`, `!!float`, `!!bool`, `!!null`, `!!timestamp` and `!!binary`
+ * (a text not of its type is refused).
  */
 const GO_YAML_SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
-  explicit: EXPLICIT_SCALAR_TYPES.map(
+  explicit: GO_YAML_RULES.v3.explicitTypes.map(
     (type) =>
-      new jsyaml.Type(`tag:yaml.org,2002:${type}`, {
+      new jsyaml.Type(`${GO_YAML_RULES.tagPrefix}${type}`, {
         kind: 'scalar',
         resolve: (text: string | null) => resolveTaggedScalar(type, text ?? '') !== undefined,
         construct: (text: string | null) =>
@@ -37,11 +38,11 @@ const GO_YAML_SCHEMA = jsyaml.FAILSAFE_SCHEMA.extend({
     // `<<` as a plain key merges maps into its mapping as go-yaml v3 (and kustomize) merge them:
     // keys of the mapping win, then the earlier maps of a list. js-yaml merges so; yaml.ts has the
     // library do the same. A mapping with two merge keys is left to the library (NodeScan).
-    new jsyaml.Type('tag:yaml.org,2002:merge', {
+    new jsyaml.Type(`${GO_YAML_RULES.tagPrefix}merge`, {
       kind: 'scalar',
-      resolve: (text: string | null) => text === '<<',
+      resolve: (text: string | null) => text === GO_YAML_RULES.mergeKey,
     }),
-    new jsyaml.Type('tag:yaml.org,2002:plain', {
+    new jsyaml.Type(`${GO_YAML_RULES.tagPrefix}plain`, {
       kind: 'scalar',
       resolve: (text: string | null) => resolvePlainScalar(text ?? '') !== undefined,
       construct: (text: string | null) => {
@@ -267,7 +268,7 @@ class NodeScan {
       this.recordDollar(node, start, first, result);
     if (first === '*') this.aliases++;
     // A second merge key in one mapping: the library refuses it as a key defined twice, js-yaml merges both.
-    if (parent && kind === 'scalar' && result === '<<' && first === '<') {
+    if (parent && kind === 'scalar' && result === GO_YAML_RULES.mergeKey && first === '<') {
       parent.merges ??= new Set();
       parent.merges.add(start);
       if (parent.merges.size > 1) this.differs = true;

@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { cpSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { makeTempTree } from '../../test/temp-tree.ts';
-import type { JsonObject } from '../core/json.ts';
-import { stringifyYamlStream } from '../core/yaml.ts';
-import { loadJqEngine } from '../jq/jq-engine.ts';
-import { loadModulesTree, type ModulesTree } from '../loader/modules-tree.ts';
+import { makeTempTree } from '../../../test/temp-tree.ts';
+import type { JsonObject } from '../../core/json.ts';
+import { stringifyYamlStream } from '../../core/yaml/yaml.ts';
+import { loadJqEngine } from '../../jq/jq-engine.ts';
+import { loadModulesTree, type ModulesTree } from '../../loader/modules-tree.ts';
 import { ModuleLoadCache, renderTree, type RenderTreeResult } from './render-tree.ts';
 
-const repo = path.resolve(import.meta.dirname, '../..');
+const repo = path.resolve(import.meta.dirname, '../../..');
 const modulesDir = path.join(repo, 'examples/platform/modules');
 const enabledModules = ['echo-server', 'redis', 'prometheus', 'nightly-report', 'platform-policy'];
 

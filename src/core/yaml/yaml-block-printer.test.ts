@@ -3,8 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { corpusCasesDir } from '../../test/repo-root.ts';
-import type { JsonObject, JsonValue } from './json.ts';
+import { corpusCasesDir } from '../../../test/repo-root.ts';
+import type { JsonObject, JsonValue } from '../json.ts';
 import { parseYamlDocuments, stringifyYaml } from './yaml.ts';
 
 /** Every document kubectl printed in the recorded corpora, as text and as the object it reads as. */

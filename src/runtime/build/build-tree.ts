@@ -1,18 +1,18 @@
-import { errorMessage } from '../core/errors.ts';
-import type { JsonObject } from '../core/json.ts';
-import { GLOBAL_OWNER, moduleOwner, ownerValuesKey } from '../core/values.ts';
-import type { ConfigValues } from '../core/values.ts';
-import type { OwnerPatches } from '../delivery/helm/deliver-module.ts';
-import type { ChartTemplater } from '../delivery/helm/render-chart-module.ts';
-import type { HookRunDeps } from '../hooks/run/run-hook-deps.ts';
-import type { JqEngine } from '../jq/jq-engine.ts';
-import { loadModulesTree, type ModuleDefinition, type ModulesTree } from '../loader/modules-tree.ts';
-import { loadTreeSchemas } from '../loader/values-schemas.ts';
-import { MemoryConfigStore } from './memory-config-store.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { JsonObject } from '../../core/json.ts';
+import { GLOBAL_OWNER, moduleOwner, ownerValuesKey } from '../../core/values.ts';
+import type { ConfigValues } from '../../core/values.ts';
+import type { OwnerPatches } from '../../delivery/helm/deliver-module.ts';
+import type { ChartTemplater } from '../../delivery/helm/render-chart-module.ts';
+import type { HookRunDeps } from '../../hooks/run/run-hook-deps.ts';
+import type { JqEngine } from '../../jq/jq-engine.ts';
+import { loadModulesTree, type ModuleDefinition, type ModulesTree } from '../../loader/modules-tree.ts';
+import { loadTreeSchemas } from '../../loader/values-schemas.ts';
+import { MemoryConfigStore } from '../memory-config-store.ts';
 import { runValueHooks, staticValues, type SnapshotObjects } from './prepare-values.ts';
 import { enabledChartModules, renderCharts, type RenderedCharts } from './render-charts.ts';
 import { renderTree, type ModuleValuesSource, type RenderTreeResult } from './render-tree.ts';
-import { ValuesStore, type ValuesStoreInit } from './values-store.ts';
+import { ValuesStore, type ValuesStoreInit } from '../values-store.ts';
 
 export interface BuildTreeOptions {
   readonly dirs: readonly string[];

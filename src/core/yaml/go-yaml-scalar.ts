@@ -1,3 +1,4 @@
+import { GO_YAML_RULES } from './go-yaml-rules.ts';
 import { resolvePlainScalar } from './plain-scalar.ts';
 
 /**
@@ -15,18 +16,19 @@ const BEST_WIDTH = 80;
 const BEST_INDENT = 2;
 
 /** The YAML 1.1 booleans go-yaml v2 adds to go-yaml v3's resolve table. */
-const YAML11_BOOLEANS = new Set('y Y yes Yes YES n N no No NO on On ON off Off OFF'.split(' '));
-
-/** go-yaml v2's isBase60Float: `1:20` would read as a sexagesimal number in YAML 1.1. */
-const BASE60_FLOAT = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
+const YAML11_BOOLEANS = new Set<string>([...GO_YAML_RULES.v2.trues, ...GO_YAML_RULES.v2.falses]);
 
 /**
  * True for strings go-yaml v2's encoder double-quotes because its resolver would read them plain
  * as another type: what go-yaml v3 reads as a non-string (plain-scalar.ts, the same strconv-based
- * rules), the YAML 1.1 booleans, and sexagesimal numbers.
+ * rules), and what GO_YAML_RULES.v2 adds: the YAML 1.1 booleans and sexagesimal numbers.
  */
 export function isYaml11NonString(text: string): boolean {
-  return resolvePlainScalar(text) !== undefined || YAML11_BOOLEANS.has(text) || BASE60_FLOAT.test(text);
+  return (
+    resolvePlainScalar(text) !== undefined ||
+    YAML11_BOOLEANS.has(text) ||
+    GO_YAML_RULES.v2.base60Float.test(text)
+  );
 }
 
 interface ScalarAnalysis {
@@ -124,7 +126,7 @@ function selectStyle(text: string, analysis: ScalarAnalysis, isKey: boolean): St
   if (isKey && analysis.multiline) style = 'double';
   // go-yaml v2 writes the key `<<` plain, which every YAML 1.1 reader (kaddon, kustomize, helm)
   // then takes for a merge key; quoted it stays the string (docs/architecture.md "YAML").
-  if (isKey && text === '<<') style = 'double';
+  if (isKey && text === GO_YAML_RULES.mergeKey) style = 'double';
   if (style === 'plain' && (!analysis.blockPlainAllowed || (text === '' && isKey))) style = 'single';
   if (style === 'single' && !analysis.singleQuotedAllowed) style = 'double';
   if (style === 'literal' && (!analysis.blockAllowed || isKey)) style = 'double';

@@ -1,18 +1,25 @@
 import type * as Yaml from 'yaml';
 import type { CollectionTag, Document, Node, Scalar, ScalarTag, Tags } from 'yaml';
 import { isDeepStrictEqual } from 'node:util';
-import { loadOnUse } from './load-on-use.ts';
-import { ParseError } from './errors.ts';
+import { loadOnUse } from '../load-on-use.ts';
+import { ParseError } from '../errors.ts';
 import { loadPlainYaml, mayEndInBlockScalar, type DollarScalar } from './yaml-fast-load.ts';
-import { EXPLICIT_SCALAR_TYPES, resolvePlainScalar, resolveTaggedScalar } from './plain-scalar.ts';
+import { GO_YAML_RULES } from './go-yaml-rules.ts';
+import { resolvePlainScalar, resolveTaggedScalar } from './plain-scalar.ts';
 import { printBlockDocument } from './yaml-block-printer.ts';
 import { isYaml11NonString } from './go-yaml-scalar.ts';
-import { expandVars, VarTypeError, type VarLookup } from './var-expansion.ts';
-import type { JsonObject, JsonValue } from './json.ts';
+import { expandVars, VarTypeError, type VarLookup } from '../var-expansion.ts';
+import type { JsonObject, JsonValue } from '../json.ts';
 import { markImplicitNull } from './implicit-null.ts';
 import type { YamlDocument } from './yaml-document.ts';
 
 export type { YamlDocument } from './yaml-document.ts';
+
+const {
+  tagPrefix: TAG_PREFIX,
+  mergeKey: MERGE_KEY,
+  v3: { explicitTypes: EXPLICIT_TYPES },
+} = GO_YAML_RULES;
 
 /**
  * The `yaml` library, loaded when a text first needs it: the js-yaml fast path and the block
@@ -273,11 +280,11 @@ class GoYamlPlainTest extends RegExp {
 }
 
 /**
- * Plain scalars typed as kustomize types them (plain-scalar.ts). An infinity or NaN is refused, as
- * kustomize refuses it when it writes the object as JSON.
+ * Plain scalars typed as kustomize types them (plain-scalar.ts, by GO_YAML_RULES). An infinity or NaN
+ * is refused, as kustomize refuses it when it writes the object as JSON.
  */
 const GO_YAML_PLAIN: ScalarTag = {
-  tag: 'tag:yaml.org,2002:plain',
+  tag: `${TAG_PREFIX}plain`,
   default: true,
   test: new GoYamlPlainTest(''),
   resolve(text, onError) {
@@ -290,15 +297,15 @@ const GO_YAML_PLAIN: ScalarTag = {
 };
 
 /** The tag of merge keys, a plain `<<` (docs/architecture.md "YAML"). */
-const MERGE_TAG = 'tag:yaml.org,2002:merge';
+const MERGE_TAG = `${TAG_PREFIX}merge`;
 
 /**
  * `!!int`, `!!float`, `!!bool`, `!!null`, `!!timestamp` and `!!binary` as go-yaml reads them
  * (resolveTaggedScalar). The library takes the first tag of a name for an explicit tag, which for
  * `!!int` would be its octal one; its own timestamp and binary would give a Date and bytes.
  */
-const GO_YAML_EXPLICIT: ScalarTag[] = EXPLICIT_SCALAR_TYPES.map<ScalarTag>((type) => ({
-  tag: `tag:yaml.org,2002:${type}`,
+const GO_YAML_EXPLICIT: ScalarTag[] = EXPLICIT_TYPES.map<ScalarTag>((type) => ({
+  tag: `${TAG_PREFIX}${type}`,
   default: false,
   resolve(text, onError) {
     const value = resolveTaggedScalar(type, text);
@@ -325,9 +332,9 @@ const GO_YAML_EXPLICIT: ScalarTag[] = EXPLICIT_SCALAR_TYPES.map<ScalarTag>((type
  * an ordinary map and lists, not the library's Set and Map, which JSON cannot hold.
  */
 const GO_YAML_COLLECTIONS: CollectionTag[] = [
-  { tag: 'tag:yaml.org,2002:set', collection: 'map', default: false },
-  { tag: 'tag:yaml.org,2002:omap', collection: 'seq', default: false },
-  { tag: 'tag:yaml.org,2002:pairs', collection: 'seq', default: false },
+  { tag: `${TAG_PREFIX}set`, collection: 'map', default: false },
+  { tag: `${TAG_PREFIX}omap`, collection: 'seq', default: false },
+  { tag: `${TAG_PREFIX}pairs`, collection: 'seq', default: false },
 ];
 
 /** The schema's own implicit scalar types give way to GO_YAML_PLAIN, its explicit ones to GO_YAML_EXPLICIT. */
@@ -429,11 +436,11 @@ function checkNodes(
 function settleMergeKey(key: Scalar): boolean {
   if (typeof key.value === 'symbol') return true;
   if (key.tag === MERGE_TAG) {
-    key.value = '<<';
+    key.value = MERGE_KEY;
     key.type = 'PLAIN';
     return true;
   }
-  if (key.value === '<<' && (key.type === undefined || key.type === 'PLAIN')) key.type = 'QUOTE_DOUBLE';
+  if (key.value === MERGE_KEY && (key.type === undefined || key.type === 'PLAIN')) key.type = 'QUOTE_DOUBLE';
   return false;
 }
 
@@ -603,7 +610,7 @@ export function stringifyWithLibrary(value: unknown, unfolded = false): string {
   visit(doc, {
     Scalar(key, node) {
       if (typeof node.value !== 'string') return;
-      const mergeKey = key === 'key' && node.value === '<<';
+      const mergeKey = key === 'key' && node.value === MERGE_KEY;
       if (mergeKey || isYaml11NonString(node.value) || (unfolded && node.value.includes('\n')))
         node.type = 'QUOTE_DOUBLE';
     },

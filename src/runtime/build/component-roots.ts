@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SETTINGS } from '../core/setting-names.ts';
+import { SETTINGS } from '../../core/setting-names.ts';
 
 /** The components that ship with kaddon: `components/` at the root of its package. */
 const builtinComponents = path.join(packageRoot(fileURLToPath(import.meta.url)), 'components');

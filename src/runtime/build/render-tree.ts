@@ -1,16 +1,16 @@
 import path from 'node:path';
-import { asError, KaddonError } from '../core/errors.ts';
-import type { JsonObject } from '../core/json.ts';
-import { valueAtPath } from '../core/values.ts';
-import type { YamlExpansion } from '../core/yaml.ts';
-import type { ChartObject } from '../delivery/helm/render-chart-module.ts';
-import { isConditionTrue, type JqEngine } from '../jq/jq-engine.ts';
-import { declaredKustomizationKind } from '../loader/kustomization-file.ts';
-import { loadKustomization } from '../loader/kustomization-loader.ts';
-import type { ModuleDefinition, ModulesTree } from '../loader/modules-tree.ts';
-import { renderModules, type ModuleInput, type RenderedModules } from '../pipeline/render-modules.ts';
+import { asError, KaddonError } from '../../core/errors.ts';
+import type { JsonObject } from '../../core/json.ts';
+import { valueAtPath } from '../../core/values.ts';
+import type { YamlExpansion } from '../../core/yaml/yaml.ts';
+import type { ChartObject } from '../../delivery/helm/render-chart-module.ts';
+import { isConditionTrue, type JqEngine } from '../../jq/jq-engine.ts';
+import { declaredKustomizationKind } from '../../loader/kustomization-file.ts';
+import { loadKustomization } from '../../loader/kustomization-loader.ts';
+import type { ModuleDefinition, ModulesTree } from '../../loader/modules-tree.ts';
+import { renderModules, type ModuleInput, type RenderedModules } from '../../pipeline/render-modules.ts';
 import { chartModuleNode } from './chart-module-node.ts';
-import { displayPath } from '../core/display-path.ts';
+import { displayPath } from '../../core/display-path.ts';
 
 /** A `$(name)` left verbatim because no value and no kustomize var has that name. */
 export interface UnresolvedReference {

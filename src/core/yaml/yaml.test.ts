@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { isJsonObject, type JsonValue } from './json.ts';
-import { VarTypeError } from './var-expansion.ts';
+import { isJsonObject, type JsonValue } from '../json.ts';
+import { VarTypeError } from '../var-expansion.ts';
 import {
   parseWithLibrary,
   parseYamlDocuments,

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { EMPTY_CONFIG_VALUES } from '../core/values.ts';
-import type { JqEngine } from '../jq/jq-engine.ts';
-import type { GitRevision, ValidateRevision } from '../sources/git-modules-source.ts';
+import { EMPTY_CONFIG_VALUES } from '../../core/values.ts';
+import type { JqEngine } from '../../jq/jq-engine.ts';
+import type { GitRevision, ValidateRevision } from '../../sources/git-modules-source.ts';
 import { buildTree } from './build-tree.ts';
 import { componentRoots } from './component-roots.ts';
 

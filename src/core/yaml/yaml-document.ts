@@ -1,4 +1,4 @@
-import type { JsonValue } from './json.ts';
+import type { JsonValue } from '../json.ts';
 
 /** A parsed YAML document with the line it starts on. */
 export interface YamlDocument {

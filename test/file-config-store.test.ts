@@ -3,9 +3,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { makeTempTree } from '../../test/temp-tree.ts';
-import { ParseError } from '../core/errors.ts';
-import { ValuesError } from '../core/values.ts';
+import { makeTempTree } from './temp-tree.ts';
+import { ParseError } from '../src/core/errors.ts';
+import { ValuesError } from '../src/core/values.ts';
 import { ConfigFileError, FileConfigStore } from './file-config-store.ts';
 
 const tree = makeTempTree('config-store');

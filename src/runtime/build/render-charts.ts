@@ -1,13 +1,13 @@
-import { asError } from '../core/errors.ts';
+import { asError } from '../../core/errors.ts';
 import os from 'node:os';
-import type { JsonObject } from '../core/json.ts';
+import type { JsonObject } from '../../core/json.ts';
 import {
   renderChartModule,
   type ChartObject,
   type ChartTemplater,
-} from '../delivery/helm/render-chart-module.ts';
-import type { ModuleDefinition, ModulesTree } from '../loader/modules-tree.ts';
-import { displayPath } from '../core/display-path.ts';
+} from '../../delivery/helm/render-chart-module.ts';
+import type { ModuleDefinition, ModulesTree } from '../../loader/modules-tree.ts';
+import { displayPath } from '../../core/display-path.ts';
 import { renderTree, type RenderTreeInput, type RenderTreeResult } from './render-tree.ts';
 
 /** What rendering the chart modules needs beside the tree. */

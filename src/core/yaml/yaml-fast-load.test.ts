@@ -3,8 +3,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { repoRoot } from '../../test/repo-root.ts';
-import type { JsonValue } from './json.ts';
+import { repoRoot } from '../../../test/repo-root.ts';
+import type { JsonValue } from '../json.ts';
 import { loadPlainYaml, type DollarScalar } from './yaml-fast-load.ts';
 import { MAX_YAML_ALIAS_COUNT, MAX_YAML_DEPTH, parseWithLibrary, stringifyWithLibrary } from './yaml.ts';
 
