@@ -8,7 +8,7 @@
 import { errorMessage } from '../../core/errors.ts';
 
 /** What last happened to a module, as docs/lifecycle.md "Module states" draws it. */
-export type ModulePhase =
+type ModulePhase =
   | 'Disabled'
   | 'Pending'
   | 'WaitingForRequirements'
