@@ -25,6 +25,8 @@ export interface DeliveredHealthOptions {
   readonly onHealth: (module: string, health: ObjectHealth) => void;
   /** Told of every watch event of an object a module delivered (drift from watches, docs/drift.md). */
   readonly onObjectEvent?: (module: string, event: ResourceEvent) => void;
+  /** Told when a module's objects are no longer followed (its release is gone). */
+  readonly onForget?: (module: string) => void;
   readonly timing?: Partial<ListWatchTiming>;
 }
 
@@ -113,6 +115,7 @@ export class DeliveredHealth {
     this.#generation.set(module, (this.#generation.get(module) ?? 0) + 1);
     const before = this.#modules.get(module) ?? [];
     this.#modules.delete(module);
+    this.#options.onForget?.(module);
     await this.#releaseUnused(module, before);
   }
 

@@ -21,6 +21,8 @@ export interface ModuleStatusServiceOptions {
   readonly listeners?: readonly ModuleStatusListener[];
   /** Told of every watch event of a delivered object the health watches see (DeliveredHealth). */
   readonly onObjectEvent?: DeliveredHealthOptions['onObjectEvent'];
+  /** Told when a module's objects are no longer followed (DeliveredHealth). */
+  readonly onForget?: DeliveredHealthOptions['onForget'];
   /** Masks secret values in messages and Events' notes (core/secret-mask.ts). */
   readonly mask?: (text: string) => string;
 }
@@ -60,6 +62,7 @@ export async function startModuleStatus(options: ModuleStatusServiceOptions): Pr
           tracker.health(module, result);
         },
         ...(options.onObjectEvent ? { onObjectEvent: options.onObjectEvent } : {}),
+        ...(options.onForget ? { onForget: options.onForget } : {}),
       })
     : undefined;
   return {

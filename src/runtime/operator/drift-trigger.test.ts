@@ -93,3 +93,27 @@ describe('DriftTrigger', () => {
     assert.equal(checks, 2);
   });
 });
+
+describe('DriftTrigger.forget', () => {
+  it("drops a removed module's objects and its pending checks, and leaves the others'", async () => {
+    const clock = manualClock();
+    const checked: string[] = [];
+    const trigger = new DriftTrigger({
+      clock,
+      debounceMs: 1500,
+      logger,
+      check: (module) => {
+        checked.push(module);
+        return Promise.resolve(undefined);
+      },
+    });
+    trigger.changed('app', { type: 'Modified', object: web(2, '1') });
+    trigger.changed('other', { type: 'Modified', object: web(2, '1') });
+    assert.equal(trigger.seenCount, 2);
+    trigger.forget('app');
+    assert.equal(trigger.seenCount, 1);
+    clock.fire();
+    await settle();
+    assert.deepEqual(checked, ['other']);
+  });
+});

@@ -57,6 +57,22 @@ export class DriftTrigger {
     this.#schedule(key, module, object, this.#options.debounceMs ?? DRIFT_DEBOUNCE_MS);
   }
 
+  /** The module's objects are no longer followed (its release is gone): nothing of it is kept or checked. */
+  forget(module: string): void {
+    const prefix = `${module}\0`;
+    for (const key of [...this.#seen.keys()]) if (key.startsWith(prefix)) this.#seen.delete(key);
+    for (const [key, pending] of [...this.#pending]) {
+      if (!key.startsWith(prefix)) continue;
+      pending.cancel();
+      this.#pending.delete(key);
+    }
+  }
+
+  /** How many objects are remembered as last seen. */
+  get seenCount(): number {
+    return this.#seen.size;
+  }
+
   stop(): void {
     this.#stopped = true;
     for (const pending of this.#pending.values()) pending.cancel();

@@ -158,6 +158,9 @@ export async function wireOperatorParts(
           onObjectEvent: (module: string, event: ResourceEvent) => {
             driftTrigger.changed(module, event);
           },
+          onForget: (module: string) => {
+            driftTrigger.forget(module);
+          },
         }
       : {}),
     api: kube,
