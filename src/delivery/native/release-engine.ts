@@ -26,6 +26,9 @@ import { ReleaseRecords } from './release-records.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { scalarText } from '../../core/json.ts';
 
+/** How long a release read by `list` answers its module's next `release` (a converge's deliveries). */
+const PREFETCH_TTL_MS = 60_000;
+
 /** KADDON_DELIVERY: who writes releases (docs/delivery.md). */
 export type DeliveryEngine = 'helm' | 'native';
 
@@ -53,6 +56,15 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
   readonly #options: ReleaseEngineOptions;
   readonly #records: ReleaseRecords;
   readonly #hookReleases = new Set<string>();
+  /**
+   * The newest revision of each deployed release as the last `list` read it, by `namespace/name`:
+   * the next `release` of it is answered from here once, within PREFETCH_TTL_MS, instead of a list
+   * of its revisions (docs/delivery.md "Reading releases"). A write of the release drops it.
+   */
+  readonly #prefetched = new Map<string, { readonly record: ReleaseRecord; readonly at: number }>();
+  /** Writes begun per release, and the releases being written now: a list under way keeps neither. */
+  readonly #writes = new Map<string, number>();
+  readonly #writing = new Set<string>();
 
   constructor(options: ReleaseEngineOptions) {
     this.#options = options;
@@ -60,7 +72,13 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
   }
 
   async release(release: string, namespace: string): Promise<ReleaseDetails | undefined> {
-    const last = (await this.#records.history(release, namespace)).at(-1);
+    const key = `${namespace}/${release}`;
+    const kept = this.#prefetched.get(key);
+    this.#prefetched.delete(key);
+    const last =
+      kept !== undefined && this.#now().getTime() - kept.at < PREFETCH_TTL_MS
+        ? kept.record
+        : (await this.#records.history(release, namespace)).at(-1);
     return last && { status: last.info.status, revision: last.version, values: last.config };
   }
 
@@ -77,15 +95,67 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     }));
   }
 
+  /**
+   * The releases of the namespace; also reads every deployed release whole, in the same breath, so
+   * that a converge's deliveries over unchanged modules ask for nothing more.
+   */
   async list(namespace: string): Promise<string[]> {
-    return [...(await this.#records.heads(namespace)).keys()].sort();
+    const writesBefore = new Map(this.#writes);
+    const [heads, deployed] = await Promise.all([
+      this.#records.heads(namespace),
+      this.#records.deployed(namespace),
+    ]);
+    for (const key of [...this.#prefetched.keys()])
+      if (key.startsWith(`${namespace}/`)) this.#prefetched.delete(key);
+    const at = this.#now().getTime();
+    for (const record of deployed) {
+      const key = `${namespace}/${record.name}`;
+      // Only a release whose newest revision is this deployed one, and that nobody wrote meanwhile.
+      if (heads.get(record.name)?.revision !== record.version) continue;
+      if (this.#writing.has(key) || this.#writes.get(key) !== writesBefore.get(key)) continue;
+      this.#prefetched.set(key, { record, at });
+    }
+    return [...heads.keys()].sort();
   }
 
   template(release: string, namespace: string, chartDir: string, values: JsonObject): Promise<string> {
     return this.#options.helm.template(release, namespace, chartDir, values);
   }
 
-  async upgradeInstall(
+  upgradeInstall(
+    release: string,
+    namespace: string,
+    chartDir: string,
+    options: UpgradeInstallOptions,
+  ): Promise<number> {
+    return this.#writingRelease(release, namespace, () =>
+      this.#upgradeInstall(release, namespace, chartDir, options),
+    );
+  }
+
+  rollback(release: string, namespace: string, revision: number, timeoutSeconds?: number): Promise<void> {
+    return this.#writingRelease(release, namespace, () =>
+      this.#rollback(release, namespace, revision, timeoutSeconds),
+    );
+  }
+
+  uninstall(release: string, namespace: string, timeoutSeconds?: number): Promise<void> {
+    return this.#writingRelease(release, namespace, () => this.#uninstall(release, namespace, timeoutSeconds));
+  }
+
+  async #writingRelease<T>(release: string, namespace: string, write: () => Promise<T>): Promise<T> {
+    const key = `${namespace}/${release}`;
+    this.#prefetched.delete(key);
+    this.#writes.set(key, (this.#writes.get(key) ?? 0) + 1);
+    this.#writing.add(key);
+    try {
+      return await write();
+    } finally {
+      this.#writing.delete(key);
+    }
+  }
+
+  async #upgradeInstall(
     release: string,
     namespace: string,
     chartDir: string,
@@ -130,7 +200,7 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     return record.version;
   }
 
-  async rollback(
+  async #rollback(
     release: string,
     namespace: string,
     revision: number,
@@ -168,7 +238,7 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     });
   }
 
-  async uninstall(release: string, namespace: string, timeoutSeconds?: number): Promise<void> {
+  async #uninstall(release: string, namespace: string, timeoutSeconds?: number): Promise<void> {
     const history = await this.#records.history(release, namespace);
     const last = history.at(-1);
     if (this.#options.engine === 'helm' || (last && this.#hasHooks(last))) {

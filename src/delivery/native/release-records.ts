@@ -54,6 +54,17 @@ export class ReleaseRecords {
     return heads;
   }
 
+  /**
+   * The deployed revision of each release in the namespace, whole, in one list: what a converge
+   * reads beside the heads so that each module's delivery need not ask for its release again.
+   */
+  async deployed(namespace: string): Promise<ReleaseRecord[]> {
+    const secrets = await this.#list(namespace, 'owner=helm,status=deployed');
+    return secrets
+      .map((secret) => recordOfSecret(secret))
+      .filter((record): record is ReleaseRecord => record !== undefined);
+  }
+
   /** Writes a new revision; fails when that revision exists (helm's pseudo-lock against a second writer). */
   async create(record: ReleaseRecord, modifiedAt: Date): Promise<void> {
     await this.#api.request('POST', secretsPath(record.namespace), {
