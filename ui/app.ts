@@ -203,7 +203,9 @@ function duration(ms: number): string {
 }
 
 function output(name: string, text: string | undefined): Child {
-  return text !== undefined && text !== '' && h('div', {}, h('small', {}, name), h('pre', { class: name }, text));
+  return (
+    text !== undefined && text !== '' && h('div', {}, h('small', {}, name), h('pre', { class: name }, text))
+  );
 }
 
 /** Each hook with its bindings, then a table of its last runs, newest first. */

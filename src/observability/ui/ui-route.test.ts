@@ -134,7 +134,14 @@ describe('the /ui route', () => {
       assert.deepEqual(await runsOf('admin'), hooks[0]?.lastRuns, url);
       assert.deepEqual(
         await runsOf('viewer'),
-        [{ binding: 'beforeHelm', startedAt: '2024-05-01T10:00:00.000Z', durationMs: 120, outcome: 'exit 1' }],
+        [
+          {
+            binding: 'beforeHelm',
+            startedAt: '2024-05-01T10:00:00.000Z',
+            durationMs: 120,
+            outcome: 'exit 1',
+          },
+        ],
         url,
       );
     }

@@ -114,10 +114,7 @@ async function answerApi(
   if (api === 'overview') sendJson(response, 200, state.overview());
   else if (api === 'modules') sendJson(response, 200, state.modules());
   else if (api === 'queues') sendJson(response, 200, state.queues());
-  else if (api === 'global-hooks') {
-    const hooks = state.globalHooks();
-    sendJson(response, 200, access.canReadConfig ? hooks : withoutOutput(hooks));
-  }
+  else if (api === 'global-hooks') sendJson(response, 200, hooksFor(access, state.globalHooks()));
   else if (api === 'whoami')
     sendJson(response, 200, { user: access.user, canReadConfig: access.canReadConfig });
   else if (moduleMatch !== null) {
@@ -130,7 +127,7 @@ async function answerApi(
     if (detail === undefined)
       sendJson(response, 404, { error: `module '${name}' is not in the modules tree` });
     else if (moduleMatch[2] === undefined)
-      sendJson(response, 200, access.canReadConfig ? detail : { ...detail, hooks: withoutOutput(detail.hooks) });
+      sendJson(response, 200, { ...detail, hooks: hooksFor(access, detail.hooks) });
     else if (!access.canReadConfig)
       sendJson(response, 403, {
         error: `${access.user} may not get the operator's ConfigMap: values are not shown`,
@@ -139,8 +136,9 @@ async function answerApi(
   } else sendJson(response, 404, { error: `no such API: ${api}` });
 }
 
-/** Hooks' runs without what the hooks wrote: output, like values, is for who may get the ConfigMap. */
-function withoutOutput(hooks: readonly UiHook[]): UiHook[] {
+/** Hooks' runs, with what the hooks wrote only for who may get the ConfigMap, as values are. */
+function hooksFor(access: UiAccess & { allowed: true }, hooks: readonly UiHook[]): readonly UiHook[] {
+  if (access.canReadConfig) return hooks;
   return hooks.map((hook) => ({
     ...hook,
     lastRuns: hook.lastRuns.map(({ binding, startedAt, durationMs, outcome }) => ({

@@ -33,7 +33,8 @@ function run(binding: string): ReturnType<typeof hookRunRecord> {
 describe('HookRuns', () => {
   it('keeps the last 10 runs of each hook, newest first', () => {
     const runs = new HookRuns();
-    for (let index = 1; index <= 12; index++) runs.add('web', 'hooks/a.sh', run(`schedule run-${String(index)}`));
+    for (let index = 1; index <= 12; index++)
+      runs.add('web', 'hooks/a.sh', run(`schedule run-${String(index)}`));
     runs.add(undefined, 'hooks/a.sh', run('onStartup'));
     const bindings = runs.last('web', 'hooks/a.sh').map((entry) => entry.binding);
     assert.equal(bindings.length, 10);
