@@ -183,11 +183,58 @@ async function modules(query: URLSearchParams): Promise<Child[]> {
   ];
 }
 
-function hooksTable(hooks: { name: string; bindings: string[] }[]): HTMLElement {
-  return table(
-    ['Hook', 'Bindings'],
-    hooks.map((hook) => [hook.name, hook.bindings.join(', ')]),
+interface HookRun {
+  binding: string;
+  startedAt: string;
+  durationMs: number;
+  outcome: string;
+  stdout?: string;
+  stderr?: string;
+}
+
+interface Hook {
+  name: string;
+  bindings: string[];
+  lastRuns: HookRun[];
+}
+
+function duration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
+
+function output(name: string, text: string | undefined): Child {
+  return (
+    text !== undefined && text !== '' && h('div', {}, h('small', {}, name), h('pre', { class: name }, text))
   );
+}
+
+/** Each hook with its bindings, then a table of its last runs, newest first. */
+function hooksList(hooks: Hook[]): Child[] {
+  const restricted = hooks.some((hook) => hook.lastRuns.some((run) => !('stderr' in run)));
+  return [
+    hooks.length === 0 && h('p', {}, 'No hooks.'),
+    ...hooks.flatMap((hook) => [
+      h('h4', { class: 'hook' }, hook.name, ' ', h('small', {}, hook.bindings.join(', '))),
+      hook.lastRuns.length === 0
+        ? h('p', {}, 'Not run since the operator started.')
+        : table(
+            ['Binding', 'Started', 'Duration', 'Outcome', 'Output'],
+            hook.lastRuns.map((run) => [
+              run.binding,
+              time(run.startedAt),
+              duration(run.durationMs),
+              h('span', { class: run.outcome === 'ok' ? 'outcome' : 'outcome failed' }, run.outcome),
+              h('div', {}, output('stdout', run.stdout), output('stderr', run.stderr)),
+            ]),
+          ),
+    ]),
+    restricted &&
+      h(
+        'p',
+        { class: 'output-restricted' },
+        'Hook output is shown to those who may get the operator\u2019s ConfigMap, as values are.',
+      ),
+  ];
 }
 
 async function moduleView(name: string): Promise<Child[]> {
@@ -198,7 +245,7 @@ async function moduleView(name: string): Promise<Child[]> {
       waitingFor?: string;
       objects: { id: string; health?: string; message?: string }[];
       events: { time: string; type: string; reason: string; note: string }[];
-      hooks: { name: string; bindings: string[] }[];
+      hooks: Hook[];
       requires: { name: string; state: string }[];
       requiredBy: { name: string; state: string }[];
     }
@@ -271,7 +318,7 @@ async function moduleView(name: string): Promise<Child[]> {
         ]),
     ),
     h('h3', {}, 'Hooks'),
-    hooksTable(module.hooks),
+    ...hooksList(module.hooks),
     h('h3', {}, 'Values'),
     values,
     h('h3', {}, 'Requirements'),
@@ -325,7 +372,7 @@ async function queues(): Promise<Child[]> {
 }
 
 async function globalHooks(): Promise<Child[]> {
-  return [h('h2', {}, 'Global hooks'), hooksTable(await api('global-hooks'))];
+  return [h('h2', {}, 'Global hooks'), ...hooksList(await api<Hook[]>('global-hooks'))];
 }
 
 function tokenForm(why: string): Child[] {

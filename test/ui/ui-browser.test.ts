@@ -231,6 +231,23 @@ describe('the status page', () => {
     await page.context().close();
   });
 
+  it("shows a hook's last runs, and what it wrote only to who may get the ConfigMap", async () => {
+    const failedRun = (page: Page) =>
+      page.locator('tr', { has: page.locator('.outcome', { hasText: /^exit 1$/u }) }).first();
+    const admin = await openPage(tokens.admin, '/ui/modules/broken');
+    const run = failedRun(admin);
+    await run.waitFor({ timeout: 60_000 });
+    assert.equal(await run.locator('td').first().textContent(), 'beforeHelm');
+    await run.locator('pre.stderr', { hasText: 'broken: the setting broken.fixed is missing' }).waitFor();
+    await admin.context().close();
+
+    const viewer = await openPage(tokens.viewer, '/ui/modules/broken');
+    await failedRun(viewer).waitFor();
+    assert.equal(await failedRun(viewer).locator('pre').count(), 0);
+    await viewer.locator('.output-restricted').waitFor();
+    await viewer.context().close();
+  });
+
   it('turns the fixed module Ready on the open page without a reload', async () => {
     const page = await openPage(tokens.admin, '/ui/modules/broken');
     await page.getByText('HookFailed').first().waitFor({ timeout: 60_000 });

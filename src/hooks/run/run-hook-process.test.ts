@@ -127,6 +127,22 @@ describe('runProcess', () => {
       ],
     );
     assert.equal(outcome.stderrTail, 'short\nmuch lon');
+    assert.equal(outcome.stdoutTail, '');
     assert.deepEqual(fake.signals, []);
+  });
+
+  it('keeps the last lines of logged stdout and stderr, also past the log budget', async () => {
+    const fake = fakeProcess(8);
+    const running = runProcess(
+      spec,
+      { limits: { ...limits, timeoutMs: undefined, maxLoggedBytes: 4 }, logger: createCapturingLogger() },
+      fake.deps,
+    );
+    fake.stdout.write('one\n\ntwo\nthree');
+    fake.stderr.write('warning\n');
+    fake.finish({ exitCode: 0, signal: undefined, spawnError: undefined });
+    const outcome = await running;
+    assert.equal(outcome.stdoutTail, 'one\ntwo\nthree');
+    assert.equal(outcome.stderrTail, 'warning');
   });
 });

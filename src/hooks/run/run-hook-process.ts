@@ -74,13 +74,16 @@ export interface ProcessOutcome {
   readonly durationMs: number;
   readonly usage: HookUsage | undefined;
   readonly spawnError: Error | undefined;
-  /** The last lines of stderr, for error messages. */
+  /** The last lines of stderr, for error messages and the status page. */
   readonly stderrTail: string;
+  /** The last lines of stdout when it is logged (empty when captured), for the status page. */
+  readonly stdoutTail: string;
   /** Captured stdout (only with `captureStdout`), and whether it exceeded the cap. */
   readonly stdout: { readonly text: string; readonly overflowed: boolean } | undefined;
 }
 
-const STDERR_TAIL_CHARS = 2048;
+/** How much of the end of each stream is kept (docs/hooks.md "What of a hook's output leaves the operator"). */
+const TAIL_CHARS = 2048;
 
 /**
  * Runs one process to its end: logs stdout and stderr line by line as they arrive (stdout is
@@ -96,10 +99,11 @@ export async function runProcess(
   const started = deps.now();
   const child = deps.spawn(spec);
   const measurement = child.pid === undefined ? undefined : deps.usageProbe.begin(child.pid);
-  const stderrTail = new OutputTail(STDERR_TAIL_CHARS);
+  const stderrTail = new OutputTail(TAIL_CHARS);
+  const stdoutTail = new OutputTail(TAIL_CHARS);
   const captured = options.captureStdout ? captureStream(child.stdout, limits.maxCapturedBytes) : undefined;
   const streamsClosed = Promise.all([
-    captured?.closed ?? logLines(child.stdout, 'stdout', limits, logger),
+    captured?.closed ?? logLines(child.stdout, 'stdout', limits, logger, stdoutTail),
     logLines(child.stderr, 'stderr', limits, logger, stderrTail),
   ]);
   const group = groupTerminator(child.pid, limits.killGraceMs, deps.signalGroup, child.groupGone);
@@ -137,6 +141,7 @@ export async function runProcess(
     usage: measurement?.end(),
     spawnError: exit.spawnError,
     stderrTail: stderrTail.text(),
+    stdoutTail: stdoutTail.text(),
     stdout: captured?.result(),
   };
 }

@@ -218,6 +218,7 @@ print("done")
         'fail.sh',
         `#!/bin/bash
 echo '[{"op":"add","path":"/x","value":1}]' > "$VALUES_JSON_PATCH_PATH"
+echo "checking the setting"
 echo "something went wrong" >&2
 exit 3
 `,
@@ -231,6 +232,7 @@ exit 3
     assert.equal(result.error.code, 'hook-failed');
     assert.equal(result.error.message, "hook 'hooks/fail.sh': exited with code 3: something went wrong.");
     assert.equal(result.error.stderrTail, 'something went wrong');
+    assert.deepEqual(result.output, { stdout: 'checking the setting', stderr: 'something went wrong' });
     // Output files are still read: object patches of a failed module hook apply (reference 2.1).
     assert.equal(result.valuesPatchText, '[{"op":"add","path":"/x","value":1}]\n');
     assert.deepEqual(lines('stderr'), ['something went wrong']);

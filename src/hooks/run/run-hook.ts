@@ -35,6 +35,12 @@ export interface HookRunResult {
   /** CPU seconds and max RSS where /proc gives them (see createProcUsageProbe). */
   readonly usage: HookUsage | undefined;
   /**
+   * The last lines of stdout and stderr, at most 2,048 characters each, as the hook wrote them:
+   * masked and cleaned only where they leave the operator (docs/hooks.md "What of a hook's output
+   * leaves the operator").
+   */
+  readonly output: { readonly stdout: string; readonly stderr: string };
+  /**
    * The output files as the hook left them, also after a failure (object patches of a failed module hook
    * still apply).
    */
@@ -83,6 +89,7 @@ export async function runHook(request: HookRunRequest, deps: HookRunDeps): Promi
       timedOut: outcome.timedOut,
       durationMs: outcome.durationMs,
       usage: outcome.usage,
+      output: { stdout: outcome.stdoutTail, stderr: outcome.stderrTail },
       ...outputs.texts,
       error,
     };

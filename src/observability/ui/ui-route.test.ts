@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { UiAccess } from './ui-access.ts';
 import { createUiRoute } from './ui-route.ts';
-import type { UiModule, UiState } from './ui-state.ts';
+import type { UiHook, UiModule, UiState } from './ui-state.ts';
 
 const web: UiModule = {
   name: 'web',
@@ -19,6 +19,22 @@ const web: UiModule = {
   driftedObjects: [],
 };
 let modules: UiModule[] = [web];
+const hooks: UiHook[] = [
+  {
+    name: 'hooks/check.sh',
+    bindings: ['beforeHelm'],
+    lastRuns: [
+      {
+        binding: 'beforeHelm',
+        startedAt: '2024-05-01T10:00:00.000Z',
+        durationMs: 120,
+        outcome: 'exit 1',
+        stdout: 'checking',
+        stderr: 'web: the setting web.fixed is missing',
+      },
+    ],
+  },
+];
 const state: UiState = {
   overview: () => ({
     counts: { Ready: 1, Progressing: 0, Failed: 0, Disabled: 0 },
@@ -39,7 +55,7 @@ const state: UiState = {
             health: { status: 'Current', message: '' },
             objects: [],
             events: [],
-            hooks: [],
+            hooks,
             requires: [],
             requiredBy: [],
           }
@@ -47,7 +63,7 @@ const state: UiState = {
     ),
   moduleValues: () => ({ replicas: 2 }),
   queues: () => ({ active: [] }),
-  globalHooks: () => [],
+  globalHooks: () => hooks,
 };
 /** A token is its own access: `viewer` may see modules but not values, `nobody` nothing. */
 const access = (token: string | undefined): Promise<UiAccess> =>
@@ -107,6 +123,28 @@ describe('the /ui route', () => {
     assert.deepEqual(await (await get('/ui/api/modules/web/values', 'admin')).json(), { replicas: 2 });
     assert.equal((await get('/ui/api/modules/gone', 'admin')).status, 404);
     assert.equal((await get('/ui/api/modules/%E0', 'admin')).status, 400);
+  });
+
+  it("shows hooks' runs to who may get modules, and what the hooks wrote only to who may read the ConfigMap", async () => {
+    for (const url of ['/ui/api/modules/web', '/ui/api/global-hooks']) {
+      const runsOf = async (token: string): Promise<unknown> => {
+        const body = (await (await get(url, token)).json()) as UiHook[] | { hooks: UiHook[] };
+        return (Array.isArray(body) ? body : body.hooks)[0]?.lastRuns;
+      };
+      assert.deepEqual(await runsOf('admin'), hooks[0]?.lastRuns, url);
+      assert.deepEqual(
+        await runsOf('viewer'),
+        [
+          {
+            binding: 'beforeHelm',
+            startedAt: '2024-05-01T10:00:00.000Z',
+            durationMs: 120,
+            outcome: 'exit 1',
+          },
+        ],
+        url,
+      );
+    }
   });
 
   it('changes nothing: every method but GET and HEAD is 405', async () => {

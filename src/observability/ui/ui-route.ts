@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseRequestTarget } from '../request-target.ts';
 import type { UiAccess } from './ui-access.ts';
-import type { UiState } from './ui-state.ts';
+import type { UiHook, UiState } from './ui-state.ts';
 
 /** The status page's path on the operator's HTTP server (docs/ui.md). */
 const UI_PATH = '/ui';
@@ -114,7 +114,7 @@ async function answerApi(
   if (api === 'overview') sendJson(response, 200, state.overview());
   else if (api === 'modules') sendJson(response, 200, state.modules());
   else if (api === 'queues') sendJson(response, 200, state.queues());
-  else if (api === 'global-hooks') sendJson(response, 200, state.globalHooks());
+  else if (api === 'global-hooks') sendJson(response, 200, hooksFor(access, state.globalHooks()));
   else if (api === 'whoami')
     sendJson(response, 200, { user: access.user, canReadConfig: access.canReadConfig });
   else if (moduleMatch !== null) {
@@ -126,13 +126,28 @@ async function answerApi(
     const detail = await state.module(name);
     if (detail === undefined)
       sendJson(response, 404, { error: `module '${name}' is not in the modules tree` });
-    else if (moduleMatch[2] === undefined) sendJson(response, 200, detail);
+    else if (moduleMatch[2] === undefined)
+      sendJson(response, 200, { ...detail, hooks: hooksFor(access, detail.hooks) });
     else if (!access.canReadConfig)
       sendJson(response, 403, {
         error: `${access.user} may not get the operator's ConfigMap: values are not shown`,
       });
     else sendJson(response, 200, state.moduleValues(name));
   } else sendJson(response, 404, { error: `no such API: ${api}` });
+}
+
+/** Hooks' runs, with what the hooks wrote only for who may get the ConfigMap, as values are. */
+function hooksFor(access: UiAccess & { allowed: true }, hooks: readonly UiHook[]): readonly UiHook[] {
+  if (access.canReadConfig) return hooks;
+  return hooks.map((hook) => ({
+    ...hook,
+    lastRuns: hook.lastRuns.map(({ binding, startedAt, durationMs, outcome }) => ({
+      binding,
+      startedAt,
+      durationMs,
+      outcome,
+    })),
+  }));
 }
 
 /**

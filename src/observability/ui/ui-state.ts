@@ -73,6 +73,23 @@ interface UiEvent {
 export interface UiHook {
   readonly name: string;
   readonly bindings: readonly string[];
+  /** Its last runs since the operator started, newest first. */
+  readonly lastRuns: readonly UiHookRun[];
+}
+
+export interface UiHookRun {
+  /** What ran it: a lifecycle binding, or the names of its kubernetes or schedule bindings. */
+  readonly binding: string;
+  readonly startedAt: string;
+  readonly durationMs: number;
+  /** `ok`, `exit N`, `signal X`, `timed out`, or why it did not start or its output files were refused. */
+  readonly outcome: string;
+  /**
+   * The last lines of its stdout and stderr, secrets masked and control characters out; left out for
+   * who may not get the operator's ConfigMap, as values are (docs/ui.md "Who may see what").
+   */
+  readonly stdout?: string;
+  readonly stderr?: string;
 }
 
 export interface UiOverview {

@@ -21,6 +21,7 @@ import type { ModulesTreeSource } from './modules-tree-source.ts';
 import type { DeliveredHealth } from '../module-status/delivered-health.ts';
 import type { ModuleStatusTracker } from '../module-status/module-status-tracker.ts';
 import { ModuleStates } from './module-states.ts';
+import { HookRuns } from './hook-runs.ts';
 
 /** What every operator step reads and calls; built once by `kaddon operator`. */
 export interface OperatorContext {
@@ -125,6 +126,8 @@ export interface OperatorState {
   pruneHold: PruneHold | undefined;
   /** The ConfigMap's kaddon.dev/allow-prune annotation as last seen. */
   allowPrune: string | undefined;
+  /** Each hook's last runs, for the status page (docs/ui.md). */
+  readonly hookRuns: HookRuns;
 }
 
 export function initialOperatorState(): OperatorState {
@@ -134,5 +137,6 @@ export function initialOperatorState(): OperatorState {
     converged: false,
     pruneHold: undefined,
     allowPrune: undefined,
+    hookRuns: new HookRuns(),
   };
 }

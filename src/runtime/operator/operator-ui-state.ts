@@ -5,6 +5,7 @@ import type { QueueDump } from '../queue/queue-dump.ts';
 import type { DebugState } from '../../observability/debug/debug-state.ts';
 import type {
   UiHook,
+  UiHookRun,
   UiModule,
   UiModuleDetail,
   UiModuleState,
@@ -15,6 +16,8 @@ import type {
 import type { ObjectHealth } from '../../core/object-health.ts';
 import type { OperatorContext } from './operator-context.ts';
 import { publishedText } from '../module-status/module-status-publisher.ts';
+import type { HookRunRecord } from './hook-runs.ts';
+import { dropRunsOfRemovedHooks } from './run-hooks.ts';
 
 export interface OperatorUiStateOptions {
   readonly ctx: OperatorContext;
@@ -60,7 +63,7 @@ export function createOperatorUiState(options: OperatorUiStateOptions): UiState 
           reason,
           note,
         })),
-        hooks: (await ctx.hooks.moduleHooks(name)).map(describeHook),
+        hooks: describeHooks(options, name, await ctx.hooks.moduleHooks(name)),
         requires: definition.requires.map(ref),
         requiredBy: ctx.tree.modules
           .filter((module) => module.requires.includes(name))
@@ -70,7 +73,7 @@ export function createOperatorUiState(options: OperatorUiStateOptions): UiState 
     },
     moduleValues: (name) => debug.moduleValues(name),
     queues: () => debug.queueList(true).data,
-    globalHooks: () => ctx.hooks.globalHooks().map(describeHook),
+    globalHooks: () => describeHooks(options, undefined, ctx.hooks.globalHooks()),
   };
 }
 
@@ -168,7 +171,19 @@ function overview(options: OperatorUiStateOptions, modules: readonly UiModule[])
   };
 }
 
-function describeHook(hook: LoadedHook): UiHook {
+/** Global (`module` undefined) or a module's hooks with their bindings and last runs. */
+function describeHooks(
+  options: OperatorUiStateOptions,
+  module: string | undefined,
+  hooks: readonly LoadedHook[],
+): UiHook[] {
+  // Here too, not only when a hook runs: a module removed since the last run shows none.
+  dropRunsOfRemovedHooks(options.ctx);
+  return hooks.map((hook) => describeHook(options, module, hook));
+}
+
+function describeHook(options: OperatorUiStateOptions, module: string | undefined, hook: LoadedHook): UiHook {
+  const { ctx, mask } = options;
   const config = hook.config;
   return {
     name: hook.descriptor.name,
@@ -177,5 +192,18 @@ function describeHook(hook: LoadedHook): UiHook {
       ...config.schedule.map((binding) => `schedule ${binding.name}`),
       ...config.kubernetes.map((binding) => `kubernetes ${binding.name}`),
     ],
+    lastRuns: ctx.state.hookRuns.last(module, hook.descriptor.name).map((run) => describeRun(run, mask)),
+  };
+}
+
+/** A run as the page shows it: what the hook wrote leaves the operator as messages do, masked and cleaned. */
+function describeRun(run: HookRunRecord, mask: ((text: string) => string) | undefined): UiHookRun {
+  return {
+    binding: run.binding,
+    startedAt: run.startedAt,
+    durationMs: run.durationMs,
+    outcome: publishedText(run.outcome, mask),
+    stdout: publishedText(run.stdout, mask),
+    stderr: publishedText(run.stderr, mask),
   };
 }

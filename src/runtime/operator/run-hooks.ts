@@ -8,6 +8,7 @@ import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
 import { createTask, type HookRunTask } from '../queue/task.ts';
 import { onStartupContext } from '../../hooks/binding-context.ts';
 import { hookId } from './hook-registry.ts';
+import { hookRunRecord } from './hook-runs.ts';
 import type { ValuesChanges } from '../values-store.ts';
 import type { ObjectPatcher } from './object-patcher.ts';
 import type { OperatorContext } from './operator-context.ts';
@@ -94,6 +95,22 @@ function objectPatchesOf(patcher: ObjectPatcher): (hook: string, text: string) =
   return (hook, text) => patcher.apply(hook, text);
 }
 
+/**
+ * Forgets the last runs (docs/ui.md) of hooks the operator no longer has: a module's once it is
+ * removed (its record is gone, docs/lifecycle.md "Module states"), and hooks a new modules tree no
+ * longer holds. So the runs kept never outgrow the hooks of one tree.
+ */
+export function dropRunsOfRemovedHooks(ctx: OperatorContext): void {
+  const loaded = ctx.hooks.loaded();
+  const has = (hooks: readonly LoadedHook[] | undefined, name: string): boolean =>
+    hooks?.some((hook) => hook.descriptor.name === name) === true;
+  ctx.state.hookRuns.retain((module, hook) =>
+    module === undefined
+      ? has(loaded.global, hook)
+      : ctx.state.modules.get(module) !== undefined && has(loaded.modules.get(module), hook),
+  );
+}
+
 /** How many refused metric lines one run's log line quotes. */
 const MAX_REFUSALS_LOGGED = 3;
 
@@ -106,11 +123,15 @@ function recordHookRun(
 ): void {
   const name = hook.descriptor.name;
   const { result } = run;
+  const binding = run.labels?.binding ?? run.label;
+  const durationMs = run.seconds * 1000;
+  ctx.state.hookRuns.add(module, name, hookRunRecord(binding, result, { durationMs, endedAt: Date.now() }));
+  dropRunsOfRemovedHooks(ctx);
   const failed = run.labels?.allowFailure === true ? 'allowed-error' : 'error';
   ctx.metrics.hookRun(
     {
       hook: name,
-      binding: run.labels?.binding ?? run.label,
+      binding,
       activation: run.labels?.activation ?? run.label,
       queue: run.labels?.queue ?? MAIN_QUEUE,
       module,
