@@ -77,6 +77,20 @@ before(async () => {
     ].join('\n'),
   });
   chmodSync(path.join(broken, 'hooks/before-helm.mjs'), 0o755);
+  // A module whose beforeHelm takes its time once told to: its run shows in the queue view.
+  const slow = env.tree.write('modules/040-slow', {
+    ...stateModuleFiles(NAMESPACE, 'slow', '  a: "1"\n'),
+    'values.yaml': 'slowEnabled: true\nslow:\n  seconds: 0\n',
+    'hooks/before-helm.mjs': [
+      '#!/usr/bin/env node',
+      "import { readFileSync } from 'node:fs';",
+      'if (process.argv[2] === \'--config\') { console.log(\'{"configVersion":"v1","beforeHelm":10}\'); process.exit(0); }',
+      "const values = JSON.parse(readFileSync(process.env.VALUES_PATH, 'utf8'));",
+      'setTimeout(() => {}, values.slow.seconds * 1000);',
+      '',
+    ].join('\n'),
+  });
+  chmodSync(path.join(slow, 'hooks/before-helm.mjs'), 0o755);
   await grantTokens();
   operator = env.startOperator({ forceKillAfterDelay: 30_000 });
   base = `http://127.0.0.1:${env.port}`;
@@ -226,7 +240,7 @@ describe('the status page', () => {
     await page.locator('.phase', { hasText: /^Delivered$/u }).waitFor();
 
     await page.goto(`${base}/ui/modules?state=Failed`);
-    await page.getByText('1 of 3 modules').waitFor();
+    await page.getByText('1 of 4 modules').waitFor();
     await page.screenshot({ path: path.join(SCREENSHOTS, 'ui-modules.png'), fullPage: true });
     await page.context().close();
   });
@@ -266,6 +280,19 @@ describe('the status page', () => {
     const row = page.locator('tr', { hasText: `${NAMESPACE}/Deployment/vault` });
     // The Deployment rolls out on the test cluster's nodes: Current once Available.
     await row.locator('.health', { hasText: /^Current$/u }).waitFor({ timeout: 120_000 });
+    await page.context().close();
+  });
+
+  it('shows a module run while it runs in the queue view, live', async () => {
+    const page = await openPage(tokens.viewer, '/ui/queues');
+    await page.getByText('Empty queues').waitFor();
+    // A ConfigMap edit runs the module; its beforeHelm now takes 20 s.
+    await setOperatorConfig(env.api, NAMESPACE, { slow: 'seconds: 20\n' });
+    // The run left the main queue for the pool of module runs (docs/lifecycle.md "Parallel module runs").
+    const run = page.locator('.run[data-state="running"]', { hasText: /^slow$/u });
+    await run.waitFor({ timeout: 60_000 });
+    assert.match((await page.locator('tr', { has: run }).textContent()) ?? '', /running/u);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'ui-queues-running.png'), fullPage: true });
     await page.context().close();
   });
 
