@@ -5,7 +5,7 @@ import { createTask, type ConvergeEvent } from '../queue/task.ts';
 import { fail, success, type TaskResult } from '../queue/task-result.ts';
 import { discoverModules, type ModuleDiscovery } from './discover-modules.ts';
 import type { OperatorContext } from './operator-context.ts';
-import { runGlobalHooks } from './run-hooks.ts';
+import { dropRunsOfRemovedHooks, runGlobalHooks } from './run-hooks.ts';
 import { heldPrunes } from './prune-guard.ts';
 
 /**
@@ -112,7 +112,7 @@ export async function finishConverge(
 export async function purgeRelease(ctx: OperatorContext, release: string): Promise<void> {
   await ctx.bindings.stopModule(release);
   forgetModule(ctx, release);
-  ctx.state.modules.remove(release, 'purged');
+  removeModule(ctx, release, 'purged');
   try {
     await ctx.helm.uninstall(release, ctx.namespace, ctx.helmTimeoutSeconds);
     ctx.logger.info('release purged', { release });
@@ -121,6 +121,12 @@ export async function purgeRelease(ctx: OperatorContext, release: string): Promi
       release,
     });
   }
+}
+
+/** The module is gone from the operator: its record and its hooks' last runs (docs/lifecycle.md "Module states"). */
+export function removeModule(ctx: OperatorContext, module: string, how: 'deleted' | 'purged'): void {
+  ctx.state.modules.remove(module, how);
+  dropRunsOfRemovedHooks(ctx);
 }
 
 /** Drops what the operator remembers of a module's delivery: its release is gone. */

@@ -1,4 +1,5 @@
 import { backoffDelayMs, TASK_RETRY_BACKOFF } from '../../core/backoff.ts';
+import { sleep, systemClock } from '../../core/clock.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { moduleValuesKey } from '../../core/module-name.ts';
 import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
@@ -41,14 +42,12 @@ const HEALTH_LISTED_WAIT_MS = 30_000;
 async function healthWatchesListed(ctx: OperatorContext): Promise<void> {
   const health = ctx.health;
   if (health === undefined) return;
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => {
-      resolve(false);
-    }, HEALTH_LISTED_WAIT_MS);
-  });
-  const listed = await Promise.race([health.settled().then(() => true), waited]);
-  clearTimeout(timer);
+  const done = new AbortController();
+  const listed = await Promise.race([
+    health.settled().then(() => true),
+    sleep(systemClock, HEALTH_LISTED_WAIT_MS, done.signal).then(() => false),
+  ]);
+  done.abort();
   if (!listed)
     ctx.logger.warn('ready before every delivered object is watched: a watch has not listed yet', {
       waitedMs: HEALTH_LISTED_WAIT_MS,

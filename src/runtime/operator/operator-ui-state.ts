@@ -17,7 +17,6 @@ import type { ObjectHealth } from '../../core/object-health.ts';
 import type { OperatorContext } from './operator-context.ts';
 import { publishedText } from '../module-status/module-status-publisher.ts';
 import type { HookRunRecord } from './hook-runs.ts';
-import { dropRunsOfRemovedHooks } from './run-hooks.ts';
 
 export interface OperatorUiStateOptions {
   readonly ctx: OperatorContext;
@@ -177,8 +176,6 @@ function describeHooks(
   module: string | undefined,
   hooks: readonly LoadedHook[],
 ): UiHook[] {
-  // Here too, not only when a hook runs: a module removed since the last run shows none.
-  dropRunsOfRemovedHooks(options.ctx);
   return hooks.map((hook) => describeHook(options, module, hook));
 }
 

@@ -98,7 +98,8 @@ function objectPatchesOf(patcher: ObjectPatcher): (hook: string, text: string) =
 /**
  * Forgets the last runs (docs/ui.md) of hooks the operator no longer has: a module's once it is
  * removed (its record is gone, docs/lifecycle.md "Module states"), and hooks a new modules tree no
- * longer holds. So the runs kept never outgrow the hooks of one tree.
+ * longer holds. Called where that happens (removeModule, switchModulesTree), so the runs kept never
+ * outgrow the hooks of one tree.
  */
 export function dropRunsOfRemovedHooks(ctx: OperatorContext): void {
   const loaded = ctx.hooks.loaded();
@@ -126,7 +127,6 @@ function recordHookRun(
   const binding = run.labels?.binding ?? run.label;
   const durationMs = run.seconds * 1000;
   ctx.state.hookRuns.add(module, name, hookRunRecord(binding, result, { durationMs, endedAt: Date.now() }));
-  dropRunsOfRemovedHooks(ctx);
   const failed = run.labels?.allowFailure === true ? 'allowed-error' : 'error';
   ctx.metrics.hookRun(
     {

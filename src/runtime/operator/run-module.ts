@@ -3,7 +3,7 @@ import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
 import { createTask, type Task } from '../queue/task.ts';
 import path from 'node:path';
 import { deleteModule } from '../../delivery/helm/delete-module.ts';
-import { forgetModule } from './converge-modules.ts';
+import { forgetModule, removeModule } from './converge-modules.ts';
 import type { ValuesChanges } from '../values-store.ts';
 import { deliverTree, type DeliverRun } from './deliver-tree.ts';
 import type { OperatorContext } from './operator-context.ts';
@@ -138,7 +138,7 @@ export async function deleteDisabledModule(
     throw error;
   }
   await ctx.bindings.stopModule(module);
-  ctx.state.modules.remove(module, 'deleted');
+  removeModule(ctx, module, 'deleted');
   ctx.logger.info('module deleted', { module });
 }
 

@@ -7,6 +7,7 @@ import { success, type TaskResult } from '../queue/task-result.ts';
 import type { TreeHooks } from './hook-registry.ts';
 import type { OperatorContext } from './operator-context.ts';
 import { treeValues } from './prepare-modules-tree.ts';
+import { dropRunsOfRemovedHooks } from './run-hooks.ts';
 
 /**
  * SwitchModulesTree (GitOps): between two tasks of the main queue the operator moves to the
@@ -33,6 +34,7 @@ export async function switchModulesTree(ctx: OperatorContext, now: number): Prom
   ctx.tree = prepared.tree;
   ctx.sharedComponentRoots = prepared.sharedComponentRoots;
   ctx.hooks.replace(prepared.tree, prepared.hooks);
+  dropRunsOfRemovedHooks(ctx);
   // The new revision's crds/ are applied on each module's next run.
   ctx.state.modules.treeSwitched();
   for (const warning of prepared.warnings) ctx.logger.info(`warning: ${warning}`);
