@@ -50,6 +50,9 @@ const state: UiState = {
   moduleValues: () => ({}),
   queues: () => ({ active: [], summary: {} }),
   globalHooks: () => [],
+  releases: () => Promise.resolve([]),
+  revisionDiff: () => Promise.resolve(undefined),
+  moduleDiff: () => Promise.resolve({ action: 'unchanged', text: '' }),
 };
 
 const assets = mkdtempSync(path.join(tmpdir(), 'kaddon-ui-bench-'));

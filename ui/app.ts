@@ -237,7 +237,7 @@ function hooksList(hooks: Hook[]): Child[] {
   ];
 }
 
-async function moduleView(name: string): Promise<Child[]> {
+async function moduleView(name: string, query: URLSearchParams): Promise<Child[]> {
   const module = await api<
     Module & {
       health: { status: string; message: string };
@@ -323,6 +323,117 @@ async function moduleView(name: string): Promise<Child[]> {
     values,
     h('h3', {}, 'Requirements'),
     table(['Requires', 'Required by'], [[refs(module.requires), refs(module.requiredBy)]]),
+    ...(await releasesOf(name, query)),
+    ...(await deliveryDiff(name, query)),
+  ];
+}
+
+/** A diff: a note instead for who may not read the ConfigMap. */
+async function restricted(
+  path: string,
+  draw: (body: { action?: string; text: string }) => Child,
+): Promise<Child> {
+  try {
+    return draw(await api(path));
+  } catch (error: unknown) {
+    if (!(error instanceof HttpError) || error.status !== 403) throw error;
+    return h(
+      'p',
+      { class: 'restricted' },
+      'Diffs are shown to those who may get the operator\u2019s ConfigMap.',
+    );
+  }
+}
+
+/** Keeps the view's URL, with the query changed as `change` says, and draws it again. */
+function requery(change: (query: URLSearchParams) => void): void {
+  const query = new URLSearchParams(location.search);
+  change(query);
+  history.replaceState(null, '', `${location.pathname}${query.size > 0 ? `?${query.toString()}` : ''}`);
+  void render();
+}
+
+/** The release's revisions, and what changed between two of them (?from=N&to=M). */
+async function releasesOf(name: string, query: URLSearchParams): Promise<Child[]> {
+  const base = `modules/${encodeURIComponent(name)}`;
+  const releases = await api<
+    { revision: number; status: string; updated: string; description: string; checksum: string }[]
+  >(`${base}/releases`);
+  if (releases.length === 0) return [h('h3', {}, 'Releases'), h('p', {}, 'No release.')];
+  const pick = (key: string, fallback: number | undefined): HTMLSelectElement => {
+    const chosen = query.get(key) ?? String(fallback);
+    return h(
+      'select',
+      { name: key },
+      ...releases.map(({ revision }) =>
+        h('option', String(revision) === chosen ? { selected: '' } : {}, String(revision)),
+      ),
+    ) as HTMLSelectElement;
+  };
+  const from = pick('from', releases[1]?.revision ?? releases[0]?.revision);
+  const to = pick('to', releases[0]?.revision);
+  const form = h(
+    'form',
+    { class: 'compare' },
+    'Compare ',
+    from,
+    ' with ',
+    to,
+    ' ',
+    h('button', {}, 'Compare'),
+  );
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    requery((next) => {
+      next.set('from', from.value);
+      next.set('to', to.value);
+    });
+  });
+  const compared = query.has('from') && query.has('to');
+  return [
+    h('h3', {}, 'Releases'),
+    table(
+      ['Revision', 'Status', 'Updated', 'Description', 'Checksum'],
+      releases.map((release) => [
+        release.revision,
+        release.status,
+        time(release.updated),
+        release.description,
+        release.checksum.slice(0, 12),
+      ]),
+    ),
+    form,
+    compared &&
+      (await restricted(
+        `${base}/revision-diff?from=${query.get('from') ?? ''}&to=${query.get('to') ?? ''}`,
+        ({ text }) =>
+          h('pre', { class: 'diff revisions' }, text === '' ? 'The two revisions hold the same.' : text),
+      )),
+  ];
+}
+
+/** The last `kaddon module diff` the page asked for: dry runs cost the API server, so redraws reuse it. */
+let lastDiff: { module: string; at: string; body: Child } | undefined;
+
+/** What delivering the module would change now, on request (?diff=1). */
+async function deliveryDiff(name: string, query: URLSearchParams): Promise<Child[]> {
+  const ask = h('button', {}, query.has('diff') ? 'Compare again' : 'Compare with the cluster');
+  ask.addEventListener('click', () => {
+    lastDiff = undefined;
+    requery((next) => {
+      next.set('diff', '1');
+    });
+  });
+  if (query.has('diff') && lastDiff?.module !== name) {
+    const body = await restricted(`modules/${encodeURIComponent(name)}/diff`, ({ action, text }) =>
+      h('pre', { class: 'diff delivery' }, action === 'unchanged' ? 'No changes.' : text),
+    );
+    lastDiff = { module: name, at: new Date().toISOString(), body };
+  }
+  return [
+    h('h3', {}, 'What a delivery would change'),
+    h('p', {}, ask, lastDiff?.module === name ? ` as of ${time(lastDiff.at)}` : ''),
+    lastDiff?.module === name && lastDiff.body,
   ];
 }
 
@@ -409,7 +520,7 @@ async function view(): Promise<Child[]> {
     );
   if (path === '/ui/modules') return modules(query);
   if (path.startsWith('/ui/modules/'))
-    return moduleView(decodeURIComponent(path.slice('/ui/modules/'.length)));
+    return moduleView(decodeURIComponent(path.slice('/ui/modules/'.length)), query);
   if (path === '/ui/queues') return queues();
   if (path === '/ui/global-hooks') return globalHooks();
   return overview();

@@ -83,7 +83,7 @@ function child(node: JsonValue | undefined, token: string): JsonValue | undefine
   return isJsonObject(node) ? node[token] : undefined;
 }
 
-function isSecret(object: JsonObject): boolean {
+export function isSecret(object: JsonObject): boolean {
   return object.kind === 'Secret' && object.apiVersion === 'v1';
 }
 
@@ -102,7 +102,7 @@ function withStringDataAsData(fields: FieldSet): FieldSet {
 const MASK = '***';
 
 /** Secret values never leave the comparison: equal ones read `***`, changed ones `*** (before)` / `*** (after)`. */
-function maskSecrets(
+export function maskSecrets(
   before: JsonObject | undefined,
   after: JsonObject,
 ): [JsonObject | undefined, JsonObject] {

@@ -17,6 +17,8 @@ import {
 
 const NAMESPACE = 'kaddon-ui';
 const SECRET_VALUE = 'ui-test-secret-value-8c1f';
+/** The vault Secret's second key, changed through the ConfigMap: the release's second revision. */
+const SECOND_TOKEN = 'tok-2-xyz';
 /** The browser as docs/ui.md runs it on a closed network: nothing but the operator is reached. */
 const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -60,8 +62,8 @@ before(async () => {
       '      - {name: vault, image: vault:1.15}',
       '',
     ].join('\n'),
-    'secret.yaml': `apiVersion: v1\nkind: Secret\nmetadata:\n  name: vault\nstringData:\n  password: ${SECRET_VALUE}\n`,
-    'values.yaml': 'vaultEnabled: true\n',
+    'secret.yaml': `apiVersion: v1\nkind: Secret\nmetadata:\n  name: vault\nstringData:\n  password: ${SECRET_VALUE}\n  token: $(vault.token)\n`,
+    'values.yaml': 'vaultEnabled: true\nvault:\n  token: tok-1-abc\n',
     'module.yaml': 'requirements:\n  modules:\n    web: "*"\n',
   });
   const broken = env.tree.write('modules/030-broken', {
@@ -296,6 +298,32 @@ describe('the status page', () => {
     await page.context().close();
   });
 
+  it('shows the release history, what changed between two revisions and what a delivery would change, Secret values masked', async () => {
+    await setOperatorConfig(env.api, NAMESPACE, { vault: `token: ${SECOND_TOKEN}\n` });
+    const page = await openPage(tokens.admin, '/ui/modules/vault');
+    const second = page.locator('tr', { has: page.locator('td', { hasText: /^2$/u }) });
+    await second.getByText('deployed').waitFor({ timeout: 120_000 });
+    await page.getByRole('button', { name: 'Compare', exact: true }).click();
+    const revisions = page.locator('pre.diff.revisions');
+    await revisions.getByText(`~ Secret ${NAMESPACE}/vault changed`).waitFor();
+    assert.match((await revisions.textContent()) ?? '', /^\+ {2}token: '\*\*\* \(after\)'$/mu);
+    assert.match(page.url(), /\?from=1&to=2$/u, 'the comparison is in the URL');
+    await page.getByRole('button', { name: 'Compare with the cluster' }).click();
+    await page.locator('pre.diff.delivery', { hasText: /^No changes\.$/u }).waitFor({ timeout: 60_000 });
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'ui-releases.png'), fullPage: true });
+    await page.context().close();
+
+    const diff = await get('/ui/api/modules/vault/revision-diff?from=1&to=2', tokens.admin);
+    assert.equal(diff.status, 200);
+    for (const value of ['tok-1-abc', SECOND_TOKEN, SECRET_VALUE])
+      for (const form of [value, Buffer.from(value).toString('base64')])
+        assert.equal(diff.body.includes(form), false, `${form} is not in the revisions' diff`);
+    const viewer = await openPage(tokens.viewer, '/ui/modules/vault?from=1&to=2');
+    await viewer.locator('.restricted', { hasText: 'Diffs are shown' }).waitFor();
+    assert.equal((await get('/ui/api/modules/vault/diff', tokens.viewer)).status, 403);
+    await viewer.context().close();
+  });
+
   it('hides values from a viewer without rights on the ConfigMap', async () => {
     const page = await openPage(tokens.viewer, '/ui/modules/web');
     await page.locator('.restricted').waitFor();
@@ -308,6 +336,25 @@ describe('the status page', () => {
     await page.screenshot({ path: path.join(SCREENSHOTS, 'ui-queues.png'), fullPage: true });
     await page.goto(`${base}/ui/global-hooks`);
     await page.getByRole('heading', { name: 'Global hooks' }).waitFor();
+    await page.context().close();
+  });
+
+  it('reconnects by itself after the operator restarts, and shows what changed meanwhile', async () => {
+    const page = await openPage(tokens.viewer, '/ui/');
+    await page.locator('#live', { hasText: 'live' }).waitFor({ timeout: 30_000 });
+    await page.locator('[data-count="Failed"] b', { hasText: '0' }).waitFor({ timeout: 60_000 });
+    await page.evaluate(() => {
+      (globalThis as unknown as { marker: boolean }).marker = true;
+    });
+    operator.process.kill('SIGTERM');
+    await operator.process;
+    await page.locator('#live', { hasText: 'reconnecting' }).waitFor({ timeout: 30_000 });
+    await setOperatorConfig(env.api, NAMESPACE, { broken: 'fixed: false\n' });
+    operator = env.startOperator({ forceKillAfterDelay: 30_000 });
+    await waitReady(operator, env.port, 180_000);
+    await page.locator('#live', { hasText: 'live' }).waitFor({ timeout: 30_000 });
+    await page.locator('[data-count="Failed"] b', { hasText: '1' }).waitFor({ timeout: 120_000 });
+    assert.equal(await page.evaluate(() => (globalThis as unknown as { marker?: boolean }).marker), true);
     await page.context().close();
   });
 

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, get as httpGet, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { UiAccess } from './ui-access.ts';
 import { createUiRoute } from './ui-route.ts';
@@ -64,6 +65,26 @@ const state: UiState = {
   moduleValues: () => ({ replicas: 2 }),
   queues: () => ({ active: [] }),
   globalHooks: () => hooks,
+  releases: () =>
+    Promise.resolve([
+      {
+        revision: 2,
+        status: 'deployed',
+        updated: '2024-05-01T10:00:00Z',
+        description: 'Upgrade complete',
+        checksum: 'b',
+      },
+      {
+        revision: 1,
+        status: 'superseded',
+        updated: '2024-05-01T09:00:00Z',
+        description: 'Install complete',
+        checksum: 'a',
+      },
+    ]),
+  revisionDiff: (_name, from, to) =>
+    Promise.resolve(from === 1 && to === 2 ? '~ ConfigMap web/settings changed' : undefined),
+  moduleDiff: () => Promise.resolve({ action: 'unchanged', text: '' }),
 };
 /** A token is its own access: `viewer` may see modules but not values, `nobody` nothing. */
 const access = (token: string | undefined): Promise<UiAccess> =>
@@ -125,6 +146,25 @@ describe('the /ui route', () => {
     assert.equal((await get('/ui/api/modules/%E0', 'admin')).status, 400);
   });
 
+  it('lists releases to who may get modules; diffs only to who may read the ConfigMap', async () => {
+    const releases = (await (await get('/ui/api/modules/web/releases', 'viewer')).json()) as unknown[];
+    assert.equal(releases.length, 2);
+    for (const url of ['/ui/api/modules/web/revision-diff?from=1&to=2', '/ui/api/modules/web/diff'])
+      assert.equal((await get(url, 'viewer')).status, 403, url);
+    assert.deepEqual(await (await get('/ui/api/modules/web/revision-diff?from=1&to=2', 'admin')).json(), {
+      from: 1,
+      to: 2,
+      text: '~ ConfigMap web/settings changed',
+    });
+    assert.equal((await get('/ui/api/modules/web/revision-diff?from=1&to=9', 'admin')).status, 404);
+    assert.equal((await get('/ui/api/modules/web/revision-diff?from=x', 'admin')).status, 400);
+    assert.equal((await get('/ui/api/modules/web/revision-diff', 'admin')).status, 400);
+    assert.deepEqual(await (await get('/ui/api/modules/web/diff', 'admin')).json(), {
+      action: 'unchanged',
+      text: '',
+    });
+  });
+
   it("shows hooks' runs to who may get modules, and what the hooks wrote only to who may read the ConfigMap", async () => {
     for (const url of ['/ui/api/modules/web', '/ui/api/global-hooks']) {
       const runsOf = async (token: string): Promise<unknown> => {
@@ -144,6 +184,38 @@ describe('the /ui route', () => {
         ],
         url,
       );
+    }
+  });
+
+  it('sends a large answer gzipped to a client that takes gzip, and plain to one that does not', async () => {
+    const before = modules;
+    modules = Array.from({ length: 50 }, (_, index) => ({ ...web, name: `module-${String(index)}` }));
+    const raw = (encoding: string | undefined): Promise<{ encoding?: string; body: Buffer }> =>
+      new Promise((resolve, reject) => {
+        const headers = {
+          authorization: 'Bearer admin',
+          ...(encoding ? { 'accept-encoding': encoding } : {}),
+        };
+        httpGet(`${base}/ui/api/modules`, { headers }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () => {
+            const got = response.headers['content-encoding'];
+            resolve({ ...(got === undefined ? {} : { encoding: got }), body: Buffer.concat(chunks) });
+          });
+        }).on('error', reject);
+      });
+    try {
+      const gzipped = await raw('gzip, deflate');
+      const plain = await raw(undefined);
+      assert.equal(gzipped.encoding, 'gzip');
+      assert.equal(plain.encoding, undefined);
+      const sent: unknown = JSON.parse(JSON.stringify(modules));
+      assert.deepEqual(JSON.parse(gunzipSync(gzipped.body).toString('utf8')), sent);
+      assert.deepEqual(JSON.parse(plain.body.toString('utf8')), sent);
+      assert.ok(gzipped.body.length < plain.body.length / 5, `${String(gzipped.body.length)} bytes gzipped`);
+    } finally {
+      modules = before;
     }
   });
 

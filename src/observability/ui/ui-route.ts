@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -61,8 +62,10 @@ export function createUiRoute(
   };
   const changes = createChangeFeed(options);
   return async (request, response) => {
+    if (/\bgzip\b/u.test(request.headers['accept-encoding'] ?? '')) acceptsGzip.add(response);
     // The HTTP server answers 400 to a target no URL can be made of before it gets here.
-    const pathname = parseRequestTarget(request.url)?.pathname ?? '/';
+    const target = parseRequestTarget(request.url);
+    const pathname = target?.pathname ?? '/';
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       send(response, 405, 'the status page is read-only: GET only\n', 'text/plain; charset=utf-8', {
         allow: 'GET, HEAD',
@@ -100,17 +103,18 @@ export function createUiRoute(
     }
     const api = pathname.slice(`${UI_PATH}/api/`.length);
     if (api === 'events') changes.follow(response);
-    else await answerApi(response, api, state, access);
+    else await answerApi(response, api, target?.searchParams ?? new URLSearchParams(), state, access);
   };
 }
 
 async function answerApi(
   response: ServerResponse,
   api: string,
+  query: URLSearchParams,
   state: UiState,
   access: UiAccess & { allowed: true },
 ): Promise<void> {
-  const moduleMatch = /^modules\/([^/]+)(\/values)?$/.exec(api);
+  const moduleMatch = /^modules\/([^/]+)(?:\/(values|releases|revision-diff|diff))?$/.exec(api);
   if (api === 'overview') sendJson(response, 200, state.overview());
   else if (api === 'modules') sendJson(response, 200, state.modules());
   else if (api === 'queues') sendJson(response, 200, state.queues());
@@ -124,16 +128,42 @@ async function answerApi(
       return;
     }
     const detail = await state.module(name);
+    const part = moduleMatch[2];
     if (detail === undefined)
       sendJson(response, 404, { error: `module '${name}' is not in the modules tree` });
-    else if (moduleMatch[2] === undefined)
+    else if (part === undefined)
       sendJson(response, 200, { ...detail, hooks: hooksFor(access, detail.hooks) });
+    else if (part === 'releases') sendJson(response, 200, await state.releases(name));
     else if (!access.canReadConfig)
       sendJson(response, 403, {
-        error: `${access.user} may not get the operator's ConfigMap: values are not shown`,
+        error: `${access.user} may not get the operator's ConfigMap: values and diffs are not shown`,
       });
-    else sendJson(response, 200, state.moduleValues(name));
+    else if (part === 'values') sendJson(response, 200, state.moduleValues(name));
+    else if (part === 'diff') sendJson(response, 200, await state.moduleDiff(name));
+    else await answerRevisionDiff(response, name, query, state);
   } else sendJson(response, 404, { error: `no such API: ${api}` });
+}
+
+async function answerRevisionDiff(
+  response: ServerResponse,
+  name: string,
+  query: URLSearchParams,
+  state: UiState,
+): Promise<void> {
+  const [from, to] = ['from', 'to'].map((key) => {
+    const text = query.get(key) ?? '';
+    return /^\d{1,9}$/.test(text) ? Number(text) : undefined;
+  });
+  if (from === undefined || to === undefined) {
+    sendJson(response, 400, { error: 'say which revisions to compare: ?from=N&to=M' });
+    return;
+  }
+  const text = await state.revisionDiff(name, from, to);
+  if (text === undefined)
+    sendJson(response, 404, {
+      error: `release '${name}' has no revision ${String(from)} or ${String(to)} in its history`,
+    });
+  else sendJson(response, 200, { from, to, text });
 }
 
 /** Hooks' runs, with what the hooks wrote only for who may get the ConfigMap, as values are. */
@@ -217,6 +247,10 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
   send(response, status, JSON.stringify(body), 'application/json; charset=utf-8');
 }
 
+/** Responses whose request said it takes gzip: bodies over COMPRESS_FROM bytes are sent gzipped. */
+const acceptsGzip = new WeakSet<ServerResponse>();
+const COMPRESS_FROM = 1024;
+
 function send(
   response: ServerResponse,
   status: number,
@@ -224,11 +258,14 @@ function send(
   contentType: string,
   extra: Record<string, string> = {},
 ): void {
+  const gzip = acceptsGzip.has(response) && Buffer.byteLength(body) > COMPRESS_FROM;
   response.writeHead(status, {
     ...SECURITY_HEADERS,
     'cache-control': 'no-store',
+    vary: 'accept-encoding',
     ...extra,
     'content-type': contentType,
+    ...(gzip ? { 'content-encoding': 'gzip' } : {}),
   });
-  response.end(body);
+  response.end(gzip ? gzipSync(body) : body);
 }

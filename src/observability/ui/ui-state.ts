@@ -12,6 +12,28 @@ export interface UiState {
   /** `kaddon queue list`'s dump: main and named queues and the pool of module runs. */
   queues(): unknown;
   globalHooks(): readonly UiHook[];
+  /** The module's release history, newest first (docs/ui.md "Releases"). */
+  releases(name: string): Promise<readonly UiRelease[]>;
+  /**
+   * What changed between two revisions of the module's release, Secret values masked; undefined
+   * when either revision is not in its history. Shown only to who may read the ConfigMap.
+   */
+  revisionDiff(name: string, from: number, to: number): Promise<string | undefined>;
+  /**
+   * What delivering the module would change now, as `kaddon module diff` prints it (Secret values
+   * masked); dry runs against the API server, so asked for by a person, not by redraws.
+   */
+  moduleDiff(name: string): Promise<{ readonly action: string; readonly text: string }>;
+}
+
+/** One revision of a module's release, as `helm history` lists it, with kaddon's checksum. */
+export interface UiRelease {
+  readonly revision: number;
+  readonly status: string;
+  readonly updated: string;
+  readonly description: string;
+  /** The checksum over what decided the release's content (docs/lifecycle.md "Helm delivery"). */
+  readonly checksum: string;
 }
 
 export type UiModuleState = 'Ready' | 'Progressing' | 'Failed' | 'Disabled';

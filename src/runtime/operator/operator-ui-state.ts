@@ -17,6 +17,13 @@ import type { ObjectHealth } from '../../core/object-health.ts';
 import type { OperatorContext } from './operator-context.ts';
 import { publishedText } from '../module-status/module-status-publisher.ts';
 import type { HookRunRecord } from './hook-runs.ts';
+import { formatDiffText, type ModuleDiff } from '../../core/module-diff.ts';
+import { cleanText } from '../../core/untrusted-text.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { createUiReleases } from './ui-releases.ts';
+
+/** The most of a diff the page is sent; a longer one is cut, saying so. */
+const MAX_DIFF_BYTES = 1024 * 1024;
 
 export interface OperatorUiStateOptions {
   readonly ctx: OperatorContext;
@@ -38,6 +45,20 @@ export function createOperatorUiState(options: OperatorUiStateOptions): UiState 
     summarizeRecord(name, record, (text) => publishedText(text, options.mask));
   const moduleOf = (name: string): UiModule => summarize(name, recordOf(ctx, name));
   const modules = (): UiModule[] => ctx.tree.modules.map(({ name }) => moduleOf(name));
+  const releases = ctx.liveApi
+    ? createUiReleases({
+        api: ctx.liveApi,
+        namespace: ctx.namespace,
+        deliveredRevision: (name) => ctx.status?.record(name)?.delivered?.helmRevision,
+      })
+    : undefined;
+  const diffText = (text: string): string =>
+    cleanText((options.mask ?? ((same: string) => same))(text), {
+      maxBytes: MAX_DIFF_BYTES,
+      keepLineFeeds: true,
+    });
+  // A diff asked for again while one of the same module runs waits for that one.
+  const diffs = new Map<string, Promise<ModuleDiff>>();
   return {
     overview: () => overview(options, modules()),
     modules,
@@ -73,6 +94,29 @@ export function createOperatorUiState(options: OperatorUiStateOptions): UiState 
     moduleValues: (name) => debug.moduleValues(name),
     queues: () => debug.queueList(true).data,
     globalHooks: () => describeHooks(options, undefined, ctx.hooks.globalHooks()),
+    releases: async (name) =>
+      ((await releases?.history(name)) ?? []).map((release) => ({
+        ...release,
+        description: publishedText(release.description, options.mask),
+      })),
+    revisionDiff: async (name, from, to) => {
+      const text = await releases?.diff(name, from, to);
+      return text === undefined ? undefined : diffText(text);
+    },
+    moduleDiff: async (name) => {
+      let running = diffs.get(name);
+      if (running === undefined) {
+        running = debug.moduleDiff(name).finally(() => diffs.delete(name));
+        diffs.set(name, running);
+      }
+      try {
+        const diff = await running;
+        return { action: diff.action, text: diffText(formatDiffText([diff], { colour: false })) };
+      } catch (error: unknown) {
+        // A module that does not render now, or the API server refusing a dry run: said on the page.
+        return { action: 'failed', text: diffText(errorMessage(error)) };
+      }
+    },
   };
 }
 
