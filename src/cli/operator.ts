@@ -206,9 +206,11 @@ function buildReleaseEngine(
     },
   });
   return selectReleaseEngine(config.delivery, {
-    // A helm process has client-go's own limit (5 requests/s, burst 10); the native engine gets
-    // that for each delivery that may run at once, instead of sharing KUBE_CLIENT_QPS with the rest.
+    // Release reads share client-go's limit (5 requests/s, burst 10) for each delivery that may run
+    // at once, apart from KUBE_CLIENT_QPS; each release written paces its own requests as a helm
+    // process does, so what bounds the writes is KADDON_CONCURRENT_DELIVERIES (docs/delivery.md).
     api: client(5 * config.concurrentDeliveries, 10 * config.concurrentDeliveries),
+    writeApi: client(0, 0),
     helm: helmBinary,
     helmDriver: process.env.HELM_DRIVER,
     historyMax: config.helmHistoryMax,

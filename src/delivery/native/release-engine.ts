@@ -23,18 +23,37 @@ import { readReleaseChart } from './release-chart-files.ts';
 import { isHelmHook, manifestObjects, releaseManifest } from './release-manifest.ts';
 import { withStatus, type ReleaseRecord } from './release-record.ts';
 import { ReleaseRecords } from './release-records.ts';
+import { RequestRateLimiter } from '../request-rate-limiter.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { scalarText } from '../../core/json.ts';
 
 /** How long a release read by `list` answers its module's next `release` (a converge's deliveries). */
 const PREFETCH_TTL_MS = 60_000;
 
+/**
+ * client-go's default limits, which each helm process has to itself: a release's write starts with
+ * a burst of 10 requests, then 5 a second (docs/delivery.md "Request limits").
+ */
+const RELEASE_WRITE_LIMIT = { qps: 5, burst: 10 } as const;
+
+/** A write's own clients: its requests paced as one helm process paces its own. */
+interface ReleaseWrite {
+  readonly api: ApplyApi;
+  readonly records: ReleaseRecords;
+}
+
 /** KADDON_DELIVERY: who writes releases (docs/delivery.md). */
 export type DeliveryEngine = 'helm' | 'native';
 
 export interface ReleaseEngineOptions {
   readonly engine: DeliveryEngine;
+  /** Reads of releases (the converge's list, a module's release): shared, rate-limited. */
   readonly api: ApplyApi;
+  /**
+   * Writes: each release written (install, upgrade, rollback, uninstall) paces its own requests as
+   * one helm process does (RELEASE_WRITE_LIMIT), through this client; `api` when not given.
+   */
+  readonly writeApi?: ApplyApi;
   /** The helm binary: `helm template`, the `helm` engine's writes, and releases with Helm hooks. */
   readonly helm: Pick<HelmClient, 'upgradeInstall' | 'uninstall' | 'rollback' | 'template'>;
   /** HELM_HISTORY_MAX; default 10 as in addon-operator. */
@@ -128,34 +147,42 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     chartDir: string,
     options: UpgradeInstallOptions,
   ): Promise<number> {
-    return this.#writingRelease(release, namespace, () =>
-      this.#upgradeInstall(release, namespace, chartDir, options),
+    return this.#writingRelease(release, namespace, (paced) =>
+      this.#upgradeInstall(paced, release, namespace, chartDir, options),
     );
   }
 
   rollback(release: string, namespace: string, revision: number, timeoutSeconds?: number): Promise<void> {
-    return this.#writingRelease(release, namespace, () =>
-      this.#rollback(release, namespace, revision, timeoutSeconds),
+    return this.#writingRelease(release, namespace, (paced) =>
+      this.#rollback(paced, release, namespace, revision, timeoutSeconds),
     );
   }
 
   uninstall(release: string, namespace: string, timeoutSeconds?: number): Promise<void> {
-    return this.#writingRelease(release, namespace, () => this.#uninstall(release, namespace, timeoutSeconds));
+    return this.#writingRelease(release, namespace, (paced) =>
+      this.#uninstall(paced, release, namespace, timeoutSeconds),
+    );
   }
 
-  async #writingRelease<T>(release: string, namespace: string, write: () => Promise<T>): Promise<T> {
+  async #writingRelease<T>(
+    release: string,
+    namespace: string,
+    write: (paced: ReleaseWrite) => Promise<T>,
+  ): Promise<T> {
     const key = `${namespace}/${release}`;
     this.#prefetched.delete(key);
     this.#writes.set(key, (this.#writes.get(key) ?? 0) + 1);
     this.#writing.add(key);
     try {
-      return await write();
+      const api = pacedApi(this.#options.writeApi ?? this.#options.api);
+      return await write({ api, records: new ReleaseRecords(api) });
     } finally {
       this.#writing.delete(key);
     }
   }
 
   async #upgradeInstall(
+    paced: ReleaseWrite,
     release: string,
     namespace: string,
     chartDir: string,
@@ -170,7 +197,7 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
       this.#toldHooks(release);
       return this.#options.helm.upgradeInstall(release, namespace, chartDir, options);
     }
-    const history = await this.#records.history(release, namespace);
+    const history = await paced.records.history(release, namespace);
     if (isPending(history))
       throw new NativeDeliveryError(release, 'another operation (install/upgrade/rollback) is in progress');
     const current = currentRevision(history);
@@ -189,10 +216,10 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
       namespace,
       apply_method: 'ssa',
     };
-    await this.#write(record, history, new Date(record.info.first_deployed));
+    await this.#write(paced, record, history, new Date(record.info.first_deployed));
     const done = current ? 'Upgrade complete' : 'Install complete';
     const failed = current ? `Upgrade "${release}" failed` : `Release "${release}" failed`;
-    await this.#deliver(record, manifest.objects, current, {
+    await this.#deliver(paced, record, manifest.objects, current, {
       done,
       failed,
       supersede: current ? [current] : [],
@@ -201,12 +228,13 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
   }
 
   async #rollback(
+    paced: ReleaseWrite,
     release: string,
     namespace: string,
     revision: number,
     timeoutSeconds?: number,
   ): Promise<void> {
-    const history = await this.#records.history(release, namespace);
+    const history = await paced.records.history(release, namespace);
     const target = history.find((record) => record.version === revision);
     const last = history.at(-1);
     if (this.#options.engine === 'helm' || (target && this.#hasHooks(target))) {
@@ -226,20 +254,25 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
       },
       version: last.version + 1,
     };
-    await this.#write(record, history, now);
+    await this.#write(paced, record, history, now);
     // helm supersedes the revision it rolls back from before it applies anything.
-    await this.#records.update(withStatus(last, 'superseded', last.info.description), now);
+    await paced.records.update(withStatus(last, 'superseded', last.info.description), now);
     const objects = manifestObjects(target.manifest, `release ${release} revision ${String(revision)}`);
     const deployed = history.filter((entry) => entry.info.status === 'deployed');
-    await this.#deliver(record, objects, last, {
+    await this.#deliver(paced, record, objects, last, {
       done: `Rollback to ${String(revision)}`,
       failed: `Rollback "${release}" failed`,
       supersede: deployed,
     });
   }
 
-  async #uninstall(release: string, namespace: string, timeoutSeconds?: number): Promise<void> {
-    const history = await this.#records.history(release, namespace);
+  async #uninstall(
+    paced: ReleaseWrite,
+    release: string,
+    namespace: string,
+    timeoutSeconds?: number,
+  ): Promise<void> {
+    const history = await paced.records.history(release, namespace);
     const last = history.at(-1);
     if (this.#options.engine === 'helm' || (last && this.#hasHooks(last))) {
       await this.#options.helm.uninstall(release, namespace, timeoutSeconds);
@@ -247,7 +280,7 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     }
     if (!last) return;
     const now = this.#now();
-    await this.#records.update(
+    await paced.records.update(
       withStatus(last, 'uninstalling', 'Deletion in progress (or silently failed)'),
       now,
     );
@@ -256,16 +289,21 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
       (object) => scalarText(object.kind),
       UNINSTALL_ORDER,
     );
-    const { api } = this.#options;
+    const { api } = paced;
     await deleteTargets(api, release, await removedTargets(api, objects, [], release, namespace));
-    for (const record of history) await this.#records.remove(release, namespace, record.version);
+    for (const record of history) await paced.records.remove(release, namespace, record.version);
   }
 
   /** Trims the history as HELM_HISTORY_MAX says, then records the pending revision. */
-  async #write(record: ReleaseRecord, history: readonly ReleaseRecord[], modifiedAt: Date): Promise<void> {
+  async #write(
+    paced: ReleaseWrite,
+    record: ReleaseRecord,
+    history: readonly ReleaseRecord[],
+    modifiedAt: Date,
+  ): Promise<void> {
     for (const old of revisionsToTrim(history, this.#options.historyMax ?? 10))
-      await this.#records.remove(old.name, old.namespace, old.version);
-    await this.#records.create(record, modifiedAt);
+      await paced.records.remove(old.name, old.namespace, old.version);
+    await paced.records.create(record, modifiedAt);
   }
 
   /**
@@ -273,12 +311,13 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
    * outcome: the revisions in `supersede` superseded and this one deployed, or this one failed.
    */
   async #deliver(
+    paced: ReleaseWrite,
     record: ReleaseRecord,
     objects: readonly JsonObject[],
     from: ReleaseRecord | undefined,
     outcome: { done: string; failed: string; supersede: readonly ReleaseRecord[] },
   ): Promise<void> {
-    const { api } = this.#options;
+    const { api, records } = paced;
     const { name, namespace } = record;
     try {
       const targets = await releaseTargets(api, objects, name, namespace);
@@ -287,13 +326,13 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
       await deleteTargets(api, name, await removedTargets(api, before, targets, name, namespace));
     } catch (error: unknown) {
       const failed = withStatus(record, 'failed', `${outcome.failed}: ${errorMessage(error)}`);
-      await this.#records.update(failed, this.#now());
+      await records.update(failed, this.#now());
       throw error;
     }
     const now = this.#now();
     for (const old of outcome.supersede)
-      await this.#records.update(withStatus(old, 'superseded', old.info.description), now);
-    await this.#records.update(withStatus(record, 'deployed', outcome.done), now);
+      await records.update(withStatus(old, 'superseded', old.info.description), now);
+    await records.update(withStatus(record, 'deployed', outcome.done), now);
   }
 
   #hasHooks(record: ReleaseRecord): boolean {
@@ -310,4 +349,16 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
   #now(): Date {
     return this.#options.now?.() ?? new Date();
   }
+}
+
+/** The client with its requests paced by a limiter of its own (RELEASE_WRITE_LIMIT). */
+function pacedApi(api: ApplyApi): ApplyApi {
+  const limiter = new RequestRateLimiter(RELEASE_WRITE_LIMIT.qps, RELEASE_WRITE_LIMIT.burst);
+  return {
+    request: async (method, apiPath, options) => {
+      await limiter.acquire(options?.signal);
+      return api.request(method, apiPath, options);
+    },
+    resolveResource: (apiVersion, kind) => api.resolveResource(apiVersion, kind),
+  };
 }

@@ -22,6 +22,7 @@ export function selectReleaseEngine(
   engine: DeliveryEngine,
   options: {
     readonly api: ApplyApi;
+    readonly writeApi?: ApplyApi;
     readonly helm: HelmClient;
     readonly helmDriver: string | undefined;
     readonly historyMax: number;
