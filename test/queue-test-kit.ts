@@ -40,6 +40,11 @@ export class ManualClock implements Clock {
     };
   }
 
+  /** Timers set and neither fired nor cancelled. */
+  get pendingTimers(): number {
+    return this.#timers.length;
+  }
+
   /** Moves time forward by `ms`, firing due timers in order and letting the workers react. */
   async advance(ms: number): Promise<void> {
     const target = this.#now + ms;

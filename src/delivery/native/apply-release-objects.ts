@@ -61,7 +61,9 @@ export async function releaseTargets(
 
 /**
  * Server-side apply of each object in order as field manager `helm`, as helm 4 applies: no forcing
- * over other managers' fields (a conflict fails the release) and strict field validation.
+ * over other managers' fields (a conflict fails the release) and strict field validation. `stop`
+ * also ends the request under way: a write the API server is slow to answer must not outlast
+ * SIGTERM's grace and leave the revision pending (docs/lifecycle.md "Stopping").
  */
 export async function applyTargets(
   api: ApplyApi,
@@ -76,6 +78,7 @@ export async function applyTargets(
         query: { fieldManager: HELM_FIELD_MANAGER, force: false, fieldValidation: 'Strict' },
         body,
         contentType: 'application/apply-patch+yaml',
+        ...(stop === undefined ? {} : { signal: stop }),
       });
     } catch (error: unknown) {
       throw new NativeDeliveryError(release, `applying ${target.label} failed: ${errorMessage(error)}`, {

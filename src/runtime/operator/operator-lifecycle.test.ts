@@ -127,6 +127,7 @@ describe('stopWithGrace (README "The operator": SIGTERM)', () => {
     assert.equal(await stop.result, true);
     assert.equal(stop.ended(), 0);
     assert.deepEqual(stop.lines(), ['stopping']);
+    assert.equal(stop.clock.pendingTimers, 0, 'no grace timer keeps the process alive');
   });
 
   it('ends the running hook when the grace is over, then waits for the task', async () => {
@@ -139,6 +140,7 @@ describe('stopWithGrace (README "The operator": SIGTERM)', () => {
       'stopping',
       'the running task did not finish in time: ending running hooks and helm',
     ]);
+    assert.equal(stop.clock.pendingTimers, 0, 'no grace timer keeps the process alive');
   });
 
   it('gives up on a task that has not finished when the whole stop grace is over', async () => {

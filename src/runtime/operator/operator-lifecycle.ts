@@ -116,16 +116,24 @@ export interface StopSequence {
  * The stop (README "The operator"): no new tasks; the running one gets HOOK_GRACE_MS, then its hook's
  * process group is ended and the stop waits up to STOP_GRACE_MS in all. A leader that lost its lease
  * ends its hooks at once: another replica acts now. Resolves true when the running task finished.
+ * Its grace timers end with it: one left running would keep the process alive after the stop, until
+ * the forced exit of docs/lifecycle.md "Stopping".
  */
 export async function stopWithGrace(sequence: StopSequence): Promise<boolean> {
   const clock = sequence.clock ?? systemClock;
+  const done = new AbortController();
   sequence.logger.info('stopping', { signal: sequence.reason });
   if (sequence.reason === LEASE_LOST) sequence.endHooks();
   const stopped = sequence.stop().then(() => true);
-  if (await Promise.race([stopped, sleep(clock, HOOK_GRACE_MS).then(() => false)])) return true;
-  sequence.logger.error('the running task did not finish in time: ending running hooks and helm', {
-    graceMs: HOOK_GRACE_MS,
-  });
-  sequence.endHooks();
-  return Promise.race([stopped, sleep(clock, STOP_GRACE_MS - HOOK_GRACE_MS).then(() => false)]);
+  const graceOver = (ms: number): Promise<false> => sleep(clock, ms, done.signal).then(() => false);
+  try {
+    if (await Promise.race([stopped, graceOver(HOOK_GRACE_MS)])) return true;
+    sequence.logger.error('the running task did not finish in time: ending running hooks and helm', {
+      graceMs: HOOK_GRACE_MS,
+    });
+    sequence.endHooks();
+    return await Promise.race([stopped, graceOver(STOP_GRACE_MS - HOOK_GRACE_MS)]);
+  } finally {
+    done.abort();
+  }
 }
