@@ -53,6 +53,9 @@ export function renderModules(
     if (!node) continue;
     if (node.kind === 'Component') {
       accumulateTarget(node, ra);
+      // What the Component generated is its own. Only here: taking `ra.resources` drops its id
+      // index, and rebuilding it after every module made a tree's render quadratic in its size.
+      for (const resource of ra.resources) resource.owner ??= module.name;
     } else {
       let own: ResourceAccumulator;
       try {
@@ -65,7 +68,6 @@ export function renderModules(
       for (const resource of own.resources) resource.owner = module.name;
       ra.absorbAccumulator(own, node.file);
     }
-    for (const resource of ra.resources) resource.owner ??= module.name;
   }
   const result = finishBuild(ra, { order: 'fifo' });
   const slices = new Map<string, Resource[]>(
