@@ -29,7 +29,7 @@ import { findFluxPeer, measureFluxConvergence, type FluxTiming } from './flux-pe
 import { generateModulesTree, removeModulesTree, type GeneratedModulesTree } from './generate-modules.ts';
 
 const usage = `Usage: npm run bench:operator -- [--modules 10,100,1000] [--engines helm,native] [--hook-runs 50]
-       [--compiled] [--heap-snapshot DIR] [--flux [--flux-at 100]]
+       [--compiled] [--heap-snapshot DIR] [--cpu-profile DIR] [--flux [--flux-at 100]]
 
 For each size, starts a test cluster, runs \`kaddon operator\` on a generated modules tree and
 measures the time from spawn to /readyz 200 (first convergence), then restarts it over the
@@ -37,6 +37,7 @@ unchanged modules and measures that too; --engines runs each size with each KADD
 (default helm), side by side (docs/delivery.md). Then compares runHook on a
 trivial bash hook with spawning \`bash hook.sh\` directly. --heap-snapshot writes a V8 heap
 snapshot of the idle operator at each size into DIR (open it in Chrome DevTools' Memory tab).
+--cpu-profile has each operator process write a V8 CPU profile into DIR when it exits (node --cpu-prof).
 --flux converges the trees of the --flux-at sizes (default 100) with Flux's kustomize-controller
 too, in a cluster of its own, as the peer (build it first: bench/flux/build-kustomize-controller.sh).
 Last, the goals of docs/performance.md as ratios: 1,000 modules within 60 s, 100 modules in at
@@ -58,6 +59,8 @@ interface BenchOptions {
   readonly compiled: boolean;
   /** Where to write a heap snapshot of the idle operator, if anywhere. */
   readonly heapSnapshotDir: string | undefined;
+  /** Where each operator process writes a V8 CPU profile (node --cpu-prof) when it exits. */
+  readonly cpuProfileDir: string | undefined;
   /** Also converge these sizes' trees with Flux's kustomize-controller (bench/flux-peer.ts). */
   readonly fluxAt: readonly number[];
 }
@@ -96,6 +99,7 @@ function parseOptions(argv: readonly string[]): BenchOptions | undefined {
       'hook-runs': { type: 'string', default: '50' },
       compiled: { type: 'boolean', default: false },
       'heap-snapshot': { type: 'string' },
+      'cpu-profile': { type: 'string' },
       flux: { type: 'boolean', default: false },
       'flux-at': { type: 'string', default: '100' },
       help: { type: 'boolean', short: 'h' },
@@ -119,6 +123,7 @@ function parseOptions(argv: readonly string[]): BenchOptions | undefined {
     compiled: values.compiled,
     heapSnapshotDir:
       values['heap-snapshot'] === undefined ? undefined : path.resolve(values['heap-snapshot']),
+    cpuProfileDir: values['cpu-profile'] === undefined ? undefined : path.resolve(values['cpu-profile']),
     fluxAt: values.flux ? values['flux-at'].split(',').map((size) => count(size, '--flux-at')) : [],
   };
 }
@@ -163,13 +168,17 @@ async function measureConvergence(
         helmPath,
         workDir: workDir ?? '',
         port,
-        forceKillAfterDelay: 10_000,
+        // Writing a CPU profile at exit takes a while: it is not killed meanwhile.
+        forceKillAfterDelay: options.cpuProfileDir === undefined ? 10_000 : 120_000,
         extraEnv: {
           LOG_LEVEL: 'error',
           KADDON_DELIVERY: engine,
           ...heapSnapshotEnv(options.heapSnapshotDir),
         },
         compiled: options.compiled,
+        ...(options.cpuProfileDir === undefined
+          ? {}
+          : { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] }),
       });
     const startedAt = performance.now();
     const operator = start();

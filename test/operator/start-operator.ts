@@ -14,6 +14,8 @@ export interface OperatorProcessOptions {
   readonly extraEnv?: Readonly<Record<string, string>>;
   /** Run bin/kaddon.js, which runs the compiled dist/ when it is newer than src/ (as in the image). */
   readonly compiled?: boolean;
+  /** Options for node itself, e.g. `--cpu-prof` (not allowed in NODE_OPTIONS). */
+  readonly nodeArgs?: readonly string[];
 }
 
 /** `kaddon operator` as a child process on loopback, as the e2e test and the benchmark run it. */
@@ -24,7 +26,7 @@ export function startOperatorProcess(
     options.compiled === true
       ? [path.join(repoRoot, 'bin/kaddon.js'), 'operator']
       : ['--import', 'tsx', path.join(repoRoot, 'src/main.ts'), 'operator'];
-  return execa(process.execPath, entry, {
+  return execa(process.execPath, [...(options.nodeArgs ?? []), ...entry], {
     cwd: repoRoot,
     reject: false,
     all: true,
