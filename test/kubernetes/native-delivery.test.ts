@@ -26,8 +26,24 @@ import { runCli } from '../run-cli.ts';
  * manifests and values; helm takes over releases the native engine wrote, and back.
  */
 
-const platform = path.join(repoRoot, 'examples/platform/modules');
-const MODULES = ['echo-server', 'redis', 'prometheus', 'nightly-report', 'greeter', 'platform-policy'];
+/** An example modules tree and the modules whose slices it delivers. */
+interface ExampleTree {
+  readonly dir: string;
+  readonly modules: readonly string[];
+  /** Options of `kaddon build` (chart modules are rendered by `helm template`). */
+  readonly buildArgs?: () => readonly string[];
+}
+const platformTree: ExampleTree = {
+  dir: path.join(repoRoot, 'examples/platform/modules'),
+  modules: ['echo-server', 'redis', 'prometheus', 'nightly-report', 'greeter', 'platform-policy'],
+};
+const MODULES = platformTree.modules;
+/** addon-operator's chart modules: one with its own Chart.yaml, one without, and a Component after them. */
+const chartTree: ExampleTree = {
+  dir: path.join(repoRoot, 'examples/chart-module/modules'),
+  modules: ['web', 'hello'],
+  buildArgs: () => ['--helm-path', helmPath, '--namespace', 'charts'],
+};
 const RELEASE_NS = 'kaddon';
 
 interface Side {
@@ -66,22 +82,25 @@ function side(engine: DeliveryEngine): Side {
 }
 
 /** Each module's slice as the operator hands it to delivery, from `kaddon build --module`. */
-async function platformSlices(values?: JsonObject): Promise<Map<string, string>> {
-  const extra: string[] = [];
+async function treeSlices(tree: ExampleTree, values?: JsonObject): Promise<Map<string, string>> {
+  const extra: string[] = [...(tree.buildArgs?.() ?? [])];
   if (values !== undefined) {
     const file = path.join(tmp, `values-${String(Date.now())}.json`);
     await writeFile(file, JSON.stringify(values));
     extra.push('--values', file);
   }
   const slices = new Map<string, string>();
-  for (const module of MODULES) {
-    const run = await runCli(['build', platform, '--module', module, '-o', 'json', ...extra]);
+  for (const module of tree.modules) {
+    const run = await runCli(['build', tree.dir, '--module', module, '-o', 'json', ...extra]);
     assert.equal(run.code, 0, run.stderr);
     const list = JSON.parse(run.stdout) as { items: JsonObject[] };
     slices.set(module, stringifyYamlStream(list.items));
   }
   return slices;
 }
+
+const platformSlices = (values?: JsonObject): Promise<Map<string, string>> =>
+  treeSlices(platformTree, values);
 
 async function deliverAll(engine: DeliveryEngine, slices: ReadonlyMap<string, string>): Promise<string[]> {
   const outcomes: string[] = [];
@@ -127,11 +146,14 @@ function comparable(object: JsonObject): JsonObject {
   return copy;
 }
 
-/** What a user sees of every platform release: objects, history, manifest and values. */
-async function releaseView(engine: DeliveryEngine): Promise<JsonObject> {
+/** What a user sees of every release of the tree: objects, history, manifest and values. */
+async function releaseView(
+  engine: DeliveryEngine,
+  modules: readonly string[] = MODULES,
+): Promise<JsonObject> {
   const { helm, api } = side(engine);
   const view: JsonObject = {};
-  for (const module of MODULES) {
+  for (const module of modules) {
     const manifest = await helm.getManifest(module, RELEASE_NS);
     const objects: JsonObject[] = [];
     for (const object of manifestObjects(manifest, module)) {
@@ -186,6 +208,27 @@ describe('native delivery against the real helm 4 binary', () => {
     const name = scalarText((firstConfigMap?.metadata as JsonObject).name);
     for (const engine of ['helm', 'native'] as const)
       assert.equal(await exists(engine, `/api/v1/namespaces/echo/configmaps/${name}`), false);
+  });
+
+  it("delivers addon-operator's chart modules as helm does, chart output composed with a Component", async () => {
+    const first = await treeSlices(chartTree);
+    const second = await treeSlices(chartTree, { web: { replicas: 3 } });
+    assert.match(
+      first.get('web') ?? '',
+      /example\.com\/team: platform/u,
+      'the Component labelled the chart output',
+    );
+    for (const engine of ['helm', 'native'] as const) {
+      await side(engine).api.request('POST', '/api/v1/namespaces', {
+        body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'charts' } },
+      });
+      assert.deepEqual(await deliverAll(engine, first), ['web:installed', 'hello:installed']);
+      assert.deepEqual(await deliverAll(engine, second), ['web:upgraded', 'hello:unchanged']);
+    }
+    assert.deepEqual(
+      await releaseView('native', chartTree.modules),
+      await releaseView('helm', chartTree.modules),
+    );
   });
 
   it('hands a release written natively to helm: upgraded, rolled back and uninstalled by the binary', async () => {
