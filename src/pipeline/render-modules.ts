@@ -34,6 +34,35 @@ export interface RenderModulesOptions {
    * module's failure still fails the render.
    */
   readonly isolateFailures?: boolean;
+  /**
+   * Keep each Kustomization module's own build with its node and reuse it while the same node comes
+   * back (the operator's ModuleLoadCache gives the same node while a module's files and values view
+   * are unchanged): a render for one module's values change then builds that module alone again,
+   * and composes every module as before.
+   */
+  readonly reuseBuilds?: boolean;
+}
+
+/**
+ * Each Kustomization module's own build, by node: a build reads nothing but its node, so the same
+ * node builds the same resources. Kept until the node is dropped.
+ */
+const ownBuilds = new WeakMap<KustomizationNode, ResourceAccumulator>();
+
+/** The module's own build, fresh, or copied from the one kept for its node. */
+function buildOwn(node: KustomizationNode, reuse: boolean): ResourceAccumulator {
+  if (!reuse) return accumulateTarget(node, new ResourceAccumulator());
+  let built = ownBuilds.get(node);
+  if (built === undefined) {
+    built = accumulateTarget(node, new ResourceAccumulator());
+    ownBuilds.set(node, built);
+  }
+  // The composition changes what it is given in place (Components, the finish): it gets copies.
+  const copy = new ResourceAccumulator();
+  for (const resource of built.resources) copy.append(resource.clone(), node.file);
+  copy.config = built.config;
+  copy.vars.push(...built.vars);
+  return copy;
 }
 
 /**
@@ -59,7 +88,7 @@ export function renderModules(
     } else {
       let own: ResourceAccumulator;
       try {
-        own = accumulateTarget(node, new ResourceAccumulator());
+        own = buildOwn(node, options.reuseBuilds === true);
       } catch (error: unknown) {
         if (options.isolateFailures !== true) throw error;
         failed.set(module.name, asError(error));

@@ -93,7 +93,11 @@ export function renderTree(input: RenderTreeInput): RenderTreeResult {
       failed.set(module.name, asError(error));
     }
   }
-  const rendered = renderModules(modules, { isolateFailures: input.isolateFailures === true });
+  const rendered = renderModules(modules, {
+    isolateFailures: input.isolateFailures === true,
+    // With the operator's cache the same node comes back for an unchanged module: its build too.
+    reuseBuilds: input.cache !== undefined,
+  });
   for (const [module, error] of rendered.failed) failed.set(module, error);
   return {
     enabledModules: enabled.map((module) => module.name),
