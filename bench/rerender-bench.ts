@@ -1,8 +1,8 @@
-import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import type { JsonObject } from '../src/core/json.ts';
 import { stringifyYamlStream } from '../src/core/yaml/yaml.ts';
+import { releaseChecksum } from '../src/delivery/helm/deliver-module.ts';
 import { loadJqEngine } from '../src/jq/jq-engine.ts';
 import { loadModulesTree } from '../src/loader/modules-tree.ts';
 import { loadTreeSchemas } from '../src/loader/values-schemas.ts';
@@ -53,9 +53,7 @@ try {
     });
   const checksums = (result: RenderTreeResult): void => {
     for (const resources of result.rendered.slices.values())
-      createHash('sha256')
-        .update(stringifyYamlStream(resources.map((resource) => resource.obj)))
-        .digest('hex');
+      releaseChecksum(stringifyYamlStream(resources.map((resource) => resource.obj)));
   };
   const timed = (run: () => void): number => {
     const startedAt = performance.now();

@@ -263,17 +263,9 @@ async function moduleView(name: string, query: URLSearchParams): Promise<Child[]
             ' ',
           ]),
         );
-  let values: Node;
-  try {
-    values = h('pre', {}, JSON.stringify(await api(`modules/${encodeURIComponent(name)}/values`), null, 2));
-  } catch (error: unknown) {
-    if (!(error instanceof HttpError) || error.status !== 403) throw error;
-    values = h(
-      'p',
-      { class: 'restricted' },
-      'Values are shown to those who may get the operator\u2019s ConfigMap.',
-    );
-  }
+  const values = await restricted('Values', `modules/${encodeURIComponent(name)}/values`, (body) =>
+    h('pre', {}, JSON.stringify(body, null, 2)),
+  );
   return [
     h('h2', {}, module.name, ' ', state(module.state)),
     table(
@@ -328,21 +320,26 @@ async function moduleView(name: string, query: URLSearchParams): Promise<Child[]
   ];
 }
 
-/** A diff: a note instead for who may not read the ConfigMap. */
-async function restricted(
-  path: string,
-  draw: (body: { action?: string; text: string }) => Child,
-): Promise<Child> {
+/** A diff as /ui/api answers it (the revisions' diff has no action). */
+interface DiffAnswer {
+  action?: string;
+  text: string;
+}
+
+/** What only who may get the operator's ConfigMap sees (values, diffs): a note for anyone else. */
+async function restricted(what: string, path: string, draw: (body: unknown) => Child): Promise<Child> {
+  let body: unknown;
   try {
-    return draw(await api(path));
+    body = await api(path);
   } catch (error: unknown) {
     if (!(error instanceof HttpError) || error.status !== 403) throw error;
     return h(
       'p',
       { class: 'restricted' },
-      'Diffs are shown to those who may get the operator\u2019s ConfigMap.',
+      `${what} are shown to those who may get the operator\u2019s ConfigMap.`,
     );
   }
+  return draw(body);
 }
 
 /** Keeps the view's URL, with the query changed as `change` says, and draws it again. */
@@ -405,9 +402,16 @@ async function releasesOf(name: string, query: URLSearchParams): Promise<Child[]
     form,
     compared &&
       (await restricted(
+        'Diffs',
         `${base}/revision-diff?from=${query.get('from') ?? ''}&to=${query.get('to') ?? ''}`,
-        ({ text }) =>
-          h('pre', { class: 'diff revisions' }, text === '' ? 'The two revisions hold the same.' : text),
+        (body) => {
+          const { text } = body as DiffAnswer;
+          return h(
+            'pre',
+            { class: 'diff revisions' },
+            text === '' ? 'The two revisions hold the same.' : text,
+          );
+        },
       )),
   ];
 }
@@ -425,9 +429,10 @@ async function deliveryDiff(name: string, query: URLSearchParams): Promise<Child
     });
   });
   if (query.has('diff') && lastDiff?.module !== name) {
-    const body = await restricted(`modules/${encodeURIComponent(name)}/diff`, ({ action, text }) =>
-      h('pre', { class: 'diff delivery' }, action === 'unchanged' ? 'No changes.' : text),
-    );
+    const body = await restricted('Diffs', `modules/${encodeURIComponent(name)}/diff`, (answer) => {
+      const { action, text } = answer as DiffAnswer;
+      return h('pre', { class: 'diff delivery' }, action === 'unchanged' ? 'No changes.' : text);
+    });
     lastDiff = { module: name, at: new Date().toISOString(), body };
   }
   return [

@@ -31,13 +31,25 @@ export function hasChanges(diffs: readonly ModuleDiff[]): boolean {
 
 /** A unified diff of the compared fields' YAML; the object's whole YAML for a creation or deletion. */
 function unifiedDiff(change: ObjectChange): string {
-  const before = change.before ? stringifyYaml(change.before) : '';
-  const after = change.after ? stringifyYaml(change.after) : '';
   const name = objectLabel(change);
-  const patch = createTwoFilesPatch(`live ${name}`, `rendered ${name}`, before, after, undefined, undefined, {
+  return yamlPatch(`live ${name}`, `rendered ${name}`, change.before, change.after);
+}
+
+/**
+ * Two values as a unified diff of their YAML, 3 lines of context, the `---`/`+++` pair naming both
+ * sides; an absent side is empty (a creation or a deletion).
+ */
+export function yamlPatch(
+  beforeName: string,
+  afterName: string,
+  before: JsonObject | undefined,
+  after: JsonObject | undefined,
+): string {
+  const text = (value: JsonObject | undefined): string => (value ? stringifyYaml(value) : '');
+  const patch = createTwoFilesPatch(beforeName, afterName, text(before), text(after), undefined, undefined, {
     context: 3,
   });
-  // The first line is the `===` separator of the library's format; the `---`/`+++` pair names both sides.
+  // The first line is the `===` separator of the library's format.
   return patch
     .split('\n')
     .filter((line) => !line.startsWith('====') && !line.startsWith('\\ No newline'))
@@ -45,7 +57,8 @@ function unifiedDiff(change: ObjectChange): string {
     .trimEnd();
 }
 
-function objectLabel(change: Pick<ObjectChange, 'kind' | 'namespace' | 'name'>): string {
+/** `Kind namespace/name`, or `Kind name` for a cluster-scoped object. */
+export function objectLabel(change: Pick<ObjectChange, 'kind' | 'namespace' | 'name'>): string {
   return `${change.kind} ${change.namespace ? `${change.namespace}/` : ''}${change.name}`;
 }
 

@@ -69,28 +69,16 @@ before(async () => {
   const broken = env.tree.write('modules/030-broken', {
     ...stateModuleFiles(NAMESPACE, 'broken', '  a: "1"\n'),
     'values.yaml': 'brokenEnabled: true\nbroken:\n  fixed: false\n',
-    'hooks/before-helm.mjs': [
-      '#!/usr/bin/env node',
-      "import { readFileSync } from 'node:fs';",
-      'if (process.argv[2] === \'--config\') { console.log(\'{"configVersion":"v1","beforeHelm":10}\'); process.exit(0); }',
-      "const values = JSON.parse(readFileSync(process.env.VALUES_PATH, 'utf8'));",
+    'hooks/before-helm.mjs': beforeHelmHook(
       "if (!values.broken.fixed) { console.error('broken: the setting broken.fixed is missing'); process.exit(1); }",
-      '',
-    ].join('\n'),
+    ),
   });
   chmodSync(path.join(broken, 'hooks/before-helm.mjs'), 0o755);
   // A module whose beforeHelm takes its time once told to: its run shows in the queue view.
   const slow = env.tree.write('modules/040-slow', {
     ...stateModuleFiles(NAMESPACE, 'slow', '  a: "1"\n'),
     'values.yaml': 'slowEnabled: true\nslow:\n  seconds: 0\n',
-    'hooks/before-helm.mjs': [
-      '#!/usr/bin/env node',
-      "import { readFileSync } from 'node:fs';",
-      'if (process.argv[2] === \'--config\') { console.log(\'{"configVersion":"v1","beforeHelm":10}\'); process.exit(0); }',
-      "const values = JSON.parse(readFileSync(process.env.VALUES_PATH, 'utf8'));",
-      'setTimeout(() => {}, values.slow.seconds * 1000);',
-      '',
-    ].join('\n'),
+    'hooks/before-helm.mjs': beforeHelmHook('setTimeout(() => {}, values.slow.seconds * 1000);'),
   });
   chmodSync(path.join(slow, 'hooks/before-helm.mjs'), 0o755);
   await grantTokens();
@@ -109,6 +97,18 @@ after(async () => {
   await browser.close();
   await env.stop();
 });
+
+/** A node beforeHelm hook (order 10) whose `body` reads the module's values as `values`. */
+function beforeHelmHook(body: string): string {
+  return [
+    '#!/usr/bin/env node',
+    "import { readFileSync } from 'node:fs';",
+    'if (process.argv[2] === \'--config\') { console.log(\'{"configVersion":"v1","beforeHelm":10}\'); process.exit(0); }',
+    "const values = JSON.parse(readFileSync(process.env.VALUES_PATH, 'utf8'));",
+    body,
+    '',
+  ].join('\n');
+}
 
 /** ServiceAccounts: `nobody` without rights, `viewer` with get on modules, `admin` also on the ConfigMap. */
 async function grantTokens(): Promise<void> {

@@ -1,8 +1,7 @@
-import { createTwoFilesPatch } from 'diff';
 import { deepEqual, type JsonObject } from '../../core/json.ts';
+import { objectLabel, yamlPatch } from '../../core/module-diff.ts';
 import { isSecret, maskSecrets } from '../../core/object-drift.ts';
 import { idKey, idOf } from '../../core/res-id.ts';
-import { stringifyYaml } from '../../core/yaml/yaml.ts';
 import { manifestObjects } from '../native/release-manifest.ts';
 import type { ReleaseRecord } from '../native/release-record.ts';
 
@@ -20,7 +19,10 @@ export function revisionDiff(from: ComparedRevision, to: ComparedRevision): stri
   const label = (record: ComparedRevision): string => `revision ${String(record.version)}`;
   const out: string[] = [];
   if (!deepEqual(from.config, to.config))
-    out.push('~ release values changed', patch('values', label(from), label(to), from.config, to.config));
+    out.push(
+      '~ release values changed',
+      yamlPatch(`${label(from)} values`, `${label(to)} values`, from.config, to.config),
+    );
   const before = objectsById(from);
   const after = objectsById(to);
   const keys = [...new Set([...before.keys(), ...after.keys()])].sort();
@@ -32,7 +34,10 @@ export function revisionDiff(from: ComparedRevision, to: ComparedRevision): stri
     const [maskedOld, maskedNow] = masked(old?.object, now?.object);
     const sign = old === undefined ? '+' : now === undefined ? '-' : '~';
     const verb = old === undefined ? 'created' : now === undefined ? 'deleted' : 'changed';
-    out.push(`${sign} ${name} ${verb}`, patch(name, label(from), label(to), maskedOld, maskedNow));
+    out.push(
+      `${sign} ${name} ${verb}`,
+      yamlPatch(`${label(from)} ${name}`, `${label(to)} ${name}`, maskedOld, maskedNow),
+    );
   }
   return out.join('\n');
 }
@@ -45,7 +50,7 @@ function objectsById(record: ComparedRevision): Map<string, { name: string; obje
   )) {
     const id = idOf(object);
     objects.set(idKey(id), {
-      name: `${id.kind} ${id.namespace ? `${id.namespace}/` : ''}${id.name}`,
+      name: objectLabel(id),
       object,
     });
   }
@@ -59,29 +64,4 @@ function masked(
   if (after !== undefined && isSecret(after)) return maskSecrets(before, after);
   if (before !== undefined && isSecret(before)) return [maskSecrets(undefined, before)[1], after];
   return [before, after];
-}
-
-function patch(
-  name: string,
-  fromLabel: string,
-  toLabel: string,
-  before: JsonObject | undefined,
-  after: JsonObject | undefined,
-): string {
-  const text = (value: JsonObject | undefined): string => (value === undefined ? '' : stringifyYaml(value));
-  return createTwoFilesPatch(
-    `${fromLabel} ${name}`,
-    `${toLabel} ${name}`,
-    text(before),
-    text(after),
-    undefined,
-    undefined,
-    {
-      context: 3,
-    },
-  )
-    .split('\n')
-    .filter((line) => !line.startsWith('====') && !line.startsWith('\\ No newline'))
-    .join('\n')
-    .trimEnd();
 }

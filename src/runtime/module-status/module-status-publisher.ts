@@ -25,14 +25,16 @@ const MAX_MESSAGE_BYTES = 4096;
 
 /**
  * A message as it leaves the operator: secrets masked, escapes and control characters out, bounded
- * (docs/hooks.md "What of a hook's output leaves the operator"). The status page shows the same.
+ * (docs/hooks.md "What of a hook's output leaves the operator"), at most `maxBytes`. The status page
+ * shows the same; its diffs are allowed more.
  */
-export function publishedText(text: string, mask: ((text: string) => string) | undefined): string {
+export function publishedText(
+  text: string,
+  mask: ((text: string) => string) | undefined,
+  maxBytes = MAX_MESSAGE_BYTES,
+): string {
   const clean = cleanText(text, { maxBytes: Number.MAX_SAFE_INTEGER, keepLineFeeds: true });
-  return cleanText((mask ?? ((same: string) => same))(clean), {
-    maxBytes: MAX_MESSAGE_BYTES,
-    keepLineFeeds: true,
-  });
+  return cleanText((mask ?? ((same: string) => same))(clean), { maxBytes, keepLineFeeds: true });
 }
 
 /** Module objects have no spec to change: their generation stays 1. */

@@ -18,7 +18,6 @@ import type { OperatorContext } from './operator-context.ts';
 import { publishedText } from '../module-status/module-status-publisher.ts';
 import type { HookRunRecord } from './hook-runs.ts';
 import { formatDiffText, type ModuleDiff } from '../../core/module-diff.ts';
-import { cleanText } from '../../core/untrusted-text.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { createUiReleases } from './ui-releases.ts';
 
@@ -52,11 +51,7 @@ export function createOperatorUiState(options: OperatorUiStateOptions): UiState 
         deliveredRevision: (name) => ctx.status?.record(name)?.delivered?.helmRevision,
       })
     : undefined;
-  const diffText = (text: string): string =>
-    cleanText((options.mask ?? ((same: string) => same))(text), {
-      maxBytes: MAX_DIFF_BYTES,
-      keepLineFeeds: true,
-    });
+  const diffText = (text: string): string => publishedText(text, options.mask, MAX_DIFF_BYTES);
   // A diff asked for again while one of the same module runs waits for that one.
   const diffs = new Map<string, Promise<ModuleDiff>>();
   return {
