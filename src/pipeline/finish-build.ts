@@ -4,7 +4,7 @@ import type { Resource } from '../core/resource.ts';
 import { contentHash } from './hash-suffix.ts';
 import type { ResourceAccumulator } from './resource-accumulator.ts';
 import { sortLegacy } from './sort-resources.ts';
-import { fixNameReferences } from './transformers/name-reference.ts';
+import { fixNameReferences, type NameLookupObserver } from './transformers/name-reference.ts';
 import { resolveVars } from './transformers/vars.ts';
 
 export interface BuildResult {
@@ -21,9 +21,13 @@ const LOCAL_CONFIG = 'config.kubernetes.io/local-config';
  * steps 9–13): hash suffixes, the name-reference fix-up, vars, dropping local-config objects, then the output
  * order.
  */
-export function finishBuild(ra: ResourceAccumulator, sortOptions: SortOptions | undefined): BuildResult {
+export function finishBuild(
+  ra: ResourceAccumulator,
+  sortOptions: SortOptions | undefined,
+  observer?: NameLookupObserver,
+): BuildResult {
   appendHashSuffixes(ra.resources);
-  fixNameReferences(ra.resources, ra.config.nameReference);
+  fixNameReferences(ra.resources, ra.config.nameReference, observer);
   const unused = resolveVars(ra.resources, ra.vars, ra.config.varReference);
   const kept = ra.resources.filter((resource) => resource.annotations()[LOCAL_CONFIG] !== 'true');
   for (const resource of kept) normalizeAnnotations(resource.obj);

@@ -3,9 +3,11 @@ import type { KustomizationNode } from '../core/kustomization.ts';
 import type { Resource } from '../core/resource.ts';
 import { accumulateTarget } from './build-kustomization.ts';
 import { annotateBuildMetadata } from './build-metadata.ts';
+import { FactsRecorder, isLocalComponent, type OwnerFacts } from './composition-facts.ts';
 import { finishBuild } from './finish-build.ts';
 import { ResourceAccumulator } from './resource-accumulator.ts';
 import { sortLegacy } from './sort-resources.ts';
+import { builtinTransformerConfig } from './transformer-config.ts';
 
 /** One enabled module, its files already read and `$(var)`-expanded with its values view. */
 export interface ModuleInput {
@@ -65,6 +67,17 @@ function buildOwn(node: KustomizationNode, reuse: boolean): ResourceAccumulator 
   return copy;
 }
 
+/** A composition with what it learned about each owner's objects (docs/architecture.md "Incremental composition"). */
+export interface Composition {
+  readonly rendered: RenderedModules;
+  readonly facts: ReadonlyMap<string, OwnerFacts>;
+  /**
+   * Modules meet only through name references here: no vars, no module's own `configurations`
+   * (they configure every later transformer), and every Component changes each object alone.
+   */
+  readonly separable: boolean;
+}
+
 /**
  * Applies the enabled modules in order onto one accumulator (docs/architecture.md "Modules are components"):
  * a Kustomization module is built alone and merged in, so it cannot touch other modules'
@@ -75,8 +88,18 @@ export function renderModules(
   modules: readonly ModuleInput[],
   options: RenderModulesOptions = {},
 ): RenderedModules {
+  return composeModules(modules, options, false).rendered;
+}
+
+/** renderModules, and with `learn` what the composition found about each owner's objects. */
+export function composeModules(
+  modules: readonly ModuleInput[],
+  options: RenderModulesOptions,
+  learn: boolean,
+): Composition {
   const ra = new ResourceAccumulator();
   const failed = new Map<string, Error>();
+  let separable = true;
   for (const module of modules) {
     const node = module.node;
     if (!node) continue;
@@ -85,6 +108,7 @@ export function renderModules(
       // What the Component generated is its own. Only here: taking `ra.resources` drops its id
       // index, and rebuilding it after every module made a tree's render quadratic in its size.
       for (const resource of ra.resources) resource.owner ??= module.name;
+      if (learn) separable &&= isLocalComponent(node);
     } else {
       let own: ResourceAccumulator;
       try {
@@ -95,10 +119,13 @@ export function renderModules(
         continue;
       }
       for (const resource of own.resources) resource.owner = module.name;
+      separable &&= own.config === builtinTransformerConfig();
       ra.absorbAccumulator(own, node.file);
     }
   }
-  const result = finishBuild(ra, { order: 'fifo' });
+  const recorder = learn ? new FactsRecorder() : undefined;
+  const result = finishBuild(ra, { order: 'fifo' }, recorder);
+  const facts = recorder?.facts(ra.resources) ?? new Map<string, OwnerFacts>();
   const slices = new Map<string, Resource[]>(
     modules.filter((module) => !failed.has(module.name)).map((module) => [module.name, []]),
   );
@@ -112,10 +139,11 @@ export function renderModules(
         module: module.name,
       });
   }
-  return {
+  const rendered = {
     slices,
     declaredVars: new Set(ra.vars.map((declared) => declared.name)),
     warnings: result.warnings,
     failed,
   };
+  return { rendered, facts, separable: learn && separable && ra.vars.length === 0 };
 }

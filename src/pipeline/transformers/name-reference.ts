@@ -21,6 +21,19 @@ interface Reference {
   readonly referral: NameBackReference;
   readonly scope: ReferrerScope;
   readonly index: ReferralIndex;
+  readonly observer: NameLookupObserver | undefined;
+}
+
+/**
+ * Told what each referrer looked for, whether or not anything had it: the incremental composition
+ * (src/pipeline/incremental-composition.ts) learns from it which modules' objects a module's
+ * references depend on.
+ */
+export interface NameLookupObserver {
+  /** A referrer's field named `name`: objects that had that name decide what it becomes. */
+  readonly lookedUpName: (referrer: Resource, name: string) => void;
+  /** A referrer asked whether it reaches objects originally in `namespace`. */
+  readonly queriedNamespace: (referrer: Resource, namespace: string) => void;
 }
 
 /**
@@ -32,12 +45,13 @@ interface Reference {
 export function fixNameReferences(
   resources: readonly Resource[],
   nameReference: readonly NameBackReference[],
+  observer?: NameLookupObserver,
 ): void {
   const index = new ReferralIndex(resources);
   const specsFor = specsByGvk(nameReference);
   for (const referrer of resources) {
     const idBefore = referrer.id;
-    fixReferrer(referrer, specsFor(originalId(referrer)), index);
+    fixReferrer(referrer, specsFor(originalId(referrer)), index, observer);
     // The same object while its identity fields are unchanged (Resource.id).
     if (referrer.id !== idBefore) index.refresh();
   }
@@ -70,11 +84,16 @@ function specsSelecting(gvk: Gvk, nameReference: readonly NameBackReference[]): 
   );
 }
 
-function fixReferrer(referrer: Resource, specs: readonly ReferenceSpec[], index: ReferralIndex): void {
+function fixReferrer(
+  referrer: Resource,
+  specs: readonly ReferenceSpec[],
+  index: ReferralIndex,
+  observer: NameLookupObserver | undefined,
+): void {
   let scope: ReferrerScope | undefined;
   for (const { referral, spec } of specs) {
     scope ??= scopeOf(referrer);
-    const reference: Reference = { referrer, spec, referral, scope, index };
+    const reference: Reference = { referrer, spec, referral, scope, index, observer };
     visitFieldPath(referrer.obj, spec.path, false, (value, set) => {
       fixField(reference, value, set);
     });
@@ -118,6 +137,7 @@ function fixMap(reference: Reference, map: JsonObject): void {
  * originally in it, else by current namespace.
  */
 function inNamespace(reference: Reference, namespace: string): (candidate: Resource) => boolean {
+  reference.observer?.queriedNamespace(reference.referrer, namespace);
   return reference.index.reachesOriginalNamespace(reference.scope, namespace)
     ? (candidate) => isInNamespace(originalId(candidate), namespace)
     : (candidate) => isInNamespace(candidate.id, namespace);
@@ -130,6 +150,7 @@ function selectReferral(
   isInPool: (candidate: Resource) => boolean,
   areIdentical: (found: readonly Resource[]) => boolean,
 ): Resource | undefined {
+  reference.observer?.lookedUpName(reference.referrer, oldName);
   let found = reference.index
     .withPreviousName(oldName)
     .filter(

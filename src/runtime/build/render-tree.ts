@@ -8,6 +8,7 @@ import { isConditionTrue, type JqEngine } from '../../jq/jq-engine.ts';
 import { declaredKustomizationKind } from '../../loader/kustomization-file.ts';
 import { loadKustomization } from '../../loader/kustomization-loader.ts';
 import type { ModuleDefinition, ModulesTree } from '../../loader/modules-tree.ts';
+import { CompositionMemo } from '../../pipeline/incremental-composition.ts';
 import { renderModules, type ModuleInput, type RenderedModules } from '../../pipeline/render-modules.ts';
 import { chartModuleNode } from './chart-module-node.ts';
 import { displayPath } from '../../core/display-path.ts';
@@ -93,11 +94,15 @@ export function renderTree(input: RenderTreeInput): RenderTreeResult {
       failed.set(module.name, asError(error));
     }
   }
-  const rendered = renderModules(modules, {
+  const options = {
     isolateFailures: input.isolateFailures === true,
     // With the operator's cache the same node comes back for an unchanged module: its build too.
     reuseBuilds: input.cache !== undefined,
-  });
+  };
+  // With it, only the modules whose node is new are composed again, when that gives the same.
+  const rendered = input.cache
+    ? input.cache.composition.render(modules, options)
+    : renderModules(modules, options);
   for (const [module, error] of rendered.failed) failed.set(module, error);
   return {
     enabledModules: enabled.map((module) => module.name),
@@ -128,6 +133,8 @@ interface LoadedModule {
  * or a new tree (a new revision) is loaded.
  */
 export class ModuleLoadCache {
+  /** The tree's last composition, to compose the next from the modules that changed. */
+  readonly composition = new CompositionMemo();
   readonly #entries = new Map<string, { readonly key: string; readonly loaded: LoadedModule }>();
 
   load(module: string, view: JsonObject, read: () => LoadedModule): LoadedModule {

@@ -54,7 +54,7 @@ export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promis
       if (module === run.module) reportNothingToDeliver(ctx, module);
       continue;
     }
-    const { manifest, checksum } = releaseText(result, module, resources);
+    const { manifest, checksum } = releaseText(resources);
     if (module === run.module) {
       const resourcesMissing = states.get(module)?.resourcesMissing === true;
       await deliverOwnSlice(ctx, run, { module, resources, manifest, resourcesMissing }, result);
@@ -91,7 +91,7 @@ async function deliverOwnSlice(
   }
   const after = prerequisites(module, resources, slices, (other) => pool.pending(other));
   if (run.background === true) {
-    ctx.state.modules.startDelivery(module, releaseText(result, module, resources).checksum);
+    ctx.state.modules.startDelivery(module, releaseText(resources).checksum);
     pool.start(module, () => deliverSlice(ctx, run, slice), after);
   } else await pool.run(module, () => deliverSlice(ctx, run, slice), after);
 }
@@ -114,32 +114,27 @@ function reportRender(ctx: OperatorContext, result: RenderTreeResult): void {
 const reported = new WeakSet<RenderTreeResult>();
 
 /**
- * A slice's release manifest and checksum, made once per render: every run compares every
- * prepared module's checksum, which would print each slice again for every run.
+ * A slice's release manifest and checksum, made once per slice: every run compares every prepared
+ * module's checksum, and a render composed from the modules that changed hands the other modules'
+ * slices on as they were (docs/architecture.md "Incremental composition"), so only new slices are
+ * printed again.
  */
-function releaseText(
-  result: RenderTreeResult,
-  module: string,
-  resources: readonly Resource[],
-): { readonly manifest: string; readonly checksum: string } {
-  let texts = releaseTexts.get(result);
-  if (texts === undefined) {
-    texts = new Map();
-    releaseTexts.set(result, texts);
-  }
-  let text = texts.get(module);
+export function releaseText(resources: readonly Resource[]): ReleaseText {
+  let text = releaseTexts.get(resources);
   if (text === undefined) {
     const manifest = stringifyYamlStream(resources.map((resource) => resource.obj));
     text = { manifest, checksum: releaseChecksum(manifest) };
-    texts.set(module, text);
+    releaseTexts.set(resources, text);
   }
   return text;
 }
 
-const releaseTexts = new WeakMap<
-  RenderTreeResult,
-  Map<string, { readonly manifest: string; readonly checksum: string }>
->();
+interface ReleaseText {
+  readonly manifest: string;
+  readonly checksum: string;
+}
+
+const releaseTexts = new WeakMap<readonly Resource[], ReleaseText>();
 
 /**
  * The modules among `isPending` that this one needs first (docs/lifecycle.md "Overlapping

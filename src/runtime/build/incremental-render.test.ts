@@ -1,0 +1,250 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { makeTempTree } from '../../../test/temp-tree.ts';
+import { KaddonError } from '../../core/errors.ts';
+import type { JsonObject } from '../../core/json.ts';
+import { stringifyYamlStream } from '../../core/yaml/yaml.ts';
+import { loadJqEngine, type JqEngine } from '../../jq/jq-engine.ts';
+import { loadModulesTree, type ModulesTree } from '../../loader/modules-tree.ts';
+import { ModuleLoadCache, renderTree, type RenderTreeResult } from './render-tree.ts';
+
+/**
+ * The operator's render composes only the modules whose values changed when nothing can carry the
+ * change into another module (docs/architecture.md "Incremental composition"); whichever way it
+ * goes, it must give what a whole render gives.
+ */
+
+const DEPLOYMENT = (name: string, configRef: string): string => `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${name}
+spec:
+  selector:
+    matchLabels: {app: ${name}}
+  template:
+    metadata:
+      labels: {app: ${name}}
+    spec:
+      containers:
+      - name: app
+        image: example/app
+        envFrom:
+        - configMapRef:
+            name: ${configRef}
+`;
+
+const CONFIG_MAP = (name: string, data: string): string =>
+  `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  value: "${data}"\n`;
+
+/** Modules meeting through a generated ConfigMap's hashed name, a plain one, and a Component over all. */
+const MODULES: Record<string, Record<string, string>> = {
+  '010-config-owner': {
+    'kustomization.yaml': `namespace: team
+resources: [plain.yaml]
+configMapGenerator:
+- name: shared-config
+  literals: [VALUE=$(configOwner.value)]
+`,
+    'plain.yaml': CONFIG_MAP('owner-plain', 'fixed'),
+  },
+  '020-consumer': {
+    'kustomization.yaml': `namespace: team
+resources: [deployment.yaml]
+configMapGenerator:
+- name: consumer-config
+  literals: [MODE=$(consumer.mode)]
+`,
+    'deployment.yaml': DEPLOYMENT('consumer', '$(consumer.configName)'),
+  },
+  '030-other': {
+    'kustomization.yaml': 'namespace: team\nresources: [config.yaml]\n',
+    'config.yaml': CONFIG_MAP('$(other.name)', '$(other.value)'),
+  },
+  '040-standalone': {
+    'kustomization.yaml': `namespace: elsewhere
+resources: [deployment.yaml]
+configMapGenerator:
+- name: standalone-config
+  literals: [LEVEL=$(standalone.level)]
+`,
+    'deployment.yaml': DEPLOYMENT('standalone', 'standalone-config'),
+  },
+  '900-policy': {
+    'kustomization.yaml': `apiVersion: kustomize.config.k8s.io/v1alpha1
+kind: Component
+labels:
+- pairs: {policy: $(policy.level)}
+patches:
+- target: {kind: Deployment}
+  patch: |
+    - op: add
+      path: /spec/revisionHistoryLimit
+      value: 3
+`,
+  },
+};
+
+const ENABLED = ['config-owner', 'consumer', 'other', 'standalone', 'policy'];
+
+interface Values {
+  readonly configOwner: JsonObject;
+  readonly consumer: JsonObject;
+  readonly other: JsonObject;
+  readonly standalone: JsonObject;
+  readonly policy: JsonObject;
+}
+
+const START: Values = {
+  configOwner: { value: 'one' },
+  consumer: { mode: 'fast', configName: 'consumer-config' },
+  other: { name: 'other-config', value: 'a' },
+  standalone: { level: 'info' },
+  policy: { level: 'baseline' },
+};
+
+function slices(result: RenderTreeResult): Record<string, string> {
+  return Object.fromEntries(
+    [...result.rendered.slices].map(([module, resources]) => [
+      module,
+      stringifyYamlStream(resources.map((resource) => resource.obj)),
+    ]),
+  );
+}
+
+describe('the operator render composes only the modules that changed, as a whole render would', () => {
+  const scratch = makeTempTree('incremental-render');
+  let jq: JqEngine;
+  let tree: ModulesTree;
+  before(async () => {
+    jq = await loadJqEngine();
+    for (const [dir, files] of Object.entries(MODULES)) scratch.write(`modules/${dir}`, files);
+    tree = loadModulesTree([path.join(scratch.root, 'modules')]);
+  });
+  after(() => {
+    scratch.remove();
+  });
+
+  const render = (values: Values, cache?: ModuleLoadCache, from = tree): RenderTreeResult =>
+    renderTree({
+      tree: from,
+      values: {
+        enabledModules: ENABLED,
+        viewFor: (module) => {
+          const key = module.replace(/-([a-z])/gu, (_, letter: string) => letter.toUpperCase());
+          return { global: { enabledModules: ENABLED }, [key]: values[key as keyof Values] };
+        },
+      },
+      sharedComponentRoots: [],
+      jq,
+      isolateFailures: true,
+      ...(cache ? { cache } : {}),
+    });
+
+  /** Renders each step with one cache and without, and returns how the cached render composed each. */
+  function walk(steps: readonly Values[]): string[] {
+    const cache = new ModuleLoadCache();
+    return steps.map((values, step) => {
+      const cached = render(values, cache);
+      assert.deepEqual(slices(cached), slices(render(values)), `step ${String(step)}`);
+      assert.deepEqual([...cached.failed.keys()], [...render(values).failed.keys()]);
+      return cache.composition.lastPath;
+    });
+  }
+
+  it('composes only a module whose values changed when no other module refers to its objects', () => {
+    const paths = walk([
+      START,
+      { ...START, other: { name: 'other-config', value: 'b' } },
+      { ...START, standalone: { level: 'debug' } },
+      { ...START, standalone: { level: 'debug' } },
+    ]);
+    assert.deepEqual(paths, ['whole', 'changed modules', 'changed modules', 'unchanged']);
+  });
+
+  it("composes the whole tree when another module's reference names the changed module's renamed object", () => {
+    const sharing = { ...START, consumer: { mode: 'fast', configName: 'shared-config' } };
+    const cache = new ModuleLoadCache();
+    render(sharing, cache);
+    const edited = { ...sharing, configOwner: { value: 'two' } };
+    const result = render(edited, cache);
+    assert.equal(cache.composition.lastPath, 'whole');
+    const ownerSlice = slices(result)['config-owner'] ?? '';
+    const hashed = /name: (shared-config-\w+)/u.exec(ownerSlice)?.[1];
+    assert.ok(hashed, ownerSlice);
+    assert.match(slices(result).consumer ?? '', new RegExp(`name: ${hashed}\\b`, 'u'));
+    assert.deepEqual(slices(result), slices(render(edited)));
+  });
+
+  it('composes the whole tree when a changed module now refers to an unchanged one', () => {
+    const paths = walk([START, { ...START, consumer: { mode: 'fast', configName: 'shared-config' } }]);
+    assert.deepEqual(paths, ['whole', 'whole']);
+  });
+
+  it('composes the whole tree when a Component module changed', () => {
+    const paths = walk([START, { ...START, policy: { level: 'restricted' } }]);
+    assert.deepEqual(paths, ['whole', 'whole']);
+  });
+
+  it('fails as the whole tree does when a changed module takes an id an unchanged one holds', () => {
+    const cache = new ModuleLoadCache();
+    render(START, cache);
+    const clash = { ...START, other: { name: 'owner-plain', value: 'b' } };
+    const expected = (error: unknown): boolean =>
+      error instanceof KaddonError && /already registered id/u.test(error.message);
+    assert.throws(() => render(clash), expected);
+    assert.throws(() => render(clash, cache), expected);
+    // And composes again from the whole tree once the clash is gone.
+    assert.deepEqual(slices(render(START, cache)), slices(render(START)));
+  });
+
+  it('leaves a module that fails out, and composes only what changes after that', () => {
+    const broken = { ...START, standalone: { level: { not: 'a string' } } };
+    const cache = new ModuleLoadCache();
+    assert.deepEqual(
+      [START, broken, { ...broken, other: { name: 'other-config', value: 'c' } }].map((values) => {
+        const result = render(values, cache);
+        assert.deepEqual(slices(result), slices(render(values)));
+        return [cache.composition.lastPath, [...result.failed.keys()].join()];
+      }),
+      [
+        ['whole', ''],
+        ['whole', 'standalone'],
+        ['changed modules', 'standalone'],
+      ],
+    );
+  });
+
+  it('composes the whole tree every time while a module declares vars or a Component replaces', () => {
+    const variants = {
+      vars: {
+        '040-standalone/kustomization.yaml': `${MODULES['040-standalone']?.['kustomization.yaml'] ?? ''}vars:
+- name: STANDALONE
+  objref: {apiVersion: apps/v1, kind: Deployment, name: standalone}
+`,
+      },
+      replacements: {
+        '900-policy/kustomization.yaml': `${MODULES['900-policy']?.['kustomization.yaml'] ?? ''}replacements:
+- source: {kind: ConfigMap, name: owner-plain, fieldPath: data.value}
+  targets:
+  - select: {kind: Deployment}
+    fieldPaths: [metadata.annotations.plain]
+    options: {create: true}
+`,
+      },
+    };
+    for (const [variant, changes] of Object.entries(variants)) {
+      for (const [dir, files] of Object.entries(MODULES)) scratch.write(`${variant}/${dir}`, files);
+      for (const [file, text] of Object.entries(changes)) scratch.write(variant, { [file]: text });
+      const changed = loadModulesTree([path.join(scratch.root, variant)]);
+      const cache = new ModuleLoadCache();
+      const edits = [START, { ...START, other: { name: 'other-config', value: 'b' } }];
+      const paths = edits.map((values) => {
+        const result = render(values, cache, changed);
+        assert.deepEqual(slices(result), slices(render(values, undefined, changed)), variant);
+        return cache.composition.lastPath;
+      });
+      assert.deepEqual(paths, ['whole', 'whole'], variant);
+    }
+  });
+});
