@@ -44,6 +44,10 @@ try {
           const view: JsonObject = source.viewFor(name);
           return name === edited ? { ...view, edit } : view;
         },
+        viewKeyFor: (name) => {
+          const key = source.viewKeyFor?.(name) ?? '';
+          return name === edited ? `${key}\u0000${String(edit)}` : key;
+        },
       },
       sharedComponentRoots: roots,
       jq,

@@ -37,7 +37,7 @@ export interface PrepareValuesInput {
 /** Which modules are enabled, and the values each sees, from static values alone (no hooks run). */
 export function staticValues(tree: ModulesTree, store: ValuesStore): ModuleValuesSource {
   const enabled = tree.modules.filter((module) => store.isEnabledByValues(module.name)).map((m) => m.name);
-  return { enabledModules: enabled, viewFor: (name) => store.valuesView(moduleOwner(name), enabled) };
+  return store.renderViews(enabled);
 }
 
 /**

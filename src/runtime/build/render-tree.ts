@@ -26,6 +26,11 @@ export interface ModuleValuesSource {
   readonly enabledModules: readonly string[];
   /** `{global, <moduleKey>}` with `global.enabledModules` (docs/architecture.md "$(var) expansion"). */
   viewFor(name: string): JsonObject;
+  /**
+   * A text equal for equal views, cheaper than printing each view: what the ModuleLoadCache
+   * compares (ValuesStore.renderViews). Without it the view itself is printed.
+   */
+  viewKeyFor?(name: string): string;
 }
 
 export interface RenderTreeInput {
@@ -87,7 +92,7 @@ export function renderTree(input: RenderTreeInput): RenderTreeResult {
   for (const module of enabled) {
     if (failed.has(module.name)) continue;
     try {
-      const node = loadModule(module, input.values.viewFor(module.name), input, unresolved, warnings);
+      const node = loadModule(module, input, unresolved, warnings);
       modules.push({ name: module.name, node });
     } catch (error: unknown) {
       if (input.isolateFailures !== true || !isIsolated(module)) throw error;
@@ -137,8 +142,7 @@ export class ModuleLoadCache {
   readonly composition = new CompositionMemo();
   readonly #entries = new Map<string, { readonly key: string; readonly loaded: LoadedModule }>();
 
-  load(module: string, view: JsonObject, read: () => LoadedModule): LoadedModule {
-    const key = JSON.stringify(view);
+  load(module: string, key: string, read: () => LoadedModule): LoadedModule {
     const entry = this.#entries.get(module);
     if (entry?.key === key) return entry.loaded;
     const loaded = read();
@@ -149,15 +153,20 @@ export class ModuleLoadCache {
 
 function loadModule(
   module: ModuleDefinition,
-  view: JsonObject,
   input: RenderTreeInput,
   unresolved: UnresolvedReference[],
   warnings: string[],
 ): ModuleInput['node'] {
   if (module.source === 'none') return undefined;
-  const read = (): LoadedModule => readModule(module, view, input);
-  const loaded =
-    module.source === 'chart' || !input.cache ? read() : input.cache.load(module.name, view, read);
+  const values = input.values;
+  const read = (view = values.viewFor(module.name)): LoadedModule => readModule(module, view, input);
+  let loaded: LoadedModule;
+  if (module.source === 'chart' || !input.cache) loaded = read();
+  else if (values.viewKeyFor) loaded = input.cache.load(module.name, values.viewKeyFor(module.name), read);
+  else {
+    const view = values.viewFor(module.name);
+    loaded = input.cache.load(module.name, JSON.stringify(view), () => read(view));
+  }
   unresolved.push(...loaded.unresolved);
   warnings.push(...loaded.warnings);
   return loaded.node;

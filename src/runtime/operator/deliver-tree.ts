@@ -293,10 +293,7 @@ function renderValues(
   return renderTreeWithCharts(
     {
       tree: ctx.tree,
-      values: {
-        enabledModules: enabled,
-        viewFor: (name) => ctx.store.valuesView(moduleOwner(name), enabled),
-      },
+      values: ctx.store.renderViews(enabled),
       sharedComponentRoots: ctx.sharedComponentRoots,
       jq: ctx.jq,
       cache: caches.modules,
