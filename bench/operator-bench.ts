@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { execa } from 'execa';
 import { HelmClient } from '../src/delivery/helm/helm-client.ts';
-import { KubeClient } from '../src/delivery/kube-client.ts';
+import { KubeClient, type WatchEvent } from '../src/delivery/kube-client.ts';
 import { connectionFromKubeconfig } from '../src/delivery/kube-connection.ts';
 import { runHook } from '../src/hooks/run/run-hook.ts';
 import { discoverModuleHooks } from '../src/hooks/discover-hooks.ts';
@@ -257,9 +257,11 @@ const CONFIG_MAP_PATH = `/api/v1/namespaces/${NAMESPACE}/configmaps/addon-operat
 const EDIT_DEADLINE_MS = 60_000;
 
 /**
- * After the first convergence: the first enabled app module's `replicas` set in the operator's
- * ConfigMap, then the seconds until `helm status` shows its release at the next revision (polled
- * every 50 ms, so the figure is at most one helm call late).
+ * Seconds from one module's ConfigMap edit to its release's next revision recorded `deployed`,
+ * as a watch on its release Secrets sees it (both engines write Helm's storage): no polling
+ * interval and no helm process of the bench's own in the figure. A watch without a
+ * resourceVersion starts with every existing Secret, so a revision written before it connects is
+ * seen too; the revisions before the edit are told apart by their version label.
  */
 async function measureConfigEdit(
   api: KubeClient,
@@ -271,7 +273,27 @@ async function measureConfigEdit(
   const before = await helm.release(module.name, NAMESPACE);
   if (before === undefined) return undefined;
   const data = { [moduleValuesKey(module.name)]: 'replicas: 7\n' };
+  const stop = new AbortController();
   const startedAt = performance.now();
+  let seconds: number | undefined;
+  const deployed = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, EDIT_DEADLINE_MS);
+    const onEvent = (event: WatchEvent): void => {
+      const labels = (event.object.metadata as { labels?: Record<string, string> } | undefined)?.labels;
+      if (labels?.status !== 'deployed') return;
+      if (Number(labels.version) <= before.revision) return;
+      seconds = (performance.now() - startedAt) / 1000;
+      clearTimeout(timer);
+      resolve();
+    };
+    const query = { labelSelector: `owner=helm,name=${module.name}`, watch: true };
+    api
+      .watch(`/api/v1/namespaces/${NAMESPACE}/secrets`, query, onEvent, {
+        signal: stop.signal,
+        idleMs: EDIT_DEADLINE_MS,
+      })
+      .catch(reject);
+  });
   // The operator does not create its ConfigMap: a tree configured by values.yaml alone has none yet.
   await api
     .request('PATCH', CONFIG_MAP_PATH, { body: { data }, contentType: 'application/merge-patch+json' })
@@ -280,13 +302,12 @@ async function measureConfigEdit(
         body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'addon-operator' }, data },
       }),
     );
-  while (performance.now() - startedAt < EDIT_DEADLINE_MS) {
-    const current = await helm.release(module.name, NAMESPACE);
-    if (current !== undefined && current.revision > before.revision)
-      return (performance.now() - startedAt) / 1000;
-    await new Promise((resolve) => setTimeout(resolve, 50));
+  try {
+    await deployed;
+  } finally {
+    stop.abort();
   }
-  return undefined;
+  return seconds;
 }
 
 const IDLE_WAIT_MS = 5_000;
