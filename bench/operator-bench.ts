@@ -259,9 +259,9 @@ const EDIT_DEADLINE_MS = 60_000;
 /**
  * Seconds from one module's ConfigMap edit to its release's next revision recorded `deployed`,
  * as a watch on its release Secrets sees it (both engines write Helm's storage): no polling
- * interval and no helm process of the bench's own in the figure. A watch without a
- * resourceVersion starts with every existing Secret, so a revision written before it connects is
- * seen too; the revisions before the edit are told apart by their version label.
+ * interval and no helm process of the bench's own in the figure. The clock starts once the watch
+ * has shown the current revision (it starts with every existing Secret) and the bench's connection
+ * is open (a GET of the ConfigMap), so it holds the edit's PATCH and what the operator does.
  */
 async function measureConfigEdit(
   api: KubeClient,
@@ -274,14 +274,19 @@ async function measureConfigEdit(
   if (before === undefined) return undefined;
   const data = { [moduleValuesKey(module.name)]: 'replicas: 7\n' };
   const stop = new AbortController();
-  const startedAt = performance.now();
+  let startedAt: number | undefined;
   let seconds: number | undefined;
+  let watching = (): void => undefined;
+  const opened = new Promise<void>((resolve) => {
+    watching = resolve;
+  });
   const deployed = new Promise<void>((resolve, reject) => {
     const timer = setTimeout(resolve, EDIT_DEADLINE_MS);
     const onEvent = (event: WatchEvent): void => {
       const labels = (event.object.metadata as { labels?: Record<string, string> } | undefined)?.labels;
-      if (labels?.status !== 'deployed') return;
-      if (Number(labels.version) <= before.revision) return;
+      const version = Number(labels?.version);
+      if (version === before.revision) watching();
+      if (startedAt === undefined || labels?.status !== 'deployed' || version <= before.revision) return;
       seconds = (performance.now() - startedAt) / 1000;
       clearTimeout(timer);
       resolve();
@@ -294,15 +299,18 @@ async function measureConfigEdit(
       })
       .catch(reject);
   });
-  // The operator does not create its ConfigMap: a tree configured by values.yaml alone has none yet.
-  await api
-    .request('PATCH', CONFIG_MAP_PATH, { body: { data }, contentType: 'application/merge-patch+json' })
-    .catch(() =>
-      api.request('POST', `/api/v1/namespaces/${NAMESPACE}/configmaps`, {
-        body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'addon-operator' }, data },
-      }),
-    );
   try {
+    await Promise.race([opened, deployed]);
+    await api.request('GET', CONFIG_MAP_PATH).catch(() => undefined);
+    startedAt = performance.now();
+    // The operator does not create its ConfigMap: a tree configured by values.yaml alone has none yet.
+    await api
+      .request('PATCH', CONFIG_MAP_PATH, { body: { data }, contentType: 'application/merge-patch+json' })
+      .catch(() =>
+        api.request('POST', `/api/v1/namespaces/${NAMESPACE}/configmaps`, {
+          body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'addon-operator' }, data },
+        }),
+      );
     await deployed;
   } finally {
     stop.abort();

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { deepClone, deepEqual, type JsonObject, type JsonValue } from '../core/json.ts';
 import { moduleValuesKey } from '../core/module-name.ts';
 import {
@@ -118,7 +119,8 @@ export class ValuesStore {
    * The views a render of the enabled modules reads (`valuesView` with `global.enabledModules`), each
    * with a key that is equal while its view is: the operator's ModuleLoadCache compares keys, and
    * printing 1,000 views that each list 1,000 enabled modules took longer than composing one
-   * module (docs/performance.md "Native delivery engine"). The global part is printed once per state.
+   * module (docs/performance.md "Native delivery engine"). The global part is printed and digested
+   * once per state.
    */
   renderViews(enabledModules: readonly string[]): {
     readonly enabledModules: readonly string[];
@@ -128,8 +130,9 @@ export class ValuesStore {
     let printed: { readonly state: State; readonly key: string } | undefined;
     const globalKey = (): string => {
       if (printed?.state !== this.#state) {
-        const key = JSON.stringify([this.#state.values.get('global') ?? null, enabledModules]);
-        printed = { state: this.#state, key };
+        // A digest: the whole text in each module's key made every comparison copy it.
+        const text = JSON.stringify([this.#state.values.get('global') ?? null, enabledModules]);
+        printed = { state: this.#state, key: createHash('sha256').update(text).digest('base64') };
       }
       return printed.key;
     };
@@ -421,11 +424,41 @@ function withConfigOver(
   const values = new Map<string, JsonValue>();
   for (const [key, owned] of layers) {
     const { owner } = owned;
+    const section = configSection(config, owner);
     if (owner.kind === 'global' || isEnabledByValues(owner.name, statics, config, state.dynamic))
-      owned.schemas.validate('config', configLayer(owned, configSection(config, owner)));
-    values.set(key, mergedSection(owned, config, state.patches.get(key) ?? []));
+      validateConfigSection(owned, section);
+    values.set(key, mergedOnce(owned, config, section, state.patches.get(key) ?? NO_PATCHES));
   }
   return { ...state, config, values };
+}
+
+/**
+ * What each owner's config section was last checked and merged as. A ConfigMap edit changes one
+ * module's section; the operator checks the edit (checkConfig) and then applies it (reloadConfig),
+ * and both did the schema checks and merges of every owner again: at 1,000 modules, more than the
+ * render of the module that changed (docs/performance.md "Native delivery engine"). Both are pure
+ * functions of the owner's layers and section (and stored patches), so an equal section reuses them.
+ */
+const lastChecked = new WeakMap<OwnerLayers, JsonValue>();
+const NO_PATCHES: ValuesPatch = [];
+const lastMerged = new WeakMap<
+  OwnerLayers,
+  { readonly section: JsonValue; readonly patches: ValuesPatch; readonly merged: JsonValue }
+>();
+
+function validateConfigSection(owned: OwnerLayers, section: JsonValue): void {
+  const checked = lastChecked.get(owned);
+  if (checked !== undefined && deepEqual(checked, section)) return;
+  owned.schemas.validate('config', configLayer(owned, section));
+  lastChecked.set(owned, section);
+}
+
+function mergedOnce(owned: OwnerLayers, config: ConfigValues, section: JsonValue, patches: ValuesPatch): JsonValue {
+  const last = lastMerged.get(owned);
+  if (last !== undefined && last.patches === patches && deepEqual(last.section, section)) return last.merged;
+  const merged = mergedSection(owned, config, patches);
+  lastMerged.set(owned, { section, patches, merged });
+  return merged;
 }
 
 function setFlags(dynamic: Map<string, boolean>, flags: readonly EnabledFlagPatch[]): void {
