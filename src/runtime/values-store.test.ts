@@ -575,6 +575,15 @@ properties:
     await f.store.reloadConfig();
     assert.deepEqual(f.store.moduleValues('disabled'), { y: 1 });
   });
+  it('checks an unchanged section again when its module turns enabled, and a refused one every time', async () => {
+    const f = await fixture('reload-recheck', files, `${valid}disabled: |\n  y: 1\n`);
+    // Its section breaks its schema, unchecked while the module is disabled.
+    writeFileSync(f.configFile, `${valid}disabled: |\n  y: 1\ndisabledEnabled: "true"\n`);
+    await assert.rejects(f.store.reloadConfig(), /must have required property 'x'/);
+    await assert.rejects(f.store.reloadConfig(), /must have required property 'x'/);
+    writeFileSync(f.configFile, `${valid}disabled: |\n  x: fixed\ndisabledEnabled: "true"\n`);
+    assert.deepEqual(await f.store.reloadConfig(), { global: false, modules: ['disabled'], enabled: ['disabled'] });
+  });
 });
 
 describe('values store: config store interface', () => {

@@ -83,8 +83,8 @@ class ModuleSourceError extends KaddonError {
  * its own values view, then the modules are composed in order.
  */
 export function renderTree(input: RenderTreeInput): RenderTreeResult {
-  const enabledNames = input.values.enabledModules;
-  const enabled = input.tree.modules.filter((module) => enabledNames.includes(module.name));
+  const enabledNames = new Set(input.values.enabledModules);
+  const enabled = input.tree.modules.filter((module) => enabledNames.has(module.name));
   const unresolved: UnresolvedReference[] = [];
   const warnings: string[] = [...input.tree.warnings];
   const failed = new Map<string, Error>(input.failedCharts ?? []);
