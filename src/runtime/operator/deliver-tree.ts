@@ -29,7 +29,9 @@ export interface DeliverRun {
 
 /**
  * Renders the WHOLE tree of enabled modules (composition: a Component module changes the slices
- * of the modules before it) and delivers the running module's slice as its release. Another
+ * of the modules before it; only the modules whose values changed are composed again when that
+ * gives the same, docs/architecture.md "Incremental composition") and delivers the running
+ * module's slice as its release. Another
  * prepared module whose slice now differs from what was last delivered (its checksum is kept in
  * memory, so an unchanged one costs no helm call) and that has no run waiting is returned, to be
  * run too.
