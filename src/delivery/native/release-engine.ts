@@ -328,7 +328,10 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     const { name, namespace } = record;
     try {
       const resolved = await targets();
-      await applyTargets(api, name, resolved, this.#options.stopSignal);
+      await applyTargets(api, name, resolved, {
+        upgrade: from !== undefined,
+        stop: this.#options.stopSignal,
+      });
       const before = from ? manifestObjects(from.manifest, `release ${name}`) : [];
       await deleteTargets(api, name, await removedTargets(api, before, resolved, name, namespace));
     } catch (error: unknown) {
