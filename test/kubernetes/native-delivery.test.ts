@@ -3,22 +3,28 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { execa } from 'execa';
-import { isJsonObject, scalarText, type JsonObject } from '../../src/core/json.ts';
+import { scalarText, type JsonObject } from '../../src/core/json.ts';
 import { stringifyYamlStream } from '../../src/core/yaml/yaml.ts';
 import { getLive, objectTarget } from '../../src/delivery/drift/release-objects.ts';
 import { deliverModule } from '../../src/delivery/helm/deliver-module.ts';
-import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
-import { KubeClient } from '../../src/delivery/kube-client.ts';
-import { connectionFromKubeconfig } from '../../src/delivery/kube-connection.ts';
 import { manifestObjects } from '../../src/delivery/native/release-manifest.ts';
 import { ReleaseEngine, type DeliveryEngine } from '../../src/delivery/native/release-engine.ts';
 import { withStatus } from '../../src/delivery/native/release-record.ts';
 import { ReleaseRecords } from '../../src/delivery/native/release-records.ts';
-import { ensureHelm } from '../cluster/ensure-helm.ts';
-import { startTestCluster, type TestCluster } from '../cluster/test-cluster.ts';
 import { repoRoot } from '../repo-root.ts';
 import { runCli } from '../run-cli.ts';
+import {
+  comparable,
+  configMaps,
+  exists,
+  helmHistory,
+  helmPath,
+  liveConfigMaps,
+  RELEASE_NS,
+  side,
+  startSides,
+  stopSides,
+} from './native-equivalence-kit.ts';
 
 /**
  * The native engine against the real helm 4 binary (docs/delivery.md): the example platform
@@ -42,44 +48,18 @@ const MODULES = platformTree.modules;
 const chartTree: ExampleTree = {
   dir: path.join(repoRoot, 'examples/chart-module/modules'),
   modules: ['web', 'hello'],
-  buildArgs: () => ['--helm-path', helmPath, '--namespace', 'charts'],
+  buildArgs: () => ['--helm-path', helmPath(), '--namespace', 'charts'],
 };
-const RELEASE_NS = 'kaddon';
-
-interface Side {
-  readonly cluster: TestCluster;
-  readonly api: KubeClient;
-  readonly helm: HelmClient;
-  readonly engine: ReleaseEngine;
-}
-
-let helmPath: string;
 let tmp: string;
-const sides = new Map<DeliveryEngine, Side>();
 
 before(async () => {
-  helmPath = (await ensureHelm()).helm;
   tmp = await mkdtemp(path.join(os.tmpdir(), 'kaddon-native-'));
-  for (const engine of ['helm', 'native'] as const) {
-    const cluster = await startTestCluster();
-    const api = new KubeClient(connectionFromKubeconfig(cluster.kubeconfigPath));
-    const helm = new HelmClient({ helmPath, kubeconfigPath: cluster.kubeconfigPath });
-    await api.request('POST', '/api/v1/namespaces', {
-      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: RELEASE_NS } },
-    });
-    sides.set(engine, { cluster, api, helm, engine: new ReleaseEngine({ engine, api, helm }) });
-  }
+  await startSides();
 });
 after(async () => {
-  for (const side of sides.values()) await side.cluster.stop();
+  await stopSides();
   await rm(tmp, { recursive: true, force: true });
 });
-
-function side(engine: DeliveryEngine): Side {
-  const found = sides.get(engine);
-  assert.ok(found);
-  return found;
-}
 
 /** Each module's slice as the operator hands it to delivery, from `kaddon build --module`. */
 async function treeSlices(tree: ExampleTree, values?: JsonObject): Promise<Map<string, string>> {
@@ -114,38 +94,6 @@ async function deliverAll(engine: DeliveryEngine, slices: ReadonlyMap<string, st
   return outcomes;
 }
 
-/** `helm history -o json` as the real helm prints it, times left out. */
-async function helmHistory(
-  engine: DeliveryEngine,
-  release: string,
-  namespace = RELEASE_NS,
-): Promise<JsonObject[]> {
-  const { stdout } = await execa(helmPath, ['history', release, '-n', namespace, '-o', 'json'], {
-    env: { KUBECONFIG: side(engine).cluster.kubeconfigPath, HELM_NO_PLUGINS: '1' },
-  });
-  const rows = JSON.parse(stdout) as JsonObject[];
-  return rows.map((row) => Object.fromEntries(Object.entries(row).filter(([key]) => key !== 'updated')));
-}
-
-/**
- * The live object without what differs between two clusters for the same writes: times,
- * resourceVersions, uids and the Service IPs each cluster allocates.
- */
-function comparable(object: JsonObject): JsonObject {
-  const copy = JSON.parse(JSON.stringify(object)) as JsonObject;
-  const metadata = isJsonObject(copy.metadata) ? copy.metadata : {};
-  delete metadata.resourceVersion;
-  delete metadata.uid;
-  delete metadata.creationTimestamp;
-  if (Array.isArray(metadata.managedFields))
-    for (const entry of metadata.managedFields) if (isJsonObject(entry)) delete entry.time;
-  if (copy.kind === 'Service' && isJsonObject(copy.spec)) {
-    delete copy.spec.clusterIP;
-    delete copy.spec.clusterIPs;
-  }
-  return copy;
-}
-
 /** What a user sees of every release of the tree: objects, history, manifest and values. */
 async function releaseView(
   engine: DeliveryEngine,
@@ -171,15 +119,6 @@ async function releaseView(
     };
   }
   return view;
-}
-
-async function exists(engine: DeliveryEngine, apiPath: string): Promise<boolean> {
-  try {
-    await side(engine).api.request('GET', apiPath);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 describe('native delivery against the real helm 4 binary', () => {
@@ -386,24 +325,3 @@ describe('native delivery against the real helm 4 binary', () => {
     assert.deepEqual(await liveConfigMaps('crash'), ['c']);
   });
 });
-
-function configMaps(namespace: string, names: readonly string[], value = '1'): string {
-  return names
-    .map(
-      (name) =>
-        `apiVersion: v1\ndata:\n  x: "${value}"\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\n`,
-    )
-    .join('---\n');
-}
-
-async function liveConfigMaps(namespace: string): Promise<string[]> {
-  const names: string[] = [];
-  for (const engine of sides.keys()) {
-    const list = await side(engine).api.request('GET', `/api/v1/namespaces/${namespace}/configmaps`);
-    for (const item of Array.isArray(list.items) ? list.items.filter(isJsonObject) : []) {
-      const name = scalarText((item.metadata as JsonObject).name);
-      if (name !== 'kube-root-ca.crt') names.push(name);
-    }
-  }
-  return names.sort();
-}

@@ -3,6 +3,7 @@ import { isJsonObject, type JsonObject } from '../../core/json.ts';
 import { HELM_FIELD_MANAGER } from '../../core/object-drift.ts';
 import { apiVersionOf, idOf } from '../../core/res-id.ts';
 import {
+  getLive,
   objectTarget,
   releaseObject,
   targetKey,
@@ -16,6 +17,8 @@ import { isKept } from './release-manifest.ts';
 export class NativeDeliveryError extends KaddonError {
   readonly code = 'native-delivery-failed';
   readonly release: string;
+  /** What went wrong, without the release's name and the hint. */
+  readonly problem: string;
   constructor(release: string, problem: string, options?: { cause?: unknown }) {
     super(
       `release '${release}': ${problem}.`,
@@ -23,6 +26,7 @@ export class NativeDeliveryError extends KaddonError {
       options,
     );
     this.release = release;
+    this.problem = problem;
   }
 }
 
@@ -61,18 +65,24 @@ export async function releaseTargets(
 
 /**
  * Server-side apply of each object in order as field manager `helm`, as helm 4 applies: no forcing
- * over other managers' fields (a conflict fails the release) and strict field validation. `stop`
- * also ends the request under way: a write the API server is slow to answer must not outlast
- * SIGTERM's grace and leave the revision pending (docs/lifecycle.md "Stopping").
+ * over other managers' fields (a conflict fails the release) and strict field validation. A failed
+ * object does not stop the others where helm's would not (docs/delivery.md "What the native engine
+ * does"): an install (`upgrade` false) sends every object, and an upgrade goes on past an object it
+ * updates, stopping at one it creates; the failures are then reported together. `stop` also ends
+ * the request under way: a write the API server is slow to answer must not outlast SIGTERM's grace
+ * and leave the revision pending (docs/lifecycle.md "Stopping").
  */
 export async function applyTargets(
   api: ApplyApi,
   release: string,
   targets: readonly ReleaseTarget[],
-  stop?: AbortSignal,
+  options: { readonly upgrade: boolean; readonly stop?: AbortSignal | undefined },
 ): Promise<void> {
+  const { stop } = options;
+  const stopped = (): boolean => stop?.aborted === true;
+  const failures: NativeDeliveryError[] = [];
   for (const { target, body } of targets) {
-    if (stop?.aborted === true) throw new NativeDeliveryError(release, 'stopped: kaddon is stopping');
+    if (stopped()) throw new NativeDeliveryError(release, 'stopped: kaddon is stopping');
     try {
       await api.request('PATCH', target.path, {
         query: { fieldManager: HELM_FIELD_MANAGER, force: false, fieldValidation: 'Strict' },
@@ -81,11 +91,25 @@ export async function applyTargets(
         ...(stop === undefined ? {} : { signal: stop }),
       });
     } catch (error: unknown) {
-      throw new NativeDeliveryError(release, `applying ${target.label} failed: ${errorMessage(error)}`, {
-        cause: error,
-      });
+      const failure = new NativeDeliveryError(
+        release,
+        `applying ${target.label} failed: ${errorMessage(error)}`,
+        { cause: error },
+      );
+      if (stopped()) throw failure;
+      // helm's upgrade creates what does not exist yet and stops at the first it cannot create.
+      if (options.upgrade && (await getLive(api, target)) === undefined) throw failure;
+      failures.push(failure);
     }
   }
+  const [first] = failures;
+  if (failures.length === 1 && first) throw first;
+  if (failures.length > 1)
+    throw new NativeDeliveryError(
+      release,
+      failures.map((failure) => failure.problem).join(options.upgrade ? ' && ' : '; '),
+      { cause: first?.cause },
+    );
 }
 
 /**

@@ -16,6 +16,7 @@ import {
   NativeDeliveryError,
   releaseTargets,
   removedTargets,
+  type ReleaseTarget,
 } from './apply-release-objects.ts';
 import { UNINSTALL_ORDER, sortByKind } from './helm-kind-order.ts';
 import { currentRevision, isPending, revisionsToTrim } from './release-history.ts';
@@ -201,6 +202,9 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     if (isPending(history))
       throw new NativeDeliveryError(release, 'another operation (install/upgrade/rollback) is in progress');
     const current = currentRevision(history);
+    // helm builds the resource list before it records the revision: a kind the server does not
+    // serve fails the delivery with no revision written (docs/delivery.md "What the native engine does").
+    const targets = await releaseTargets(paced.api, manifest.objects, release, namespace);
     const record: ReleaseRecord = {
       name: release,
       info: {
@@ -219,7 +223,7 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     await this.#write(paced, record, history, new Date(record.info.first_deployed));
     const done = current ? 'Upgrade complete' : 'Install complete';
     const failed = current ? `Upgrade "${release}" failed` : `Release "${release}" failed`;
-    await this.#deliver(paced, record, manifest.objects, current, {
+    await this.#deliver(paced, record, () => Promise.resolve(targets), current, {
       done,
       failed,
       supersede: current ? [current] : [],
@@ -259,7 +263,9 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     await paced.records.update(withStatus(last, 'superseded', last.info.description), now);
     const objects = manifestObjects(target.manifest, `release ${release} revision ${String(revision)}`);
     const deployed = history.filter((entry) => entry.info.status === 'deployed');
-    await this.#deliver(paced, record, objects, last, {
+    // helm's rollback builds its resource list after it records the revision: a failure is recorded.
+    const targets = () => releaseTargets(paced.api, objects, release, namespace);
+    await this.#deliver(paced, record, targets, last, {
       done: `Rollback to ${String(revision)}`,
       failed: `Rollback "${release}" failed`,
       supersede: deployed,
@@ -307,23 +313,27 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
   }
 
   /**
-   * Applies the revision's objects, deletes what `from` held and it does not, then records the
-   * outcome: the revisions in `supersede` superseded and this one deployed, or this one failed.
+   * Applies the revision's objects (`targets` resolves them), deletes what `from` held and it does
+   * not, then records the outcome: the revisions in `supersede` superseded and this one deployed, or
+   * this one failed.
    */
   async #deliver(
     paced: ReleaseWrite,
     record: ReleaseRecord,
-    objects: readonly JsonObject[],
+    targets: () => Promise<readonly ReleaseTarget[]>,
     from: ReleaseRecord | undefined,
     outcome: { done: string; failed: string; supersede: readonly ReleaseRecord[] },
   ): Promise<void> {
     const { api, records } = paced;
     const { name, namespace } = record;
     try {
-      const targets = await releaseTargets(api, objects, name, namespace);
-      await applyTargets(api, name, targets, this.#options.stopSignal);
+      const resolved = await targets();
+      await applyTargets(api, name, resolved, {
+        upgrade: from !== undefined,
+        stop: this.#options.stopSignal,
+      });
       const before = from ? manifestObjects(from.manifest, `release ${name}`) : [];
-      await deleteTargets(api, name, await removedTargets(api, before, targets, name, namespace));
+      await deleteTargets(api, name, await removedTargets(api, before, resolved, name, namespace));
     } catch (error: unknown) {
       const failed = withStatus(record, 'failed', `${outcome.failed}: ${errorMessage(error)}`);
       await records.update(failed, this.#now());
