@@ -15,6 +15,7 @@ import {
 import { applyValuesPatch, compactValuesPatch } from '../core/values-patch-apply.ts';
 import { scopeValuesPatch, type EnabledFlagPatch, type ValuesPatch } from '../core/values-patch.ts';
 import { ValuesSchemas } from '../core/values-schema.ts';
+import type { ModuleValuesSource } from './build/render-tree.ts';
 import type { ConfigStore } from './config-store.ts';
 import { valuesView } from '../core/values-view.ts';
 import { asMap, configLayer, mergedSection, type OwnerLayers } from './values-store-layers.ts';
@@ -122,11 +123,7 @@ export class ValuesStore {
    * module (docs/performance.md "Native delivery engine"). The global part is printed and digested
    * once per state.
    */
-  renderViews(enabledModules: readonly string[]): {
-    readonly enabledModules: readonly string[];
-    viewFor(name: string): JsonObject;
-    viewKeyFor(name: string): string;
-  } {
+  renderViews(enabledModules: readonly string[]): Required<ModuleValuesSource> {
     let printed: { readonly state: State; readonly key: string } | undefined;
     const globalKey = (): string => {
       if (printed?.state !== this.#state) {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { sliceTexts } from '../../../test/slice-texts.ts';
 import { makeTempTree } from '../../../test/temp-tree.ts';
 import { KaddonError } from '../../core/errors.ts';
 import type { JsonObject } from '../../core/json.ts';
-import { stringifyYamlStream } from '../../core/yaml/yaml.ts';
 import { loadJqEngine, type JqEngine } from '../../jq/jq-engine.ts';
 import { loadModulesTree, type ModulesTree } from '../../loader/modules-tree.ts';
 import { ModuleLoadCache, renderTree, type RenderTreeResult } from './render-tree.ts';
@@ -103,15 +103,6 @@ const START: Values = {
   policy: { level: 'baseline' },
 };
 
-function slices(result: RenderTreeResult): Record<string, string> {
-  return Object.fromEntries(
-    [...result.rendered.slices].map(([module, resources]) => [
-      module,
-      stringifyYamlStream(resources.map((resource) => resource.obj)),
-    ]),
-  );
-}
-
 describe('the operator render composes only the modules that changed, as a whole render would', () => {
   const scratch = makeTempTree('incremental-render');
   let jq: JqEngine;
@@ -146,7 +137,7 @@ describe('the operator render composes only the modules that changed, as a whole
     const cache = new ModuleLoadCache();
     return steps.map((values, step) => {
       const cached = render(values, cache);
-      assert.deepEqual(slices(cached), slices(render(values)), `step ${String(step)}`);
+      assert.deepEqual(sliceTexts(cached), sliceTexts(render(values)), `step ${String(step)}`);
       assert.deepEqual([...cached.failed.keys()], [...render(values).failed.keys()]);
       return cache.composition.lastPath;
     });
@@ -169,11 +160,11 @@ describe('the operator render composes only the modules that changed, as a whole
     const edited = { ...sharing, configOwner: { value: 'two' } };
     const result = render(edited, cache);
     assert.equal(cache.composition.lastPath, 'whole');
-    const ownerSlice = slices(result)['config-owner'] ?? '';
+    const ownerSlice = sliceTexts(result)['config-owner'] ?? '';
     const hashed = /name: (shared-config-\w+)/u.exec(ownerSlice)?.[1];
     assert.ok(hashed, ownerSlice);
-    assert.match(slices(result).consumer ?? '', new RegExp(`name: ${hashed}\\b`, 'u'));
-    assert.deepEqual(slices(result), slices(render(edited)));
+    assert.match(sliceTexts(result).consumer ?? '', new RegExp(`name: ${hashed}\\b`, 'u'));
+    assert.deepEqual(sliceTexts(result), sliceTexts(render(edited)));
   });
 
   it('composes the whole tree when a changed module now refers to an unchanged one', () => {
@@ -195,7 +186,7 @@ describe('the operator render composes only the modules that changed, as a whole
     assert.throws(() => render(clash), expected);
     assert.throws(() => render(clash, cache), expected);
     // And composes again from the whole tree once the clash is gone.
-    assert.deepEqual(slices(render(START, cache)), slices(render(START)));
+    assert.deepEqual(sliceTexts(render(START, cache)), sliceTexts(render(START)));
   });
 
   it('leaves a module that fails out, and composes only what changes after that', () => {
@@ -204,7 +195,7 @@ describe('the operator render composes only the modules that changed, as a whole
     assert.deepEqual(
       [START, broken, { ...broken, other: { name: 'other-config', value: 'c' } }].map((values) => {
         const result = render(values, cache);
-        assert.deepEqual(slices(result), slices(render(values)));
+        assert.deepEqual(sliceTexts(result), sliceTexts(render(values)));
         return [cache.composition.lastPath, [...result.failed.keys()].join()];
       }),
       [
@@ -241,7 +232,7 @@ describe('the operator render composes only the modules that changed, as a whole
       const edits = [START, { ...START, other: { name: 'other-config', value: 'b' } }];
       const paths = edits.map((values) => {
         const result = render(values, cache, changed);
-        assert.deepEqual(slices(result), slices(render(values, undefined, changed)), variant);
+        assert.deepEqual(sliceTexts(result), sliceTexts(render(values, undefined, changed)), variant);
         return cache.composition.lastPath;
       });
       assert.deepEqual(paths, ['whole', 'whole'], variant);

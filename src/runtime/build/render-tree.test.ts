@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { cpSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { sliceTexts } from '../../../test/slice-texts.ts';
 import { makeTempTree } from '../../../test/temp-tree.ts';
 import type { JsonObject } from '../../core/json.ts';
-import { stringifyYamlStream } from '../../core/yaml/yaml.ts';
 import { loadJqEngine } from '../../jq/jq-engine.ts';
 import { loadModulesTree, type ModulesTree } from '../../loader/modules-tree.ts';
 import { ModuleLoadCache, renderTree, type RenderTreeResult } from './render-tree.ts';
@@ -20,22 +20,13 @@ function view(module: string, port: number): JsonObject {
   return { global: { enabledModules }, [key]: own };
 }
 
-function slices(result: RenderTreeResult): Record<string, string> {
-  return Object.fromEntries(
-    [...result.rendered.slices].map(([module, resources]) => [
-      module,
-      stringifyYamlStream(resources.map((resource) => resource.obj)),
-    ]),
-  );
-}
-
 describe('renderTree with a ModuleLoadCache', () => {
   it('renders what an uncached render does, again and again, and re-reads a module whose view changed', async () => {
     const jq = await loadJqEngine();
     const tree = loadModulesTree([modulesDir]);
     const cache = new ModuleLoadCache();
     const render = (port: number, withCache: boolean): Record<string, string> =>
-      slices(
+      sliceTexts(
         renderTree({
           tree,
           values: { enabledModules, viewFor: (module) => view(module, port) },
@@ -94,7 +85,7 @@ describe('renderTree with isolateFailures (the operator)', () => {
     const result = render(tree, [...enabledModules, 'broken'], true);
     assert.deepEqual([...result.failed.keys()], ['broken']);
     assert.match(String(result.failed.get('broken')), /missing\.yaml/);
-    assert.deepEqual(slices(result), slices(render(tree, enabledModules, false)));
+    assert.deepEqual(sliceTexts(result), sliceTexts(render(tree, enabledModules, false)));
     assert.throws(() => render(tree, [...enabledModules, 'broken'], false), /missing\.yaml/);
   });
 

@@ -159,14 +159,17 @@ function loadModule(
 ): ModuleInput['node'] {
   if (module.source === 'none') return undefined;
   const values = input.values;
-  const read = (view = values.viewFor(module.name)): LoadedModule => readModule(module, view, input);
-  let loaded: LoadedModule;
-  if (module.source === 'chart' || !input.cache) loaded = read();
-  else if (values.viewKeyFor) loaded = input.cache.load(module.name, values.viewKeyFor(module.name), read);
-  else {
-    const view = values.viewFor(module.name);
-    loaded = input.cache.load(module.name, JSON.stringify(view), () => read(view));
-  }
+  // The view is made only when the module is read; without viewKeyFor it is its own key.
+  let view: JsonObject | undefined;
+  const read = (): LoadedModule => readModule(module, view ?? values.viewFor(module.name), input);
+  const loaded =
+    module.source === 'chart' || !input.cache
+      ? read()
+      : input.cache.load(
+          module.name,
+          values.viewKeyFor?.(module.name) ?? JSON.stringify((view = values.viewFor(module.name))),
+          read,
+        );
   unresolved.push(...loaded.unresolved);
   warnings.push(...loaded.warnings);
   return loaded.node;
