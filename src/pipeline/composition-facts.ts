@@ -41,6 +41,19 @@ export function factsOf(facts: ReadonlyMap<string, OwnerFacts>, owner: string): 
 export class FactsRecorder implements NameLookupObserver {
   readonly #lookedUp = new Map<string, Set<string>>();
   readonly #queried = new Map<string, Set<string>>();
+  /** Every id of the objects Components removed, by owner. */
+  readonly #removedIds = new Map<string, Set<string>>();
+
+  /** The objects of `before` that are not in `after` were removed: their ids stay their owners'. */
+  removed(before: readonly Resource[], after: readonly Resource[]): void {
+    if (before.length === 0) return;
+    const kept = new Set(after);
+    for (const resource of before) {
+      if (kept.has(resource)) continue;
+      for (const id of [...resource.previousIds, resource.id])
+        addTo(this.#removedIds, resource.owner ?? '', idKey(id));
+    }
+  }
 
   readonly lookedUpName = (referrer: Resource, name: string): void => {
     addTo(this.#lookedUp, referrer.owner ?? '', name);
@@ -59,13 +72,18 @@ export class FactsRecorder implements NameLookupObserver {
       if (owned) owned.push(resource);
       else byOwner.set(owner, [resource]);
     }
-    const owners = new Set([...byOwner.keys(), ...this.#lookedUp.keys(), ...this.#queried.keys()]);
+    const owners = new Set([
+      ...byOwner.keys(),
+      ...this.#lookedUp.keys(),
+      ...this.#queried.keys(),
+      ...this.#removedIds.keys(),
+    ]);
     const facts = new Map<string, OwnerFacts>();
     for (const owner of owners) {
       const owned = byOwner.get(owner) ?? [];
       const names = new Set<string>();
       const namespaces = new Set<string>();
-      const ids = new Set<string>();
+      const ids = new Set<string>(this.#removedIds.get(owner));
       const histories: string[] = [];
       for (const resource of owned) {
         for (const previous of resource.previousIds) names.add(previous.name);

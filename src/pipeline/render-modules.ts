@@ -99,12 +99,16 @@ export function composeModules(
 ): Composition {
   const ra = new ResourceAccumulator();
   const failed = new Map<string, Error>();
+  const recorder = learn ? new FactsRecorder() : undefined;
   let separable = true;
   for (const module of modules) {
     const node = module.node;
     if (!node) continue;
     if (node.kind === 'Component') {
+      // What a Component deletes is gone from the result but was met on the way (an id clash).
+      const before = recorder ? [...ra.resources] : [];
       accumulateTarget(node, ra);
+      recorder?.removed(before, ra.resources);
       // What the Component generated is its own. Only here: taking `ra.resources` drops its id
       // index, and rebuilding it after every module made a tree's render quadratic in its size.
       for (const resource of ra.resources) resource.owner ??= module.name;
@@ -123,7 +127,6 @@ export function composeModules(
       ra.absorbAccumulator(own, node.file);
     }
   }
-  const recorder = learn ? new FactsRecorder() : undefined;
   const result = finishBuild(ra, { order: 'fifo' }, recorder);
   const facts = recorder?.facts(ra.resources) ?? new Map<string, OwnerFacts>();
   const slices = new Map<string, Resource[]>(

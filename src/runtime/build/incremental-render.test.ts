@@ -238,4 +238,94 @@ describe('the operator render composes only the modules that changed, as a whole
       assert.deepEqual(paths, ['whole', 'whole'], variant);
     }
   });
+
+  /** A variant of MODULES: the files given replace or add to the base tree's. */
+  function variantTree(name: string, changes: Record<string, Record<string, string>>): ModulesTree {
+    for (const [dir, files] of Object.entries(MODULES)) scratch.write(`${name}/${dir}`, files);
+    for (const [dir, files] of Object.entries(changes)) scratch.write(`${name}/${dir}`, files);
+    return loadModulesTree([path.join(scratch.root, name)]);
+  }
+
+  /** Renders START then `edited` with one cache: both must fail as the whole tree does. */
+  function assertFailsLikeWhole(from: ModulesTree, enabled: Values, edited: Values, message: RegExp): void {
+    const cache = new ModuleLoadCache();
+    assert.deepEqual(sliceTexts(render(enabled, cache, from)), sliceTexts(render(enabled, undefined, from)));
+    const expected = (error: unknown): boolean => error instanceof KaddonError && message.test(error.message);
+    assert.throws(() => render(edited, undefined, from), expected, 'the whole tree');
+    assert.throws(
+      () => render(edited, cache, from),
+      expected,
+      `the incremental render ${cache.composition.lastPath}`,
+    );
+  }
+
+  it('fails as the whole tree does when a Component deletes the object whose id a changed module takes', () => {
+    const policy = MODULES['900-policy']?.['kustomization.yaml'] ?? '';
+    const from = variantTree('deleted-clash', {
+      '035-holder': {
+        'kustomization.yaml': 'namespace: team\nresources: [held.yaml]\n',
+        'held.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: held\n  labels: {doomed: "true"}\n',
+      },
+      '900-policy': {
+        'kustomization.yaml': `${policy}- target: {labelSelector: doomed=true}
+  patch: |
+    $patch: delete
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: any}
+`,
+      },
+    });
+    const withHolder = ['config-owner', 'consumer', 'other', 'holder', 'standalone', 'policy'];
+    const renderHolder = (values: Values, cache?: ModuleLoadCache): RenderTreeResult =>
+      renderTree({
+        tree: from,
+        values: {
+          enabledModules: withHolder,
+          viewFor: (module) => {
+            const key = module.replace(/-([a-z])/gu, (_, letter: string) => letter.toUpperCase());
+            return { global: { enabledModules: withHolder }, [key]: values[key as keyof Values] };
+          },
+        },
+        sharedComponentRoots: [],
+        jq,
+        isolateFailures: true,
+        ...(cache ? { cache } : {}),
+      });
+    const cache = new ModuleLoadCache();
+    const first = renderHolder(START, cache);
+    assert.equal(sliceTexts(first).holder ?? '', '', 'the Component deletes what holder adds');
+    const clash = { ...START, other: { name: 'held', value: 'b' } };
+    const expected = (error: unknown): boolean =>
+      error instanceof KaddonError && /already registered id/u.test(error.message);
+    assert.throws(() => renderHolder(clash), expected, 'the whole tree');
+    assert.throws(() => renderHolder(clash, cache), expected, 'the incremental render');
+  });
+
+  it("fails as the whole tree does when a Component's patch by id would find a changed module's object too", () => {
+    const policy = MODULES['900-policy']?.['kustomization.yaml'] ?? '';
+    const from = variantTree('patch-by-id', {
+      '010-config-owner': {
+        'kustomization.yaml': `namespace: team
+namePrefix: prefixed-
+resources: [plain.yaml]
+`,
+        'plain.yaml': CONFIG_MAP('settings', 'fixed'),
+      },
+      '900-policy': {
+        'kustomization.yaml': `${policy}- patch: |
+    apiVersion: v1
+    kind: ConfigMap
+    metadata: {name: settings, namespace: team}
+    data: {patched: "yes"}
+`,
+      },
+    });
+    assertFailsLikeWhole(
+      from,
+      START,
+      { ...START, other: { name: 'settings', value: 'b' } },
+      /multiple matches/u,
+    );
+  });
 });
