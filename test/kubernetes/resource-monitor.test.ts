@@ -189,7 +189,7 @@ describe('ResourceMonitor against a real kube-apiserver', () => {
     const unexpected: (string | undefined)[] = [];
     const { monitor, reports } = monitorFor({
       release: {
-        status: async (module) => (await helm.status(module, NS))?.status,
+        status: (module) => helm.status(module, NS),
         onUnexpectedStatus: (_module, status) => unexpected.push(status),
       },
     });

@@ -55,6 +55,11 @@ export interface DeliverModuleInput {
    * caller's retry asks helm).
    */
   readonly knownAbsent?: boolean;
+  /**
+   * Whether an object is now held by another module's release: one the module's last revision held
+   * is handed over, never deleted (docs/delivery.md "Objects moving between modules").
+   */
+  readonly handedOver?: (object: JsonObject) => boolean;
 }
 
 export interface DeliverDeps {
@@ -65,7 +70,8 @@ export interface DeliverDeps {
 }
 
 /** Why helm upgrade ran. */
-type UpgradeReason = 'absent' | 'checksum-changed' | 'not-deployed' | 'resources-missing';
+type UpgradeReason =
+  'absent' | 'checksum-changed' | 'not-deployed' | 'resources-missing' | 'foreign-revision';
 
 export type DeliverResult =
   | {
@@ -82,6 +88,8 @@ export type DeliverResult =
       readonly checksum: string;
       /** Set when outcome is 'recovered': what cleared the stuck release before the upgrade. */
       readonly recovery?: ReleaseRecovery;
+      /** The revision upgraded from when kaddon did not write it, and why it is not kaddon's. */
+      readonly foreign?: { readonly revision: number; readonly why: string };
     };
 
 /** sha256 over everything that decides the release's content (docs/lifecycle.md "Helm delivery"). */
@@ -111,7 +119,16 @@ export async function deliverModule(input: DeliverModuleInput, deps: DeliverDeps
     return { outcome: 'unchanged', revision: current.revision, checksum, ...(recovery ? { recovery } : {}) };
   const revision = await upgradeRelease(input, checksum, deps);
   const outcome = recovery ? 'recovered' : current ? 'upgraded' : 'installed';
-  return { outcome, reason: reason ?? 'absent', revision, checksum, ...(recovery ? { recovery } : {}) };
+  const foreign =
+    current?.foreign === undefined ? {} : { foreign: { revision: current.revision, why: current.foreign } };
+  return {
+    outcome,
+    reason: reason ?? 'absent',
+    revision,
+    checksum,
+    ...(recovery ? { recovery } : {}),
+    ...foreign,
+  };
 }
 
 /**
@@ -125,6 +142,7 @@ function upgradeReason(
 ): UpgradeReason | undefined {
   if (!current) return 'absent';
   if (current.status !== 'deployed') return 'not-deployed';
+  if (current.foreign !== undefined) return 'foreign-revision';
   if (input.resourcesMissing === true) return 'resources-missing';
   return current.values[CHECKSUM_VALUES_KEY] === checksum ? undefined : 'checksum-changed';
 }
@@ -141,6 +159,7 @@ async function upgradeRelease(
     return await deps.helm.upgradeInstall(input.module, input.namespace, dir.path, {
       values: { [CHECKSUM_VALUES_KEY]: checksum, ...patchesRecord(input.valuesPatches) },
       timeoutSeconds: deps.timeoutSeconds,
+      ...(input.handedOver ? { handedOver: input.handedOver } : {}),
     });
   } finally {
     await dir.remove();

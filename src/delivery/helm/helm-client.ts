@@ -28,6 +28,12 @@ export interface ReleaseStatus {
 export interface ReleaseDetails extends ReleaseStatus {
   /** The user-supplied values (`helm get values`). */
   readonly values: JsonObject;
+  /**
+   * Why the revision is not one kaddon wrote for its module (another chart upgraded by hand with
+   * `--reuse-values`, docs/delivery.md "Revisions kaddon did not write"); undefined when it is, or
+   * when it was not checked.
+   */
+  readonly foreign?: string;
 }
 
 export interface ReleaseRevision extends ReleaseStatus {
@@ -41,6 +47,12 @@ export interface UpgradeInstallOptions {
   readonly timeoutSeconds: number;
   /** Wait until the resources are ready (`--wait=watcher`); helm 4 waits for hooks only by default. */
   readonly wait?: boolean;
+  /**
+   * Whether an object the release no longer holds is now another release's (docs/delivery.md
+   * "Objects moving between modules"): it is handed over, not deleted. Only the release engine,
+   * which reads helm's records itself, honours it.
+   */
+  readonly handedOver?: (object: JsonObject) => boolean;
 }
 
 export interface HelmClientOptions {

@@ -5,7 +5,10 @@ import path from 'node:path';
 export const RELEASE_CHART_FORMAT = 'kaddon-release-chart/1';
 
 /** Where the slice lies in the chart; helm reads it as a file, never as a template. */
-const MANIFEST_FILE = 'files/manifest.yaml';
+export const RELEASE_MANIFEST_FILE = 'files/manifest.yaml';
+
+/** The chart's only template, `templates/manifest.yaml`: the slice file printed as it is. */
+export const RELEASE_TEMPLATE = `{{ .Files.Get "${RELEASE_MANIFEST_FILE}" }}`;
 
 /**
  * Writes a chart whose only template prints the module's rendered slice unchanged: the slice is
@@ -25,6 +28,6 @@ export async function writeReleaseChart(
   await mkdir(path.join(dir, 'files'), { recursive: true });
   const chart = `apiVersion: v2\nname: ${moduleName}\nversion: 0.0.1\ndescription: kaddon release of module ${moduleName}\n`;
   await writeFile(path.join(dir, 'Chart.yaml'), chart);
-  await writeFile(path.join(dir, 'templates', 'manifest.yaml'), `{{ .Files.Get "${MANIFEST_FILE}" }}`);
-  await writeFile(path.join(dir, MANIFEST_FILE), manifestYaml);
+  await writeFile(path.join(dir, 'templates', 'manifest.yaml'), RELEASE_TEMPLATE);
+  await writeFile(path.join(dir, RELEASE_MANIFEST_FILE), manifestYaml);
 }

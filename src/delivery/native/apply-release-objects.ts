@@ -114,15 +114,20 @@ export async function applyTargets(
 
 /**
  * Deletes the objects in order (background propagation, as helm), leaving those annotated
- * `helm.sh/resource-policy: keep`; an object already gone is fine.
+ * `helm.sh/resource-policy: keep` (in the release or, as helm reads it, on the live object) and
+ * those another release has taken over since (docs/delivery.md "Objects moving between modules");
+ * an object already gone is fine.
  */
 export async function deleteTargets(
   api: ApplyApi,
   release: string,
   targets: readonly ReleaseTarget[],
+  releaseNamespace: string,
 ): Promise<void> {
   for (const { target, body } of targets) {
     if (isKept(body)) continue;
+    const live = await getLive(api, target);
+    if (live === undefined || isKept(live) || isOwnedByAnother(live, release, releaseNamespace)) continue;
     try {
       await api.request('DELETE', target.path, { query: { propagationPolicy: 'Background' } });
     } catch (error: unknown) {
@@ -132,6 +137,18 @@ export async function deleteTargets(
       });
     }
   }
+}
+
+/** Whether a live object's helm ownership annotations name another release than this one. */
+function isOwnedByAnother(live: JsonObject, release: string, releaseNamespace: string): boolean {
+  const metadata = isJsonObject(live.metadata) ? live.metadata : {};
+  const annotations = isJsonObject(metadata.annotations) ? metadata.annotations : {};
+  const name = annotations['meta.helm.sh/release-name'];
+  const namespace = annotations['meta.helm.sh/release-namespace'];
+  return (
+    (typeof name === 'string' && name !== release) ||
+    (typeof namespace === 'string' && namespace !== releaseNamespace)
+  );
 }
 
 /** The objects of `before` that `after` no longer holds; kinds no longer served are left out. */

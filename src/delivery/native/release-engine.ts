@@ -24,6 +24,8 @@ import { readReleaseChart } from './release-chart-files.ts';
 import { isHelmHook, manifestObjects, releaseManifest } from './release-manifest.ts';
 import { withStatus, type ReleaseRecord } from './release-record.ts';
 import { ReleaseRecords } from './release-records.ts';
+import { withoutHandedOver } from './object-handover.ts';
+import { foreignRevisionReason } from './kaddon-revision.ts';
 import { RequestRateLimiter } from '../request-rate-limiter.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { scalarText } from '../../core/json.ts';
@@ -99,7 +101,14 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
       kept !== undefined && this.#now().getTime() - kept.at < PREFETCH_TTL_MS
         ? kept.record
         : (await this.#records.history(release, namespace)).at(-1);
-    return last && { status: last.info.status, revision: last.version, values: last.config };
+    if (last === undefined) return undefined;
+    const foreign = foreignRevisionReason(last);
+    return {
+      status: last.info.status,
+      revision: last.version,
+      values: last.config,
+      ...(foreign === undefined ? {} : { foreign }),
+    };
   }
 
   async status(release: string, namespace: string): Promise<ReleaseStatus | undefined> {
@@ -189,19 +198,23 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     chartDir: string,
     options: UpgradeInstallOptions,
   ): Promise<number> {
-    if (this.#options.engine === 'helm')
+    if (this.#options.engine === 'helm') {
+      if (options.handedOver)
+        await this.#handOver(paced, await paced.records.history(release, namespace), options);
       return this.#options.helm.upgradeInstall(release, namespace, chartDir, options);
+    }
     const now = this.#now();
     const chart = await readReleaseChart(chartDir, now);
     const manifest = releaseManifest(chart.output, chart.source, `release ${release}`);
+    const history = await paced.records.history(release, namespace);
     if (manifest.objects.some(isHelmHook)) {
       this.#toldHooks(release);
+      await this.#handOver(paced, history, options);
       return this.#options.helm.upgradeInstall(release, namespace, chartDir, options);
     }
-    const history = await paced.records.history(release, namespace);
     if (isPending(history))
       throw new NativeDeliveryError(release, 'another operation (install/upgrade/rollback) is in progress');
-    const current = currentRevision(history);
+    const current = await this.#handOver(paced, history, options);
     // helm builds the resource list before it records the revision: a kind the server does not
     // serve fails the delivery with no revision written (docs/delivery.md "What the native engine does").
     const targets = await releaseTargets(paced.api, manifest.objects, release, namespace);
@@ -296,8 +309,26 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
       UNINSTALL_ORDER,
     );
     const { api } = paced;
-    await deleteTargets(api, release, await removedTargets(api, objects, [], release, namespace));
+    await deleteTargets(api, release, await removedTargets(api, objects, [], release, namespace), namespace);
     for (const record of history) await paced.records.remove(release, namespace, record.version);
+  }
+
+  /**
+   * Objects moving to another release in the same edit (docs/delivery.md "Objects moving between
+   * modules"): dropped from the revision the upgrade goes on from, before the upgrade, so that it
+   * deletes nothing another release now holds, whether that release was written before or after.
+   * The revision the upgrade goes on from, as it now is.
+   */
+  async #handOver(
+    paced: ReleaseWrite,
+    history: readonly ReleaseRecord[],
+    options: UpgradeInstallOptions,
+  ): Promise<ReleaseRecord | undefined> {
+    const current = isPending(history) ? undefined : currentRevision(history);
+    if (current === undefined || options.handedOver === undefined) return current;
+    const { record, dropped } = withoutHandedOver(current, options.handedOver);
+    if (dropped > 0) await paced.records.update(record, this.#now());
+    return record;
   }
 
   /** Trims the history as HELM_HISTORY_MAX says, then records the pending revision. */
@@ -333,7 +364,7 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
         stop: this.#options.stopSignal,
       });
       const before = from ? manifestObjects(from.manifest, `release ${name}`) : [];
-      await deleteTargets(api, name, await removedTargets(api, before, resolved, name, namespace));
+      await deleteTargets(api, name, await removedTargets(api, before, resolved, name, namespace), namespace);
     } catch (error: unknown) {
       const failed = withStatus(record, 'failed', `${outcome.failed}: ${errorMessage(error)}`);
       await records.update(failed, this.#now());

@@ -74,8 +74,12 @@ export function recordOfSecret(secret: JsonObject): ReleaseRecord | undefined {
       : packed;
   const parsed = JSON.parse(unpacked.toString('utf8')) as JsonValue;
   if (!isReleaseRecord(parsed)) return undefined;
-  // helm leaves out empty values (`omitempty`).
-  return { ...parsed, config: isJsonObject(parsed.config) ? parsed.config : {} };
+  // helm leaves out empty values and an empty manifest (`omitempty`).
+  return {
+    ...parsed,
+    config: isJsonObject(parsed.config) ? parsed.config : {},
+    manifest: typeof parsed.manifest === 'string' ? parsed.manifest : '',
+  };
 }
 
 function isReleaseRecord(value: JsonValue): value is JsonObject & ReleaseRecord {

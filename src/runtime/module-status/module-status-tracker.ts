@@ -161,6 +161,20 @@ export class ModuleStatusTracker {
     });
   }
 
+  /**
+   * The module's release had a revision kaddon did not write (a hand `helm upgrade` or `helm
+   * rollback`): the tree's state was delivered over it (docs/delivery.md "Revisions kaddon did not
+   * write").
+   */
+  releaseTakenBack(module: string, taken: { from: number; to: number; why: string }): void {
+    this.#event(module, {
+      type: 'Warning',
+      reason: 'ReleaseTakenBack',
+      action: 'Deliver',
+      note: `release revision ${String(taken.from)} was not written by kaddon (${taken.why}); delivered the tree's state as revision ${String(taken.to)}`,
+    });
+  }
+
   disabled(module: string): void {
     this.#cancelTimer(module);
     this.#update(module, (record) => {

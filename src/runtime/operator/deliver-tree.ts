@@ -11,7 +11,8 @@ import {
 import type { ModulesTree } from '../../loader/modules-tree.ts';
 import { renderTreeWithCharts, type ChartCache } from '../build/render-charts.ts';
 import { ModuleLoadCache, type RenderTreeResult } from '../build/render-tree.ts';
-import { isJsonObject } from '../../core/json.ts';
+import { isJsonObject, type JsonObject } from '../../core/json.ts';
+import { handoverKey } from '../../delivery/native/object-handover.ts';
 import type { OperatorContext } from './operator-context.ts';
 
 /** The module whose run delivers the tree, for its render and helm metrics. */
@@ -50,25 +51,65 @@ export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promis
   for (const module of enabled) {
     const resources = result.rendered.slices.get(module) ?? [];
     if (states.get(module)?.prepared !== true) continue;
-    if (resources.length === 0) {
-      // Nothing of its own to deliver (a Component module that only patches others): no release,
-      // and its run is done, so its Module turns Ready (docs/module-status.md "Conditions").
-      if (module === run.module) reportNothingToDeliver(ctx, module);
+    const { manifest, checksum } = releaseText(resources);
+    if (resources.length === 0 && module === run.module) {
+      await deliverEmptySlice(ctx, run, module, result);
       continue;
     }
-    const { manifest, checksum } = releaseText(resources);
+    if (resources.length === 0) {
+      // A slice that emptied (its components turned off, or a Component deletes what it held)
+      // is delivered by the module's own run: its release is upgraded to nothing.
+      if (hadObjects(states.get(module)?.checksum) && run.willRun?.(module) !== true) changed.push(module);
+      continue;
+    }
     if (module === run.module) {
       const resourcesMissing = states.get(module)?.resourcesMissing === true;
-      await deliverOwnSlice(ctx, run, { module, resources, manifest, resourcesMissing }, result);
+      const slice = { module, resources, manifest, resourcesMissing, others: result.rendered.slices };
+      await deliverOwnSlice(ctx, run, slice, result);
     } else if (states.get(module)?.checksum !== checksum && run.willRun?.(module) !== true)
       changed.push(module);
   }
   return changed;
 }
 
+/** The checksum of a release with no objects: what a module with an empty slice delivers. */
+const EMPTY_CHECKSUM = releaseChecksum('');
+
+/** Whether a delivered checksum is of a slice that held objects (undefined: nothing delivered yet). */
+function hadObjects(checksum: string | undefined): boolean {
+  return checksum !== undefined && checksum !== EMPTY_CHECKSUM;
+}
+
+/**
+ * The running module's slice is empty (docs/lifecycle.md "Helm delivery"): a module that has a
+ * release (its slice held objects once) has it upgraded to no objects, as helm upgrades a chart that
+ * renders nothing, so what it held is deleted; one without a release (a Component module that only
+ * patches others) gets none.
+ */
+async function deliverEmptySlice(
+  ctx: OperatorContext,
+  run: DeliverRun,
+  module: string,
+  result: RenderTreeResult,
+): Promise<void> {
+  const state = ctx.state.modules.get(module);
+  const hasRelease =
+    hadObjects(state?.checksum) ||
+    (state?.checksum === undefined &&
+      !ctx.state.modules.peekReleaseAbsent(module) &&
+      (await ctx.helm.release(module, ctx.namespace)) !== undefined);
+  if (!hasRelease) {
+    reportNothingToDeliver(ctx, module);
+    return;
+  }
+  const resourcesMissing = state?.resourcesMissing === true;
+  const slice = { module, resources: [], manifest: '', resourcesMissing, others: result.rendered.slices };
+  await deliverOwnSlice(ctx, run, slice, result);
+}
+
 function reportNothingToDeliver(ctx: OperatorContext, module: string): void {
   ctx.status?.setGitRevision(ctx.modulesSource?.status().revisionInUse);
-  ctx.state.modules.deliveredNothing(module, releaseChecksum(''));
+  ctx.state.modules.deliveredNothing(module, EMPTY_CHECKSUM);
   void ctx.health?.follow(module, []);
 }
 
@@ -172,7 +213,40 @@ interface Slice {
   readonly resources: readonly Resource[];
   readonly manifest: string;
   readonly resourcesMissing: boolean;
+  /** Every module's slice of the same render: what the others hold is handed over, not deleted. */
+  readonly others: ReadonlyMap<string, readonly Resource[]>;
 }
+
+/**
+ * Whether an object is held by another module's slice of the render (docs/delivery.md "Objects
+ * moving between modules"); the keys are made on first use, once per render.
+ */
+function handedOverBy(
+  slices: ReadonlyMap<string, readonly Resource[]>,
+  module: string,
+  namespace: string,
+): (object: JsonObject) => boolean {
+  let keys: Map<string, string> | undefined;
+  return (object) => {
+    keys ??= sliceKeys(slices, namespace);
+    const holder = keys.get(handoverKey(object, namespace));
+    return holder !== undefined && holder !== module;
+  };
+}
+
+/** Each object's handover key with the module whose slice holds it, made once per render. */
+function sliceKeys(slices: ReadonlyMap<string, readonly Resource[]>, namespace: string): Map<string, string> {
+  let keys = renderKeys.get(slices);
+  if (keys === undefined) {
+    keys = new Map();
+    for (const [module, resources] of slices)
+      for (const resource of resources) keys.set(handoverKey(resource.obj, namespace), module);
+    renderKeys.set(slices, keys);
+  }
+  return keys;
+}
+
+const renderKeys = new WeakMap<ReadonlyMap<string, readonly Resource[]>, Map<string, string>>();
 
 /** One module's release upgraded (or found unchanged), with what the operator keeps of it. */
 async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice): Promise<void> {
@@ -193,13 +267,18 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
         resourcesMissing,
         knownAbsent,
         valuesPatches: valuesPatchesOf(ctx, module),
+        handedOver: handedOverBy(slice.others, module, ctx.namespace),
       },
       { helm: ctx.helm, timeoutSeconds: ctx.helmTimeoutSeconds },
     );
     ctx.resources?.delivered(
       module,
       resources.map((resource) => resource.id),
-      { unchanged: outcome.outcome === 'unchanged', desired: resources.map((resource) => resource.obj) },
+      {
+        unchanged: outcome.outcome === 'unchanged',
+        desired: resources.map((resource) => resource.obj),
+        revision: outcome.revision,
+      },
     );
   } finally {
     running();
@@ -219,6 +298,11 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
       module,
       revision: outcome.revision,
     });
+  if (outcome.outcome !== 'unchanged' && outcome.foreign !== undefined) {
+    const taken = { from: outcome.foreign.revision, to: outcome.revision, why: outcome.foreign.why };
+    ctx.logger.info('release revision not written by kaddon taken back', { module, ...taken });
+    ctx.status?.releaseTakenBack(module, taken);
+  }
   ctx.status?.setGitRevision(ctx.modulesSource?.status().revisionInUse);
   ctx.state.modules.finishDelivery(module, {
     ids: resourceIds(resources),

@@ -9,13 +9,7 @@ import { errorMessage } from '../../core/errors.ts';
 
 /** What last happened to a module, as docs/lifecycle.md "Module states" draws it. */
 type ModulePhase =
-  | 'Disabled'
-  | 'Pending'
-  | 'WaitingForRequirements'
-  | 'Running'
-  | 'Failed'
-  | 'Delivering'
-  | 'Delivered';
+  'Disabled' | 'Pending' | 'WaitingForRequirements' | 'Running' | 'Failed' | 'Delivering' | 'Delivered';
 
 /** The transitions that move a module between phases. */
 export type ModuleTransition =
@@ -131,7 +125,10 @@ export interface ModuleStateListener {
   succeeded(module: string): void;
   failed(module: string, error: unknown): void;
   waiting(module: string, requirement: string): void;
-  delivered(module: string, delivery: { checksum: string; helmRevision: number | undefined; objects: number }): void;
+  delivered(
+    module: string,
+    delivery: { checksum: string; helmRevision: number | undefined; objects: number },
+  ): void;
   disabled(module: string): void;
 }
 
@@ -289,6 +286,11 @@ export class ModuleStates {
     return absent;
   }
 
+  /** Whether a `helm list` said it had no release, without taking the answer. */
+  peekReleaseAbsent(module: string): boolean {
+    return this.#records.get(module)?.releaseAbsent === true;
+  }
+
   /** Its release holds the slice with these ids and checksum. */
   finishDelivery(module: string, delivered: FinishedDelivery): void {
     const record = this.#record(module);
@@ -307,6 +309,7 @@ export class ModuleStates {
    * release, and its run is done; `checksum` is the empty slice's.
    */
   deliveredNothing(module: string, checksum: string): void {
+    this.#record(module).checksum = checksum;
     this.#listener?.delivered(module, { checksum, helmRevision: undefined, objects: 0 });
   }
 
@@ -379,9 +382,12 @@ export class ModuleStates {
   #move(record: ModuleRecord, transition: ModuleTransition): void {
     const rule = MODULE_TRANSITIONS[transition];
     if (!rule.from.includes(record.phase))
-      throw new ModuleStateError(`module ${record.name}: ${transition} from ${record.phase} is not a transition`);
+      throw new ModuleStateError(
+        `module ${record.name}: ${transition} from ${record.phase} is not a transition`,
+      );
     if (rule.to === 'unchanged') return;
-    record.phase = rule.to === 'Delivering or Delivered' ? (record.delivering ? 'Delivering' : 'Delivered') : rule.to;
+    record.phase =
+      rule.to === 'Delivering or Delivered' ? (record.delivering ? 'Delivering' : 'Delivered') : rule.to;
     if (record.phase !== 'WaitingForRequirements') record.waitingFor = undefined;
   }
 }

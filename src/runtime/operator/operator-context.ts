@@ -106,7 +106,7 @@ interface ReleaseResources {
   delivered(
     module: string,
     objects: readonly ResId[],
-    options?: { unchanged?: boolean; desired?: readonly JsonObject[] },
+    options?: { unchanged?: boolean; desired?: readonly JsonObject[]; revision?: number },
   ): void;
   forget(module: string): void;
   pause(module: string): void;

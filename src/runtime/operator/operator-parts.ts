@@ -141,7 +141,7 @@ export async function wireOperatorParts(
       operator.healModule(module);
     },
     release: {
-      status: async (module) => (await helm.status(module, settings.namespace))?.status,
+      status: (module) => helm.status(module, settings.namespace),
       onUnexpectedStatus: (module) => {
         operator.healModule(module);
       },

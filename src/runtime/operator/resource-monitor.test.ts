@@ -243,7 +243,10 @@ describe('ResourceMonitor', () => {
     const unexpected: [string, string | undefined][] = [];
     h = harness({
       release: {
-        status: (module) => Promise.resolve(statuses.get(module)),
+        status: (module) => {
+          const status = statuses.get(module);
+          return Promise.resolve(status === undefined ? undefined : { status, revision: 1 });
+        },
         onUnexpectedStatus: (module, status) => unexpected.push([module, status]),
       },
     });

@@ -18,8 +18,8 @@ type ResourceMonitorMetrics = Pick<OperatorMetrics, 'absentResource' | 'helmRele
  * redeployed too.
  */
 interface ReleaseStatusCheck {
-  /** The release's helm status; undefined when the release is gone. */
-  status(module: string): Promise<string | undefined>;
+  /** The release's helm status and newest revision; undefined when the release is gone. */
+  status(module: string): Promise<{ readonly status: string; readonly revision: number } | undefined>;
   onUnexpectedStatus(module: string, status: string | undefined): void;
 }
 
@@ -77,6 +77,11 @@ interface ModuleWatch {
   readonly deletedByHooks: Set<string>;
   readonly reported: Set<string>;
   statusReported: boolean;
+  /**
+   * The release revision kaddon last wrote or found holding the slice: a newer or older one is a
+   * revision written outside kaddon (docs/delivery.md "Revisions kaddon did not write").
+   */
+  revision: number | undefined;
 }
 
 /**
@@ -117,11 +122,12 @@ export class ResourceMonitor {
   delivered(
     module: string,
     objects: readonly ResId[],
-    options: { unchanged?: boolean; desired?: readonly JsonObject[] } = {},
+    options: { unchanged?: boolean; desired?: readonly JsonObject[]; revision?: number } = {},
   ): void {
     const watch = this.#watch(module);
     watch.objects = objects;
     watch.desired = options.desired ?? [];
+    watch.revision = options.revision;
     watch.epoch++;
     this.#options.drift?.delivered(module, options);
     if (options.unchanged === true) return;
@@ -275,11 +281,12 @@ export class ResourceMonitor {
   async #checkRelease(module: string): Promise<void> {
     const release = this.#options.release;
     const watch = this.#modules.get(module);
-    if (!release || !watch || watch.pauses > 0 || watch.objects.length === 0 || watch.statusReported) return;
+    if (!release || !watch || watch.pauses > 0 || watch.statusReported) return;
+    if (watch.objects.length === 0 && watch.revision === undefined) return;
     const epoch = watch.epoch;
-    let status: string | undefined;
+    let current: { readonly status: string; readonly revision: number } | undefined;
     try {
-      status = await release.status(module);
+      current = await release.status(module);
     } catch (error: unknown) {
       this.#options.logger.error('resource monitor: release status unknown', {
         module,
@@ -287,13 +294,26 @@ export class ResourceMonitor {
       });
       return;
     }
-    if (!this.#isCurrent(module, watch, epoch) || status === 'deployed') return;
+    if (!this.#isCurrent(module, watch, epoch)) return;
+    const status = current?.status;
+    const ownRevision = watch.revision === undefined || current?.revision === watch.revision;
+    if (status === 'deployed' && ownRevision) return;
     watch.statusReported = true;
     this.#options.metrics?.helmReleaseRedeployed(module);
-    this.#options.logger.info('the release is not deployed: the module will run to redeploy it', {
-      module,
-      status: status ?? 'absent',
-    });
+    if (status === 'deployed')
+      this.#options.logger.info(
+        'the release has a revision kaddon did not write: the module will run to deliver the tree again',
+        {
+          module,
+          revision: current?.revision,
+          delivered: watch.revision,
+        },
+      );
+    else
+      this.#options.logger.info('the release is not deployed: the module will run to redeploy it', {
+        module,
+        status: status ?? 'absent',
+      });
     release.onUnexpectedStatus(module, status);
   }
 
@@ -313,6 +333,7 @@ export class ResourceMonitor {
         deletedByHooks: new Set(),
         reported: new Set(),
         statusReported: false,
+        revision: undefined,
       };
       this.#modules.set(module, watch);
     }
