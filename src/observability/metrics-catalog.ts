@@ -57,7 +57,7 @@ export const METRIC_CATALOG = {
   moduleRunErrors: spec('module_run_errors_total', 'counter', ['module'], 'Failed module runs.'),
   moduleDeleteErrors: spec('module_delete_errors_total', 'counter', ['module'], 'Failed module deletions.'),
   modulesAbsentResources: spec('modules_absent_resources_total', 'counter', ['module', 'resource'], 'Objects of a release the resource monitor found deleted from the cluster (resource: ns/Kind/name).'),
-  modulesHelmReleaseRedeployed: spec('modules_helm_release_redeployed_total', 'counter', ['module'], 'Releases the resource monitor found in a status other than deployed.'),
+  modulesHelmReleaseRedeployed: spec('modules_helm_release_redeployed_total', 'counter', ['module'], 'Releases the resource monitor found in a status other than deployed, or at a revision kaddon did not write.'),
   moduleRunSeconds: spec('module_run_seconds', 'histogram', ['module'], 'Module run time.'),
   moduleHelmSeconds: spec('module_helm_seconds', 'histogram', ['module', 'activation'], 'Time of the helm step of a module run.'),
   helmOperationSeconds: spec('helm_operation_seconds', 'histogram', ['module', 'activation', 'operation'], 'Time of each helm operation.'),

@@ -67,7 +67,7 @@ export interface OperatorMetrics {
   moduleDeleteError(module: string): void;
   /** The resource monitor found an object of the module's release deleted (`ns/Kind/name`). */
   absentResource(module: string, resource: string): void;
-  /** The resource monitor found the module's release in a status other than deployed. */
+  /** The resource monitor found the module's release in a status other than deployed, or at a revision kaddon did not write. */
   helmReleaseRedeployed(module: string): void;
   moduleRun(module: string, seconds: number): void;
   moduleHelm(module: string, activation: string, seconds: number): void;
