@@ -93,6 +93,48 @@ describe('ModuleStatusTracker', () => {
     );
   });
 
+  it('objects left drifted (KADDON_DRIFT_MODE=warn) make the module not Ready until a check finds them as delivered', () => {
+    const { tracker, events } = tracked();
+    tracker.setModules(['web'], ['web']);
+    tracker.running('web');
+    tracker.succeeded('web');
+    tracker.delivered('web', { checksum: 'c1', helmRevision: 1, objects: 1 });
+    tracker.health('web', { status: 'Current', message: '' });
+    assert.equal(tracker.isReady('web'), true);
+    tracker.drifted('web', { objects: ['ConfigMap ns/settings: /data/level'], corrected: true });
+    assert.equal(tracker.isReady('web'), true, 'a corrected drift leaves the module as delivered');
+    tracker.drifted('web', { objects: ['ConfigMap ns/settings: /data/level'], corrected: false });
+    assert.deepEqual(tracker.readyState('web'), {
+      status: 'False',
+      reason: 'Drifted',
+      message:
+        '1 object(s) differ from the release (KADDON_DRIFT_MODE=warn leaves them): ConfigMap ns/settings: /data/level',
+      beside: undefined,
+    });
+    tracker.inSync('web');
+    assert.equal(tracker.isReady('web'), true);
+    assert.deepEqual(
+      events.map((event) => event.reason),
+      ['DriftCorrected', 'DriftDetected'],
+    );
+  });
+
+  it('a release revision kaddon did not write is told in a ReleaseTakenBack Event', () => {
+    const { tracker, events } = tracked();
+    tracker.setModules(['web'], ['web']);
+    tracker.releaseTakenBack('web', {
+      from: 4,
+      to: 5,
+      why: "its chart is 'intruder', not the module's release chart",
+    });
+    assert.deepEqual(
+      events.map((event) => `${event.type} ${event.reason} ${event.note}`),
+      [
+        "Warning ReleaseTakenBack release revision 4 was not written by kaddon (its chart is 'intruder', not the module's release chart); delivered the tree's state as revision 5",
+      ],
+    );
+  });
+
   it('disabled modules say Disabled; modules gone from the tree, and objects of an earlier run, are removed', () => {
     const { tracker, removed } = tracked();
     tracker.setModules(['a', 'b'], ['a']);

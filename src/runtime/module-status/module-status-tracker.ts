@@ -148,6 +148,14 @@ export class ModuleStatusTracker {
     });
   }
 
+  /** A drift check found every object as delivered again (put back by hand, or corrected). */
+  inSync(module: string): void {
+    if (this.#records.get(module)?.drift === undefined) return;
+    this.#update(module, (record) => {
+      record.drift = undefined;
+    });
+  }
+
   /**
    * Another writer keeps changing back an object the drift check corrects: its corrections are
    * spaced out (docs/drift.md "Another writer"). Said once per fight.

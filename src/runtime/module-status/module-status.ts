@@ -3,7 +3,13 @@ import type { FailureReason } from './failure-reason.ts';
 
 /** Every reason the Ready condition can carry (docs/module-status.md "Conditions"). */
 type ReadyReason =
-  'Succeeded' | 'Progressing' | 'Disabled' | 'HealthCheckFailed' | 'DependencyNotReady' | FailureReason;
+  | 'Succeeded'
+  | 'Progressing'
+  | 'Disabled'
+  | 'HealthCheckFailed'
+  | 'DependencyNotReady'
+  | 'Drifted'
+  | FailureReason;
 
 /** A metav1.Condition. */
 export interface ModuleCondition {
@@ -92,7 +98,15 @@ export function readyStateOf(record: ModuleRecord): ReadyState {
       message: 'the module is being run',
       beside: 'Reconciling',
     };
-  const { health } = record;
+  const { health, drift } = record;
+  // docs/module-status.md "Conditions": Ready means the live objects are what the release holds.
+  if (drift !== undefined && !drift.corrected)
+    return {
+      status: 'False',
+      reason: 'Drifted',
+      message: `${String(drift.objects.length)} object(s) differ from the release (KADDON_DRIFT_MODE=warn leaves them): ${drift.objects.slice(0, 5).join('; ')}`,
+      beside: undefined,
+    };
   const objects = `${record.delivered.objects} object${record.delivered.objects === 1 ? '' : 's'}`;
   if (health.status === 'Current' || (health.status === 'Unknown' && record.delivered.objects === 0))
     return {

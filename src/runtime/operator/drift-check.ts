@@ -32,6 +32,8 @@ export interface DriftOptions {
   readonly ignoreRules: (module: string) => readonly DriftIgnoreRule[];
   /** Told of every check that found drift: for the module's status and an Event. */
   readonly onDrift: (module: string, report: DriftReport) => void;
+  /** Told when a check finds no object drifted any more where one was: the Module is Ready again. */
+  readonly onInSync?: (module: string) => void;
   /**
    * Told once per fight (docs/drift.md "Another writer"): `object` (`Deployment demo/web:
    * /spec/replicas`) keeps being changed back, and its corrections are spaced out.
@@ -143,12 +145,14 @@ export class DriftCheck {
     if (!isCurrent()) return { objects: [], corrected: false };
     // A check of some objects (a watch event's) updates what is known of them only.
     const standing = this.#drifted.get(module) ?? new Map<string, string>();
+    const wasDrifted = standing.size > 0;
     this.#drifted.set(module, standing);
     for (const { key, drifted } of found)
       if (drifted) standing.set(key, drifted.label);
       else standing.delete(key);
     this.#options.metrics?.driftedObjects(module, standing.size);
     if (standing.size === 0) this.#reported.delete(module);
+    if (standing.size === 0 && wasDrifted) this.#options.onInSync?.(module);
     const drifted = found.flatMap((entry) => (entry.drifted ? [entry.drifted] : [])).sort(byLabel);
     // Objects another writer keeps changing back wait their turn (docs/drift.md "Another writer").
     const waits = drifted.map((entry) => (correct ? this.#backoff.waitMs(`${module}\0${entry.key}`) : 0));

@@ -126,6 +126,9 @@ export async function wireOperatorParts(
           onDrift: (module, report) => {
             moduleStatus.tracker.drifted(module, report);
           },
+          onInSync: (module) => {
+            moduleStatus.tracker.inSync(module);
+          },
           onBackoff: (module, object, delayMs) => {
             moduleStatus.tracker.driftBackoff(module, object, delayMs);
           },
