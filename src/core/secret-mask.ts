@@ -62,14 +62,6 @@ export class SecretMask {
     }
     return out + text.slice(at);
   }
-
-  /** A JSON value with every string in it masked, for values shown to who may not read Secrets. */
-  maskJson(value: JsonValue): JsonValue {
-    if (typeof value === 'string') return this.mask(value);
-    if (Array.isArray(value)) return value.map((item) => this.maskJson(item));
-    if (!isJsonObject(value)) return value;
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, this.maskJson(item)]));
-  }
 }
 
 function formsOf(value: string): string[] {
