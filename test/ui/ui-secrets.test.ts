@@ -236,16 +236,23 @@ async function failureTexts(module: string): Promise<string[]> {
 }
 
 describe('secrets on every output path (docs/hooks.md, docs/ui.md "Who may see what")', () => {
-  it('masks one-line, multi-line, cut and folded Secrets in the Module status, Events and the log', async () => {
+  it('masks one-line, multi-line, cut and folded Secrets in the Module status, Events, the page and the log', async () => {
+    const leaks: string[] = [];
+    const check = (text: string, what: string): void => {
+      const piece = FORBIDDEN.find((forbidden) => text.includes(forbidden));
+      if (piece !== undefined) leaks.push(`${what}: ${piece}`);
+    };
     for (const module of Object.keys(LEAKS)) {
       const [message = '', note = ''] = await failureTexts(module);
-      assertMasked(message, `module ${module}: Ready message`);
-      assertMasked(note, `module ${module}: HookFailed note`);
+      check(message, `module ${module}: Ready message`);
+      check(note, `module ${module}: HookFailed note`);
+      check((await get(`/ui/api/modules/${module}`, tokens.operator)).body, `module ${module}: its page`);
     }
+    check(operator.output(), 'the operator log');
+    assert.deepEqual(leaks, []);
     const [plain = ''] = await failureTexts('plain');
     assert.match(plain, /password=\*\*\* \(\*\*\*\)/u);
     assert.match(plain, /key:\n\*\*\*$/u);
-    assertMasked(operator.output(), 'the operator log');
   });
 
   it("gives the queues masked to who may get the ConfigMap, and without hooks' errors to who may only get modules", async () => {
