@@ -1,33 +1,41 @@
 import { isJsonObject, type JsonValue } from './json.ts';
+import { MIN_PIECE, SecretPieces } from './secret-pieces.ts';
 
 /** What a masked secret reads as. */
 const MASKED = '***';
 
-/** Shorter values are not masked: they would blank out ordinary words, and are no secrets worth the name. */
-const MIN_SECRET_LENGTH = 6;
-
-/** How many values are remembered; past that the oldest are forgotten. */
+/** How many forms of secrets are remembered, and how many characters in all; past that the oldest are forgotten. */
 const MAX_SECRETS = 10_000;
+const MAX_SECRET_CHARS = 4 * 1024 * 1024;
 
 /**
  * The values kaddon knows to be secret, and the masking of them in text that leaves the process
  * (docs/hooks.md "What of a hook's output leaves the operator"): values it read from Secrets, in
  * their plain and base64 forms, and values its schemas mark `x-kaddon-secret` (docs/values.md).
+ * Every output path masks through `mask`: the log, the Module's status, Events, the status page.
  */
 export class SecretMask {
-  readonly #values = new Set<string>();
-  #sorted: string[] | undefined;
+  /** The remembered forms, oldest first. */
+  readonly #forms = new Set<string>();
+  readonly #pieces = new SecretPieces();
+  #chars = 0;
 
-  /** Remembers a secret value in the forms a hook may print: as read, trimmed, and in base64. */
+  /**
+   * Remembers a secret value in the forms a hook may print: as read, trimmed, in base64, and for a
+   * value of several lines (a PEM key) each line, since output is logged and kept line by line.
+   */
   add(value: string): void {
-    for (const form of [value, value.trim(), Buffer.from(value).toString('base64')]) {
-      if (form.length < MIN_SECRET_LENGTH || this.#values.has(form)) continue;
-      this.#values.add(form);
-      this.#sorted = undefined;
+    for (const form of formsOf(value)) {
+      if (this.#forms.has(form)) continue;
+      this.#forms.add(form);
+      this.#pieces.add(form);
+      this.#chars += form.length;
     }
-    for (const oldest of this.#values) {
-      if (this.#values.size <= MAX_SECRETS) break;
-      this.#values.delete(oldest);
+    for (const oldest of this.#forms) {
+      if (this.#forms.size <= MAX_SECRETS && this.#chars <= MAX_SECRET_CHARS) break;
+      this.#forms.delete(oldest);
+      this.#pieces.delete(oldest);
+      this.#chars -= oldest.length;
     }
   }
 
@@ -42,12 +50,22 @@ export class SecretMask {
       for (const value of Object.values(stringData)) if (typeof value === 'string') this.add(value);
   }
 
-  /** The text with every known secret value replaced by `***`, the longest first. */
+  /** The text with every known secret, and every piece of one that SecretPieces finds, replaced by `***`. */
   mask(text: string): string {
-    if (this.#values.size === 0) return text;
-    this.#sorted ??= [...this.#values].sort((a, b) => b.length - a.length);
-    let out = text;
-    for (const value of this.#sorted) if (out.includes(value)) out = out.split(value).join(MASKED);
-    return out;
+    const ranges = this.#pieces.find(text);
+    if (ranges.length === 0) return text;
+    let out = '';
+    let at = 0;
+    for (const [start, end] of ranges) {
+      out += text.slice(at, start) + MASKED;
+      at = end;
+    }
+    return out + text.slice(at);
   }
+}
+
+function formsOf(value: string): string[] {
+  const forms = new Set([value, value.trim(), Buffer.from(value).toString('base64')]);
+  if (value.includes('\n')) for (const line of value.split('\n')) forms.add(line.trim());
+  return [...forms].filter((form) => form.length >= MIN_PIECE);
 }

@@ -39,3 +39,29 @@ function scalarsOf(value: JsonValue, found: string[]): void {
   else if (Array.isArray(value)) for (const item of value) scalarsOf(item, found);
   else if (isJsonObject(value)) for (const item of Object.values(value)) scalarsOf(item, found);
 }
+
+/**
+ * A copy of `value` with every node the schema marks `x-kaddon-secret: true` replaced by `replacement`
+ * (docs/ui.md "Who may see what": values shown to who may not read Secrets).
+ */
+export function withoutSecretValues(
+  schema: JsonValue | undefined,
+  value: JsonValue,
+  replacement: string,
+): JsonValue {
+  if (!isJsonObject(schema) || value === null) return value;
+  if (schema[SECRET_KEYWORD] === true) return replacement;
+  if (Array.isArray(value)) return value.map((item) => withoutSecretValues(schema.items, item, replacement));
+  if (!isJsonObject(value)) return value;
+  const properties = isJsonObject(schema.properties) ? schema.properties : {};
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [
+      key,
+      withoutSecretValues(
+        Object.hasOwn(properties, key) ? properties[key] : additional(schema),
+        item,
+        replacement,
+      ),
+    ]),
+  );
+}

@@ -1,5 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { secretValuesOf } from './secret-values.ts';
+import { secretValuesOf, withoutSecretValues } from './secret-values.ts';
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
 import { RE2JS } from 're2js';
 import { errorMessage, KaddonError } from './errors.ts';
@@ -105,6 +105,14 @@ export class ValuesSchemas {
   /** The values of `section` the schemas mark `x-kaddon-secret` (docs/values.md "Secret values"). */
   secretValues(section: JsonValue): string[] {
     return this.#effective.flatMap((schema) => secretValuesOf(schema, section));
+  }
+
+  /** A copy of `section` with the values the schemas mark `x-kaddon-secret` replaced by `replacement`. */
+  withoutSecrets(section: JsonValue, replacement: string): JsonValue {
+    return this.#effective.reduce<JsonValue>(
+      (value, schema) => withoutSecretValues(schema, value, replacement),
+      section,
+    );
   }
 
   has(kind: ValuesSchemaKind): boolean {

@@ -102,6 +102,12 @@ export class ValuesStore {
     return deepClone(this.#section(moduleOwner(name)));
   }
 
+  /** A module's merged values with those its schemas mark `x-kaddon-secret` replaced (docs/values.md "Secret values"). */
+  moduleValuesWithoutSecrets(name: string, replacement: string): JsonValue {
+    const owner = moduleOwner(name);
+    return this.#schemas(owner).withoutSecrets(deepClone(this.#section(owner)), replacement);
+  }
+
   /**
    * `$VALUES_PATH` (docs/values.md "Values in hooks, enabled scripts and charts"): `{global}` for a global
    * hook; `{global, <moduleKey>}` for a module hook, an enabled script or `$(var)` expansion, with
@@ -136,8 +142,7 @@ export class ValuesStore {
     return {
       enabledModules,
       viewFor: (name) => this.valuesView(moduleOwner(name), enabledModules),
-      viewKeyFor: (name) =>
-        `${globalKey()}\u0000${JSON.stringify(this.#section(moduleOwner(name)) ?? null)}`,
+      viewKeyFor: (name) => `${globalKey()}\u0000${JSON.stringify(this.#section(moduleOwner(name)) ?? null)}`,
     };
   }
 
@@ -450,7 +455,12 @@ function validateConfigSection(owned: OwnerLayers, section: JsonValue): void {
   lastChecked.set(owned, section);
 }
 
-function mergedOnce(owned: OwnerLayers, config: ConfigValues, section: JsonValue, patches: ValuesPatch): JsonValue {
+function mergedOnce(
+  owned: OwnerLayers,
+  config: ConfigValues,
+  section: JsonValue,
+  patches: ValuesPatch,
+): JsonValue {
   const last = lastMerged.get(owned);
   if (last !== undefined && last.patches === patches && deepEqual(last.section, section)) return last.merged;
   const merged = mergedSection(owned, config, patches);

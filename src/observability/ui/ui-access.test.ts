@@ -3,7 +3,11 @@ import { describe, it } from 'node:test';
 import { createUiAccessCheck, type AccessApi } from './ui-access.ts';
 
 /** An API server that knows one token and what its user may get. */
-function apiServer(allowed: { modules: boolean; configMap: boolean }): AccessApi & { calls: string[] } {
+function apiServer(allowed: {
+  modules: boolean;
+  configMap: boolean;
+  secrets?: boolean;
+}): AccessApi & { calls: string[] } {
   const calls: string[] = [];
   return {
     calls,
@@ -19,7 +23,14 @@ function apiServer(allowed: { modules: boolean; configMap: boolean }): AccessApi
         });
       const resource = (spec.resourceAttributes as { resource: string }).resource;
       return Promise.resolve({
-        status: { allowed: resource === 'modules' ? allowed.modules : allowed.configMap },
+        status: {
+          allowed:
+            resource === 'modules'
+              ? allowed.modules
+              : resource === 'secrets'
+                ? (allowed.secrets ?? false)
+                : allowed.configMap,
+        },
       });
     },
   };
@@ -53,8 +64,15 @@ describe('the status page access check', () => {
         allowed: true,
         user: 'alice',
         canReadConfig: false,
+        canReadSecrets: false,
       },
     );
+  });
+
+  it("shows values marked secret only to one who may get Secrets in the operator's namespace", async () => {
+    const api = apiServer({ modules: true, configMap: true, secrets: true });
+    const access = await createUiAccessCheck({ ...options, api })('good');
+    assert.deepEqual(access, { allowed: true, user: 'alice', canReadConfig: true, canReadSecrets: true });
   });
 
   it('asks the API server once per token while the answer is kept', async () => {
@@ -63,9 +81,9 @@ describe('the status page access check', () => {
     const check = createUiAccessCheck({ ...options, api, cacheMs: 10_000, now: () => now });
     await check('good');
     await check('good');
-    assert.equal(api.calls.length, 3);
+    assert.equal(api.calls.length, 4);
     now = 20_000;
     await check('good');
-    assert.equal(api.calls.length, 6);
+    assert.equal(api.calls.length, 8);
   });
 });

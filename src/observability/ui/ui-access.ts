@@ -12,7 +12,13 @@ export interface AccessApi {
 /** What a request may see (docs/ui.md "Who may see what"). */
 export type UiAccess =
   | { readonly allowed: false; readonly status: 401 | 403; readonly why: string }
-  | { readonly allowed: true; readonly user: string; readonly canReadConfig: boolean };
+  | {
+      readonly allowed: true;
+      readonly user: string;
+      readonly canReadConfig: boolean;
+      /** May `get` Secrets in the operator's namespace: values marked `x-kaddon-secret` are shown in clear. */
+      readonly canReadSecrets: boolean;
+    };
 
 export interface UiAccessOptions {
   readonly api: AccessApi;
@@ -29,13 +35,15 @@ export const OPEN_ACCESS: UiAccess = {
   allowed: true,
   user: 'anonymous (KADDON_UI_AUTH=off)',
   canReadConfig: true,
+  canReadSecrets: true,
 };
 
 const CACHE_LIMIT = 1000;
 
 /**
  * Checks a bearer token as the API server would: a TokenReview names the user, then
- * SubjectAccessReviews ask whether they may `get` modules.kaddon.dev and the operator's ConfigMap.
+ * SubjectAccessReviews ask whether they may `get` modules.kaddon.dev, the operator's ConfigMap and
+ * Secrets in its namespace.
  * Answers are kept briefly per token (by its SHA-256, never the token itself).
  */
 export function createUiAccessCheck(
@@ -74,7 +82,7 @@ async function checkToken(options: UiAccessOptions, token: string): Promise<UiAc
   };
   const may = (attributes: Record<string, string>): Promise<boolean> =>
     isAllowed(options.api, subject, attributes);
-  const [modules, configMap] = await Promise.all([
+  const [modules, configMap, secrets] = await Promise.all([
     may({ verb: 'get', group: 'kaddon.dev', resource: 'modules' }),
     may({
       verb: 'get',
@@ -83,9 +91,10 @@ async function checkToken(options: UiAccessOptions, token: string): Promise<UiAc
       namespace: options.namespace,
       name: options.configMap,
     }),
+    may({ verb: 'get', group: '', resource: 'secrets', namespace: options.namespace }),
   ]);
   if (!modules) return { allowed: false, status: 403, why: `${subject.user} may not get modules.kaddon.dev` };
-  return { allowed: true, user: subject.user, canReadConfig: configMap };
+  return { allowed: true, user: subject.user, canReadConfig: configMap, canReadSecrets: secrets };
 }
 
 async function isAllowed(

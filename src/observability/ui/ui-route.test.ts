@@ -8,7 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { after, before, describe, it } from 'node:test';
 import type { UiAccess } from './ui-access.ts';
 import { createUiRoute } from './ui-route.ts';
-import type { UiHook, UiModule, UiState } from './ui-state.ts';
+import type { UiHook, UiModule, UiQueue, UiState } from './ui-state.ts';
 
 const web: UiModule = {
   name: 'web',
@@ -36,6 +36,22 @@ const hooks: UiHook[] = [
     ],
   },
 ];
+const queue: UiQueue = {
+  name: 'main',
+  tasksCount: 1,
+  status: 'run first task',
+  tasks: [
+    {
+      index: 1,
+      id: 't1',
+      type: 'ModuleRun',
+      description: 'ModuleRun:main:web:failures 2',
+      attempts: 2,
+      failures: 2,
+      lastError: 'hook failed: stderr: cannot connect',
+    },
+  ],
+};
 const state: UiState = {
   overview: () => ({
     counts: { Ready: 1, Progressing: 0, Failed: 0, Disabled: 0 },
@@ -62,8 +78,8 @@ const state: UiState = {
           }
         : undefined,
     ),
-  moduleValues: () => ({ replicas: 2 }),
-  queues: () => ({ active: [] }),
+  moduleValues: (_name, shown) => ({ replicas: 2, password: shown.secrets ? 'in clear' : '***' }),
+  queues: () => ({ active: [queue], summary: {} }),
   globalHooks: () => hooks,
   releases: () =>
     Promise.resolve([
@@ -86,11 +102,14 @@ const state: UiState = {
     Promise.resolve(from === 1 && to === 2 ? '~ ConfigMap web/settings changed' : undefined),
   moduleDiff: () => Promise.resolve({ action: 'unchanged', text: '' }),
 };
-/** A token is its own access: `viewer` may see modules but not values, `nobody` nothing. */
+/**
+ * A token is its own access: `viewer` may see modules but not values, `operator` also values but
+ * not Secrets, `admin` everything, `nobody` nothing.
+ */
 const access = (token: string | undefined): Promise<UiAccess> =>
   Promise.resolve(
-    token === 'admin' || token === 'viewer'
-      ? { allowed: true, user: token, canReadConfig: token === 'admin' }
+    token === 'admin' || token === 'viewer' || token === 'operator'
+      ? { allowed: true, user: token, canReadConfig: token !== 'viewer', canReadSecrets: token === 'admin' }
       : token === 'nobody'
         ? { allowed: false, status: 403, why: 'nobody may not get modules.kaddon.dev' }
         : { allowed: false, status: 401, why: 'a bearer token is required' },
@@ -141,7 +160,14 @@ describe('the /ui route', () => {
     assert.equal((await get('/ui/api/modules', 'nobody')).status, 403);
     assert.equal((await get('/ui/api/modules/web', 'viewer')).status, 200);
     assert.equal((await get('/ui/api/modules/web/values', 'viewer')).status, 403);
-    assert.deepEqual(await (await get('/ui/api/modules/web/values', 'admin')).json(), { replicas: 2 });
+    assert.deepEqual(await (await get('/ui/api/modules/web/values', 'admin')).json(), {
+      replicas: 2,
+      password: 'in clear',
+    });
+    assert.deepEqual(await (await get('/ui/api/modules/web/values', 'operator')).json(), {
+      replicas: 2,
+      password: '***',
+    });
     assert.equal((await get('/ui/api/modules/gone', 'admin')).status, 404);
     assert.equal((await get('/ui/api/modules/%E0', 'admin')).status, 400);
   });
@@ -185,6 +211,22 @@ describe('the /ui route', () => {
         url,
       );
     }
+  });
+
+  it("shows a task's last error (a hook's stderr) only to who may read the ConfigMap", async () => {
+    const tasksOf = async (token: string): Promise<unknown> =>
+      ((await (await get('/ui/api/queues', token)).json()) as { active: UiQueue[] }).active[0]?.tasks;
+    assert.deepEqual(await tasksOf('operator'), queue.tasks);
+    assert.deepEqual(await tasksOf('viewer'), [
+      {
+        index: 1,
+        id: 't1',
+        type: 'ModuleRun',
+        description: 'ModuleRun:main:web:failures 2',
+        attempts: 2,
+        failures: 2,
+      },
+    ]);
   });
 
   it('sends a large answer gzipped to a client that takes gzip, and plain to one that does not', async () => {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseRequestTarget } from '../request-target.ts';
 import type { UiAccess } from './ui-access.ts';
-import type { UiHook, UiState } from './ui-state.ts';
+import type { UiHook, UiQueueList, UiState, UiTask } from './ui-state.ts';
 
 /** The status page's path on the operator's HTTP server (docs/ui.md). */
 const UI_PATH = '/ui';
@@ -117,10 +117,14 @@ async function answerApi(
   const moduleMatch = /^modules\/([^/]+)(?:\/(values|releases|revision-diff|diff))?$/.exec(api);
   if (api === 'overview') sendJson(response, 200, state.overview());
   else if (api === 'modules') sendJson(response, 200, state.modules());
-  else if (api === 'queues') sendJson(response, 200, state.queues());
+  else if (api === 'queues') sendJson(response, 200, queuesFor(access, state.queues()));
   else if (api === 'global-hooks') sendJson(response, 200, hooksFor(access, state.globalHooks()));
   else if (api === 'whoami')
-    sendJson(response, 200, { user: access.user, canReadConfig: access.canReadConfig });
+    sendJson(response, 200, {
+      user: access.user,
+      canReadConfig: access.canReadConfig,
+      canReadSecrets: access.canReadSecrets,
+    });
   else if (moduleMatch !== null) {
     const name = decodedName(moduleMatch[1] ?? '');
     if (name === undefined) {
@@ -138,7 +142,8 @@ async function answerApi(
       sendJson(response, 403, {
         error: `${access.user} may not get the operator's ConfigMap: values and diffs are not shown`,
       });
-    else if (part === 'values') sendJson(response, 200, state.moduleValues(name));
+    else if (part === 'values')
+      sendJson(response, 200, state.moduleValues(name, { secrets: access.canReadSecrets }));
     else if (part === 'diff') sendJson(response, 200, await state.moduleDiff(name));
     else await answerRevisionDiff(response, name, query, state);
   } else sendJson(response, 404, { error: `no such API: ${api}` });
@@ -178,6 +183,23 @@ function hooksFor(access: UiAccess & { allowed: true }, hooks: readonly UiHook[]
       outcome,
     })),
   }));
+}
+
+/** Queues, with tasks' last errors (a hook's stderr) only for who may get the ConfigMap, as hooks' output. */
+function queuesFor(access: UiAccess & { allowed: true }, list: UiQueueList): UiQueueList {
+  if (access.canReadConfig) return list;
+  const withoutErrors = (queues: UiQueueList['active']): UiQueueList['active'] =>
+    queues.map((queue) => ({ ...queue, tasks: queue.tasks.map(withoutLastError) }));
+  return {
+    ...list,
+    active: withoutErrors(list.active),
+    ...(list.empty === undefined ? {} : { empty: withoutErrors(list.empty) }),
+  };
+}
+
+function withoutLastError(task: UiTask): UiTask {
+  const { index, id, type, description, attempts, failures, retryAt } = task;
+  return { index, id, type, description, attempts, failures, ...(retryAt === undefined ? {} : { retryAt }) };
 }
 
 /**

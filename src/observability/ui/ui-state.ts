@@ -7,10 +7,17 @@ export interface UiState {
   modules(): readonly UiModule[];
   /** Undefined for a module the tree does not have. */
   module(name: string): Promise<UiModuleDetail | undefined>;
-  /** A module's merged values; shown only to who may read the operator's ConfigMap. */
-  moduleValues(name: string): unknown;
-  /** `kaddon queue list`'s dump: main and named queues and the pool of module runs. */
-  queues(): unknown;
+  /**
+   * A module's merged values; shown only to who may read the operator's ConfigMap. Without
+   * `secrets` (who may not read Secrets), values marked `x-kaddon-secret` and every secret kaddon
+   * knows read `***` (docs/ui.md "Who may see what").
+   */
+  moduleValues(name: string, shown: { readonly secrets: boolean }): unknown;
+  /**
+   * `kaddon queue list`'s dump: main and named queues and the pool of module runs; a task's last
+   * error is apart from its description, masked as messages are.
+   */
+  queues(): UiQueueList;
   globalHooks(): readonly UiHook[];
   /** The module's release history, newest first (docs/ui.md "Releases"). */
   releases(name: string): Promise<readonly UiRelease[]>;
@@ -24,6 +31,36 @@ export interface UiState {
    * masked); dry runs against the API server, so asked for by a person, not by redraws.
    */
   moduleDiff(name: string): Promise<{ readonly action: string; readonly text: string }>;
+}
+
+export interface UiQueueList {
+  readonly active: readonly UiQueue[];
+  readonly empty?: readonly UiQueue[];
+  readonly summary: unknown;
+  readonly moduleRuns?: unknown;
+}
+
+export interface UiQueue {
+  readonly name: string;
+  readonly tasksCount: number;
+  readonly status: string;
+  readonly tasks: readonly UiTask[];
+}
+
+export interface UiTask {
+  readonly index: number;
+  readonly id: string;
+  readonly type: string;
+  /** What the task is about, without its last error. */
+  readonly description: string;
+  readonly attempts: number;
+  readonly failures: number;
+  /**
+   * Why it failed last: may hold a hook's stderr, so left out for who may not get the operator's
+   * ConfigMap, as hooks' output is (docs/ui.md "Who may see what").
+   */
+  readonly lastError?: string;
+  readonly retryAt?: string;
 }
 
 /** One revision of a module's release, as `helm history` lists it, with kaddon's checksum. */

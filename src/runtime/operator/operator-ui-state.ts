@@ -2,6 +2,7 @@ import type { LoadedHook } from '../lifecycle-hooks.ts';
 import type { ModuleEventLog } from '../module-status/module-event-log.ts';
 import { readyStateOf, newModuleRecord, type ModuleRecord } from '../module-status/module-status.ts';
 import type { QueueDump } from '../queue/queue-dump.ts';
+import type { JsonValue } from '../../core/json.ts';
 import type { DebugState } from '../../observability/debug/debug-state.ts';
 import type {
   UiHook,
@@ -11,6 +12,7 @@ import type {
   UiModuleState,
   UiObject,
   UiOverview,
+  UiQueueList,
   UiState,
 } from '../../observability/ui/ui-state.ts';
 import type { ObjectHealth } from '../../core/object-health.ts';
@@ -52,10 +54,11 @@ export function createOperatorUiState(options: OperatorUiStateOptions): UiState 
       })
     : undefined;
   const diffText = (text: string): string => publishedText(text, options.mask, MAX_DIFF_BYTES);
+  const queues = (): UiQueueList => queuesOf(debug.queueList(true).data as QueueDump, options.mask);
   // A diff asked for again while one of the same module runs waits for that one.
   const diffs = new Map<string, Promise<ModuleDiff>>();
   return {
-    overview: () => overview(options, modules()),
+    overview: () => overview(options, modules(), queues()),
     modules,
     module: async (name) => {
       const definition = ctx.tree.modules.find((module) => module.name === name);
@@ -86,8 +89,11 @@ export function createOperatorUiState(options: OperatorUiStateOptions): UiState 
       };
       return detail;
     },
-    moduleValues: (name) => debug.moduleValues(name),
-    queues: () => debug.queueList(true).data,
+    moduleValues: (name, shown) =>
+      shown.secrets
+        ? debug.moduleValues(name)
+        : maskedStrings(ctx.store.moduleValuesWithoutSecrets(name, '***'), options.mask),
+    queues,
     globalHooks: () => describeHooks(options, undefined, ctx.hooks.globalHooks()),
     releases: async (name) =>
       ((await releases?.history(name)) ?? []).map((release) => ({
@@ -175,11 +181,51 @@ function stateOf(status: string, reason: string, beside: string | undefined): Ui
 
 const ORDER: Readonly<Record<UiModuleState, number>> = { Failed: 0, Progressing: 1, Ready: 2, Disabled: 3 };
 
-function overview(options: OperatorUiStateOptions, modules: readonly UiModule[]): UiOverview {
+/**
+ * The queue dump as the page shows it: a task's last error apart from its description, so that
+ * who may not see hooks' output gets the task without it; both masked as messages are.
+ */
+function queuesOf(dump: QueueDump, mask: ((text: string) => string) | undefined): UiQueueList {
+  const queue = (entry: QueueDump['active'][number]): UiQueueList['active'][number] => ({
+    ...entry,
+    tasks: entry.tasks.map(({ lastError, description, ...task }) => ({
+      ...task,
+      description: publishedText(withoutError(description, lastError), mask),
+      ...(lastError === undefined ? {} : { lastError: publishedText(lastError, mask) }),
+    })),
+  });
+  return {
+    ...dump,
+    active: dump.active.map(queue),
+    ...(dump.empty === undefined ? {} : { empty: dump.empty.map(queue) }),
+  };
+}
+
+/** describeTask ends a failed task's description with `:<last error>` (runtime/queue/task-description.ts). */
+function withoutError(description: string, lastError: string | undefined): string {
+  return lastError !== undefined && description.endsWith(`:${lastError}`)
+    ? description.slice(0, -lastError.length - 1)
+    : description;
+}
+
+/** Every string of a JSON value masked: values shown to who may not read Secrets. */
+function maskedStrings(value: JsonValue, mask: ((text: string) => string) | undefined): JsonValue {
+  if (mask === undefined) return value;
+  if (typeof value === 'string') return mask(value);
+  if (Array.isArray(value)) return value.map((item) => maskedStrings(item, mask));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, maskedStrings(item, mask)]));
+}
+
+function overview(
+  options: OperatorUiStateOptions,
+  modules: readonly UiModule[],
+  list: UiQueueList,
+): UiOverview {
   const counts: Record<UiModuleState, number> = { Ready: 0, Progressing: 0, Failed: 0, Disabled: 0 };
   for (const module of modules) counts[module.state] += 1;
   const git = options.debug.gitStatus();
-  const dump = options.debug.queueList(true).data as QueueDump & {
+  const dump = list as UiQueueList & {
     moduleRuns?: { runs: readonly { module: string; state: string }[] };
   };
   const queues = [...dump.active, ...(dump.empty ?? [])].map(({ name, tasksCount }) => ({
