@@ -1,7 +1,21 @@
-import { request } from 'node:http';
+import { request, type IncomingMessage } from 'node:http';
 import { KaddonError } from '../core/errors.ts';
+import { cutToBytes, escapeForTerminal } from '../core/untrusted-text.ts';
 
-type DebugClientErrorCode = 'debug-unreachable' | 'debug-request-failed' | 'debug-no-answer';
+type DebugClientErrorCode =
+  | 'debug-unreachable'
+  | 'debug-request-failed'
+  | 'debug-no-answer'
+  | 'debug-answer-too-large';
+
+/**
+ * How much of an answer the client reads (docs/observability.md "Debug socket"): a render of a large
+ * tree is a few MiB; past this the answer is not kept, whatever sends it.
+ */
+export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+/** Of an error answer, the start is read and printed: a message, not a document. */
+const MAX_ERROR_READ_BYTES = 64 * 1024;
+const MAX_ERROR_PRINT_BYTES = 4 * 1024;
 
 /** The debug API could not be asked, did not answer in time, or refused the request. */
 class DebugClientError extends KaddonError {
@@ -23,35 +37,58 @@ export interface DebugRequest {
 
 /**
  * GETs `path` from the debug server on `socketPath` (docs/observability.md "Debug socket") and returns the
- * body; a server that accepts and never answers is given up on after `timeoutMs`.
+ * body made fit for a terminal (escapeForTerminal); a server that accepts and never answers is given up
+ * on after `timeoutMs`, an answer past MAX_ANSWER_BYTES is refused, of an error answer its start is told.
  */
 export function requestDebug(options: DebugRequest): Promise<string> {
   const { socketPath, path, timeoutMs } = options;
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      call.destroy();
-      reject(noAnswer(options));
-    }, timeoutMs);
-    const fail = (error: Error): void => {
+    const settle = (outcome: string | Error): void => {
       clearTimeout(timer);
-      reject(error);
+      call.destroy();
+      if (typeof outcome === 'string') resolve(escapeForTerminal(outcome));
+      else reject(outcome);
     };
+    const timer = setTimeout(() => {
+      settle(noAnswer(options));
+    }, timeoutMs);
     const call = request({ socketPath, path, method: 'GET' }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (body += chunk));
-      response.on('error', fail);
-      response.on('end', () => {
-        clearTimeout(timer);
-        const status = response.statusCode ?? 0;
-        if (status >= 200 && status < 300) resolve(body);
-        else reject(new DebugClientError('debug-request-failed', body.trim() || `HTTP ${status}`, ''));
-      });
+      readAnswer(response, options, settle);
     });
     call.on('error', (error) => {
-      fail(unreachable(socketPath, error));
+      settle(unreachable(socketPath, error));
     });
     call.end();
+  });
+}
+
+/** Reads the answer up to its bound, then settles with its text or the error it tells. */
+function readAnswer(
+  response: IncomingMessage,
+  options: DebugRequest,
+  settle: (outcome: string | Error) => void,
+): void {
+  const status = response.statusCode ?? 0;
+  const ok = status >= 200 && status < 300;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const refuse = (body: string): void => {
+    const text = escapeForTerminal(cutToBytes(body.trim(), MAX_ERROR_PRINT_BYTES));
+    settle(new DebugClientError('debug-request-failed', text || `HTTP ${String(status)}`, ''));
+  };
+  response.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    chunks.push(chunk);
+    if (ok && size > MAX_ANSWER_BYTES) settle(tooLarge(options));
+    else if (!ok && size > MAX_ERROR_READ_BYTES) refuse(Buffer.concat(chunks).toString('utf8'));
+  });
+  response.on('end', () => {
+    const body = Buffer.concat(chunks).toString('utf8');
+    if (ok) settle(body);
+    else refuse(body);
+  });
+  response.on('error', (error) => {
+    settle(error);
   });
 }
 
@@ -60,6 +97,14 @@ function noAnswer({ socketPath, timeoutMs, timeoutSetting }: DebugRequest): Debu
     'debug-no-answer',
     `debug socket '${socketPath}': no answer within ${formatSeconds(timeoutMs)}: the operator is stuck, or what listens there is not kaddon.`,
     `Check the operator's log and DEBUG_UNIX_SOCKET, or allow longer with ${timeoutSetting}.`,
+  );
+}
+
+function tooLarge({ socketPath, path }: DebugRequest): DebugClientError {
+  return new DebugClientError(
+    'debug-answer-too-large',
+    `debug socket '${socketPath}': the answer to ${path.split('?')[0] ?? path} is larger than ${String(MAX_ANSWER_BYTES / 1024 / 1024)} MiB; stopped reading it.`,
+    'Ask for less (one module or hook), or check that what listens there is kaddon (DEBUG_UNIX_SOCKET).',
   );
 }
 

@@ -123,8 +123,8 @@ export interface OperatorConfig {
    */
   readonly uiAuth: 'kubernetes' | 'off';
   /**
-   * KADDON_PRUNE_GUARD_PERCENT: a converge that would uninstall more than this share of the delivered
-   * releases at once (or all of them) holds those uninstalls until confirmed; 100 or `off` turns the
+   * KADDON_PRUNE_GUARD_PERCENT: a converge that would uninstall this share of the delivered releases or
+   * more at once (or all of them) holds those uninstalls until confirmed; 100 or `off` turns the
    * guard off (docs/lifecycle.md "Missing inputs and mass deletion").
    */
   readonly pruneGuardPercent: number;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cleanText, cutToBytes, hasUnsafeCharacters } from './untrusted-text.ts';
+import { cleanText, cutToBytes, escapeForTerminal, hasUnsafeCharacters } from './untrusted-text.ts';
 
 describe('cleanText', () => {
   it('strips ANSI escapes and replaces control characters, bidi controls and lone surrogates', () => {
@@ -27,5 +27,20 @@ describe('hasUnsafeCharacters', () => {
       assert.equal(hasUnsafeCharacters(text), true, JSON.stringify(text));
     for (const text of ['plain', 'é ü 😀', '"quoted" \\ back'])
       assert.equal(hasUnsafeCharacters(text), false, text);
+  });
+});
+
+describe('escapeForTerminal', () => {
+  it('writes what a terminal acts on as \\uXXXX, keeps tab, line feed and ordinary unicode', () => {
+    const text = '\u001b]0;t\u0007|\u009b1m|\r|\u202e|\u2066|\u2028|\uD800|\té\n日本';
+    assert.equal(
+      escapeForTerminal(text),
+      '\\u001b]0;t\\u0007|\\u009b1m|\\u000d|\\u202e|\\u2066|\\u2028|\\ud800|\té\n日本',
+    );
+  });
+
+  it('leaves JSON the same JSON', () => {
+    const value = { a: '\u0085\u202e\u2069x', b: ['\u001b[2J'] };
+    assert.deepEqual(JSON.parse(escapeForTerminal(JSON.stringify(value))), value);
   });
 });

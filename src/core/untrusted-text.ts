@@ -18,6 +18,13 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202
 // eslint-disable-next-line no-control-regex -- control characters are what this finds
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
 
+/**
+ * What a terminal must not be handed raw: the controls above (tab and line feed apart) and the line
+ * and paragraph separators, which some terminals and viewers break lines at.
+ */
+// eslint-disable-next-line no-control-regex -- control characters are what this finds
+const TERMINAL_UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
+
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 const REPLACEMENT = '\uFFFD';
@@ -39,6 +46,20 @@ export function cleanText(text: string, options: CleanTextOptions): string {
   out = out.replace(LONE_SURROGATE, REPLACEMENT);
   if (options.keepLineFeeds !== true) out = out.replace(/[\t\n]/g, ' ');
   return cutToBytes(out, options.maxBytes);
+}
+
+/**
+ * The text with each character a terminal would act on (an escape sequence's ESC, C1 controls, bidi
+ * controls, carriage return…) written as its `\uXXXX` escape, tab and line feed kept: what it held
+ * stays readable and does nothing. In JSON text this is the same JSON, as such characters can only be
+ * inside its strings.
+ */
+export function escapeForTerminal(text: string): string {
+  return text.replace(LONE_SURROGATE, escapeCharacter).replace(TERMINAL_UNSAFE, escapeCharacter);
+}
+
+function escapeCharacter(char: string): string {
+  return `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
 /** True when the text holds a control character, a bidirectional control or a lone surrogate. */

@@ -1,4 +1,5 @@
 import type { JsonValue } from '../../core/json.ts';
+import { escapeForTerminal } from '../../core/untrusted-text.ts';
 import { stringifyYaml } from '../../core/yaml/yaml.ts';
 
 export const DEBUG_FORMATS = ['text', 'yaml', 'json'] as const;
@@ -21,18 +22,26 @@ export interface FormattedOutput {
 
 /**
  * `json` is one line as Go's json.Encoder writes it (docs/observability.md "Debug socket"); `text` falls back
- * to YAML.
+ * to YAML. What a hook wrote that a terminal would act on (escape sequences, C1 and bidi controls) is
+ * written as `\uXXXX` escapes in each format.
  */
 export function formatDebugOutput(output: DebugOutput, format: DebugFormat): FormattedOutput {
   if (format === 'json') {
-    return { body: `${JSON.stringify(output.data)}\n`, contentType: 'application/json' };
+    return { body: `${escapeForTerminal(JSON.stringify(output.data))}\n`, contentType: 'application/json' };
   }
-  const body = format === 'text' && output.text !== undefined ? output.text : yamlOf(output.data);
-  return { body, contentType: format === 'yaml' ? 'application/yaml' : 'text/plain; charset=utf-8' };
+  if (format === 'yaml') return { body: yamlOf(output.data), contentType: 'application/yaml' };
+  const body = output.text ?? yamlOf(output.data);
+  return { body: escapeForTerminal(body), contentType: 'text/plain; charset=utf-8' };
 }
 
+/**
+ * YAML escapes control characters but prints bidi controls as they are; a value holding one is
+ * printed as indented JSON, which YAML reads the same, with them escaped.
+ */
 function yamlOf(data: unknown): string {
   // A JSON round trip turns readonly interfaces into plain JSON and drops undefined fields.
   const value = data === undefined ? null : (JSON.parse(JSON.stringify(data)) as JsonValue);
-  return stringifyYaml(value);
+  const printed = stringifyYaml(value);
+  if (escapeForTerminal(printed) === printed) return printed;
+  return `${escapeForTerminal(JSON.stringify(value, null, 2))}\n`;
 }

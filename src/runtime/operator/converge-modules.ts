@@ -40,7 +40,10 @@ export async function startConverge(
   const releases = await ctx.helm.list(ctx.namespace);
   ctx.state.modules.discovered(discovery.enabled, releases);
   // docs/lifecycle.md step 6: modules enabled before; at start, disabled modules that still have a release.
-  const heldBefore = ctx.state.pruneHold?.releases ?? [];
+  const heldBefore = [
+    ...(ctx.state.pruneHold?.releases ?? []),
+    ...(ctx.state.pruneConfirmed?.releases ?? []),
+  ];
   const candidates = ctx.tree.modules
     .map((module) => module.name)
     .filter((name) => !discovery.enabled.includes(name))

@@ -88,16 +88,17 @@ export interface OperatorContext {
 
 /** The prune guard's setting and where it reports (src/runtime/operator/prune-guard.ts). */
 export interface PruneGuardSettings {
-  /** KADDON_PRUNE_GUARD_PERCENT: a converge may uninstall at most this share of the releases; 100 is off. */
+  /** KADDON_PRUNE_GUARD_PERCENT: a converge uninstalling this share of the releases or more is held; 100 is off. */
   readonly percent: number;
   /** The operator's ConfigMap (ADDON_OPERATOR_CONFIG_MAP): where a confirmation goes, what Events name. */
   readonly configMap: string;
   readonly recordEvent?: (event: { type: 'Normal' | 'Warning'; reason: string; note: string }) => void;
 }
 
-/** Uninstalls the prune guard holds, and the id that confirms them. */
+/** Uninstalls the prune guard holds, at a revision of the tree, and the id that confirms them. */
 export interface PruneHold {
   readonly id: string;
+  readonly revision: string;
   readonly releases: readonly string[];
 }
 
@@ -124,6 +125,8 @@ export interface OperatorState {
   converged: boolean;
   /** Uninstalls held by the prune guard: candidates again at each converge until done. */
   pruneHold: PruneHold | undefined;
+  /** A confirmed hold whose uninstalls are not all done yet: it covers them, and nothing else. */
+  pruneConfirmed: PruneHold | undefined;
   /** The ConfigMap's kaddon.dev/allow-prune annotation as last seen. */
   allowPrune: string | undefined;
   /** Each hook's last runs, for the status page (docs/ui.md). */
@@ -136,6 +139,7 @@ export function initialOperatorState(): OperatorState {
     pendingConfig: undefined,
     converged: false,
     pruneHold: undefined,
+    pruneConfirmed: undefined,
     allowPrune: undefined,
     hookRuns: new HookRuns(),
   };

@@ -184,7 +184,9 @@ export class Operator {
     state.allowPrune = value;
     if (value === undefined || state.pruneHold?.id !== value) return;
     this.#ctx.logger.info('held uninstalls confirmed by annotation', { id: value });
-    if (this.#queues.find('ConvergeModules') !== undefined) return;
+    // A converge past its start (its AfterAll phase queued) has held them already: another one is due.
+    if (this.#queues.find('ConvergeModules', (task) => task.payload.phase === undefined) !== undefined)
+      return;
     this.#queues.addLast(
       createTask(
         'ConvergeModules',
