@@ -155,4 +155,25 @@ describe('the status page access check', () => {
     assert.equal((await check('good')).allowed, true);
     assert.equal(api.calls.length, before);
   });
+
+  it('checks a token the API server accepted before in slots of its own, whatever a flood of unknown ones holds', async () => {
+    let now = 0;
+    const good = apiServer({ modules: true, configMap: true });
+    let stall = false;
+    const api: AccessApi = {
+      request: (method, apiPath, requestOptions) =>
+        stall &&
+        (requestOptions?.body as { spec: { token?: string } }).spec.token?.startsWith('random') === true
+          ? new Promise(() => undefined)
+          : good.request(method, apiPath, requestOptions),
+    };
+    const check = createUiAccessCheck({ ...options, api, maxPending: 2, now: () => now });
+    assert.equal((await check('good')).allowed, true);
+    stall = true;
+    void check('random-1');
+    void check('random-2');
+    assert.equal(((await check('random-3')) as { status: number }).status, 503);
+    now = 20_000;
+    assert.equal((await check('good')).allowed, true);
+  });
 });

@@ -41,6 +41,11 @@ export const OPEN_ACCESS: UiAccess = {
 /** Answers kept of each kind: those of known users are never pushed out by a flood of refused tokens. */
 const KEPT_ANSWERS = 1000;
 const MAX_PENDING = 16;
+/**
+ * A token the API server accepted within the last hour is checked again in slots of its own, as
+ * many: a flood of unknown tokens does not lock out who was using the page.
+ */
+const KNOWN_FOR_MS = 3_600_000;
 
 const NO_TOKEN: UiAccess = { allowed: false, status: 401, why: 'a bearer token is required' };
 const BUSY: UiAccess = {
@@ -54,8 +59,8 @@ const STOPPING: UiAccess = { allowed: false, status: 503, why: 'the operator is 
  * Checks a bearer token as the API server would: a TokenReview names the user, then
  * SubjectAccessReviews ask whether they may `get` modules.kaddon.dev and the operator's ConfigMap.
  * Answers are kept briefly per token (by its SHA-256, never the token itself), refusals too; a token
- * asked for again while its review runs waits for that one, and at most `maxPending` reviews run:
- * beyond them a new token costs a hash and a map look-up, no request.
+ * asked for again while its review runs waits for that one, and at most `maxPending` reviews of
+ * unknown tokens run: beyond them a new token costs a hash and a map look-up, no request.
  */
 export function createUiAccessCheck(
   options: UiAccessOptions,
@@ -63,21 +68,28 @@ export function createUiAccessCheck(
   const kept = { ttlMs: options.cacheMs ?? 10_000, limit: KEPT_ANSWERS, now: options.now };
   const users = new KeptAnswers<UiAccess>(kept);
   const refused = new KeptAnswers<UiAccess>(kept);
+  const known = new KeptAnswers<true>({ ...kept, ttlMs: KNOWN_FOR_MS });
   const pending = new Map<string, Promise<UiAccess>>();
+  const pendingOf = { known: 0, unknown: 0 };
   const maxPending = options.maxPending ?? MAX_PENDING;
   return (token) => {
     if (token === undefined || token === '') return Promise.resolve(NO_TOKEN);
     if (options.signal?.aborted === true) return Promise.resolve(STOPPING);
     const key = createHash('sha256').update(token).digest('hex');
-    const known = users.get(key) ?? refused.get(key);
-    if (known !== undefined) return Promise.resolve(known);
+    const answer = users.get(key) ?? refused.get(key);
+    if (answer !== undefined) return Promise.resolve(answer);
     const running = pending.get(key);
     if (running !== undefined) return running;
-    if (pending.size >= maxPending) return Promise.resolve(BUSY);
+    const slots = known.get(key) === undefined ? 'unknown' : 'known';
+    if (pendingOf[slots] >= maxPending) return Promise.resolve(BUSY);
+    pendingOf[slots] += 1;
     const review = checkToken(options, token)
       .then(
         (access) => {
-          (!access.allowed && access.status === 401 ? refused : users).set(key, access);
+          const isRefused = !access.allowed && access.status === 401;
+          (isRefused ? refused : users).set(key, access);
+          if (isRefused) known.delete(key);
+          else known.set(key, true);
           return access;
         },
         (error: unknown): UiAccess =>
@@ -89,7 +101,10 @@ export function createUiAccessCheck(
                 why: `the token could not be checked now (${errorMessage(error)}): ask again shortly`,
               },
       )
-      .finally(() => pending.delete(key));
+      .finally(() => {
+        pending.delete(key);
+        pendingOf[slots] -= 1;
+      });
     pending.set(key, review);
     return review;
   };
