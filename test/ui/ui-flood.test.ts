@@ -82,6 +82,7 @@ async function grantTokens(): Promise<void> {
   });
 }
 
+/** A request and its whole answer; one not finished in 60 s fails (an answer never ended). */
 async function get(
   apiPath: string,
   token: string,
@@ -90,6 +91,7 @@ async function get(
   const response = await fetch(`${base}${apiPath}`, {
     method,
     headers: { authorization: `Bearer ${token}` },
+    signal: AbortSignal.timeout(60_000),
   });
   return {
     status: response.status,
@@ -189,7 +191,11 @@ describe('the status page under hostile traffic', () => {
     // The body ends only when the operator ends the stream.
     const text = await Promise.race([
       response.text(),
-      new Promise<string>((resolve) => { stopped.signal.addEventListener('abort', () => { resolve('open'); }); }),
+      new Promise<string>((resolve) => {
+        stopped.signal.addEventListener('abort', () => {
+          resolve('open');
+        });
+      }),
     ]);
     clearTimeout(deadline);
     assert.match(text, /event: denied\ndata: \{"error":"the token was not accepted by the API server"\}/);

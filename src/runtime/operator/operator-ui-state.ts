@@ -20,6 +20,7 @@ import type { HookRunRecord } from './hook-runs.ts';
 import { formatDiffText, type ModuleDiff } from '../../core/module-diff.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { createUiReleases } from './ui-releases.ts';
+import { diffModule } from './operator-debug-state.ts';
 import type { ApplyApi } from '../../delivery/drift/release-objects.ts';
 
 /** The most of a diff the page is sent; a longer one is cut, saying so. */
@@ -27,7 +28,7 @@ const MAX_DIFF_BYTES = 1024 * 1024;
 
 export interface OperatorUiStateOptions {
   readonly ctx: OperatorContext;
-  /** The page's own client for release histories, never the operator's (docs/ui.md "Limits"). */
+  /** The page's own client for release histories and diffs, never the operator's (docs/ui.md "Limits"). */
   readonly api: ApplyApi | undefined;
   readonly debug: DebugState;
   readonly events: ModuleEventLog | undefined;
@@ -104,7 +105,12 @@ export function createOperatorUiState(options: OperatorUiStateOptions): UiState 
     moduleDiff: async (name) => {
       let running = diffs.get(name);
       if (running === undefined) {
-        running = debug.moduleDiff(name).finally(() => diffs.delete(name));
+        // The page's own client: dry runs asked for by a person never take the operator's capacity.
+        running = (
+          options.api === undefined
+            ? Promise.reject(new Error('module diff: the status page has no cluster connection'))
+            : diffModule(ctx, name, options.api)
+        ).finally(() => diffs.delete(name));
         diffs.set(name, running);
       }
       try {
