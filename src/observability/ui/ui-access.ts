@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { errorMessage } from '../../core/errors.ts';
 import { KeptAnswers } from '../../core/kept-answers.ts';
 
 /** The part of KubeClient the access check uses: TokenReview and SubjectAccessReview creation. */
@@ -53,6 +52,11 @@ const BUSY: UiAccess = {
   status: 503,
   why: 'the status page is checking too many new tokens at once: ask again in a few seconds',
 };
+const UNCHECKED: UiAccess = {
+  allowed: false,
+  status: 503,
+  why: 'the API server did not answer the token review: ask again shortly',
+};
 const STOPPING: UiAccess = { allowed: false, status: 503, why: 'the operator is stopping' };
 
 /**
@@ -92,14 +96,8 @@ export function createUiAccessCheck(
           else known.set(key, true);
           return access;
         },
-        (error: unknown): UiAccess =>
-          options.signal?.aborted === true
-            ? STOPPING
-            : {
-                allowed: false,
-                status: 503,
-                why: `the token could not be checked now (${errorMessage(error)}): ask again shortly`,
-              },
+        // Who asks may have no token worth anything: the API server's address and error stay inside.
+        (): UiAccess => (options.signal?.aborted === true ? STOPPING : UNCHECKED),
       )
       .finally(() => {
         pending.delete(key);
