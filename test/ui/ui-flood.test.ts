@@ -88,7 +88,7 @@ async function get(
   token: string,
   method = 'GET',
 ): Promise<{ status: number; retryAfter: string | null; body: string }> {
-  const response = await fetch(`${base}${apiPath}`, {
+  const response = await fetchAgain(`${base}${apiPath}`, {
     method,
     headers: { authorization: `Bearer ${token}` },
     signal: AbortSignal.timeout(60_000),
@@ -98,6 +98,21 @@ async function get(
     retryAfter: response.headers.get('retry-after'),
     body: await response.text(),
   };
+}
+
+/**
+ * fetch, sent again (up to three times) when the server closed an idle kept-alive connection as it
+ * was reused: a race of two loaded processes, not an answer. A request not answered is not retried.
+ */
+async function fetchAgain(url: string, init: RequestInit, attempts = 3): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error: unknown) {
+    const cause = error instanceof Error ? error.cause : undefined;
+    const closed = cause instanceof Error && cause.name === 'SocketError';
+    if (!closed || attempts <= 1) throw error;
+    return fetchAgain(url, init, attempts - 1);
+  }
 }
 
 /** The sum of `name`'s samples (whatever the metrics prefix) whose labels contain every one of `parts`. */
@@ -216,8 +231,9 @@ describe('the status page under hostile traffic', () => {
         viewer.push((await get('/ui/api/overview', tokens.viewer)).status);
       }
     })();
-    const statuses = await flood(FLOOD);
-    flooding = false;
+    const statuses = await flood(FLOOD).finally(() => {
+      flooding = false;
+    });
     await edits;
     const reviews = (await requestsTo('POST', '/apis/authentication.k8s.io/v1/tokenreviews')) - reviewsBefore;
     t.diagnostic(
