@@ -7,6 +7,7 @@ import { SETTINGS, unsupportedSettingWarnings } from '../core/setting-names.ts';
 import { checkHelmBinary } from '../delivery/helm/helm-binary.ts';
 import { HelmClient } from '../delivery/helm/helm-client.ts';
 import { writeServiceAccountKubeconfig } from '../delivery/helm/service-account-kubeconfig.ts';
+import type { ApplyApi } from '../delivery/drift/release-objects.ts';
 import { KubeClient } from '../delivery/kube-client.ts';
 import { loadKubeConnection, type KubeConnection } from '../delivery/kube-connection.ts';
 import { selectReleaseEngine } from '../delivery/native/select-release-engine.ts';
@@ -125,9 +126,13 @@ async function connectOperator(
 /** /metrics, /healthz, /readyz, the Git webhook and the debug socket, built to listen before the modules tree. */
 function buildEndpoints(
   config: OperatorConfig,
-  { logger, metrics, hookMetrics, kube }: OperatorBase,
+  { logger, metrics, hookMetrics, client }: OperatorBase,
 ): OperatorEndpoints {
   const stopLiveTicks = metrics.startLiveTicks();
+  // The status page's reviews and reads go through a client and a rate limit of their own, so no
+  // request to the page waits in, or takes, the operator's; stopping abandons what still waits.
+  const uiStop = new AbortController();
+  const uiApi = abortedBy(client(UI_CLIENT_QPS, UI_CLIENT_BURST, UI_CLIENT_TIMEOUT_MS), uiStop.signal);
   const starting = hasGitSource(process.env, {})
     ? 'waiting for the first good revision of the modules repository'
     : 'loading the modules tree';
@@ -155,9 +160,10 @@ function buildEndpoints(
               config.uiAuth === 'off'
                 ? () => Promise.resolve(OPEN_ACCESS)
                 : createUiAccessCheck({
-                    api: kube,
+                    api: uiApi,
                     namespace: config.namespace,
                     configMap: config.configMapName,
+                    signal: uiStop.signal,
                   }),
             assetsDir: uiAssetsDir(),
           })
@@ -173,13 +179,32 @@ function buildEndpoints(
     debugSocket: config.debugUnixSocket,
     git: undefined,
     ui: undefined,
+    uiApi,
     stop: async () => {
+      uiStop.abort();
       stopLiveTicks();
       await endpoints.debug.stop();
       await endpoints.http.stop();
     },
   };
   return endpoints;
+}
+
+/** The status page's client (docs/ui.md "Limits"): a new user costs three requests, a module's releases one. */
+const UI_CLIENT_QPS = 10;
+const UI_CLIENT_BURST = 20;
+const UI_CLIENT_TIMEOUT_MS = 10_000;
+
+/** `api` whose every request also ends when `signal` aborts, waiting in its rate limit included. */
+function abortedBy(api: KubeClient, signal: AbortSignal): ApplyApi {
+  return {
+    request: (method, apiPath, options) =>
+      api.request(method, apiPath, {
+        ...options,
+        signal: options?.signal ? AbortSignal.any([options.signal, signal]) : signal,
+      }),
+    resolveResource: (apiVersion, kind) => api.resolveResource(apiVersion, kind),
+  };
 }
 
 /** KADDON_DELIVERY (docs/delivery.md): releases are read from helm's storage with either engine. */

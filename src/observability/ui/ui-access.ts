@@ -1,17 +1,18 @@
 import { createHash } from 'node:crypto';
+import { KeptAnswers } from '../../core/kept-answers.ts';
 
 /** The part of KubeClient the access check uses: TokenReview and SubjectAccessReview creation. */
 export interface AccessApi {
   request(
     method: string,
     apiPath: string,
-    options?: { readonly body?: unknown },
+    options?: { readonly body?: unknown; readonly signal?: AbortSignal },
   ): Promise<Record<string, unknown>>;
 }
 
-/** What a request may see (docs/ui.md "Who may see what"). */
+/** What a request may see (docs/ui.md "Who may see what"); 503 when the token could not be checked now. */
 export type UiAccess =
-  | { readonly allowed: false; readonly status: 401 | 403; readonly why: string }
+  | { readonly allowed: false; readonly status: 401 | 403 | 503; readonly why: string }
   | {
       readonly allowed: true;
       readonly user: string;
@@ -21,12 +22,17 @@ export type UiAccess =
     };
 
 export interface UiAccessOptions {
+  /** The status page's own client, never the operator's: a flood of tokens costs the operator nothing (docs/ui.md "Limits"). */
   readonly api: AccessApi;
   /** ADDON_OPERATOR_NAMESPACE and ADDON_OPERATOR_CONFIG_MAP: values and hook output need `get` on it. */
   readonly namespace: string;
   readonly configMap: string;
-  /** How long an answer is kept per token; the page asks many times a minute. */
+  /** How long an answer, granted or refused, is kept per token; the page asks many times a minute. */
   readonly cacheMs?: number;
+  /** Tokens checked at once; a request with another new token beyond them is answered 503 at once. */
+  readonly maxPending?: number;
+  /** Aborted when the operator stops: the reviews under way are abandoned. */
+  readonly signal?: AbortSignal;
   readonly now?: () => number;
 }
 
@@ -38,37 +44,82 @@ export const OPEN_ACCESS: UiAccess = {
   canReadSecrets: true,
 };
 
-const CACHE_LIMIT = 1000;
+/** Answers kept of each kind: those of known users are never pushed out by a flood of refused tokens. */
+const KEPT_ANSWERS = 1000;
+const MAX_PENDING = 16;
+/**
+ * A token the API server accepted within the last hour is checked again in slots of its own, as
+ * many: a flood of unknown tokens does not lock out who was using the page.
+ */
+const KNOWN_FOR_MS = 3_600_000;
+
+const NO_TOKEN: UiAccess = { allowed: false, status: 401, why: 'a bearer token is required' };
+const BUSY: UiAccess = {
+  allowed: false,
+  status: 503,
+  why: 'the status page is checking too many new tokens at once: ask again in a few seconds',
+};
+const UNCHECKED: UiAccess = {
+  allowed: false,
+  status: 503,
+  why: 'the API server did not answer the token review: ask again shortly',
+};
+const STOPPING: UiAccess = { allowed: false, status: 503, why: 'the operator is stopping' };
 
 /**
  * Checks a bearer token as the API server would: a TokenReview names the user, then
  * SubjectAccessReviews ask whether they may `get` modules.kaddon.dev, the operator's ConfigMap and
  * Secrets in its namespace.
- * Answers are kept briefly per token (by its SHA-256, never the token itself).
+ * Answers are kept briefly per token (by its SHA-256, never the token itself), refusals too; a token
+ * asked for again while its review runs waits for that one, and at most `maxPending` reviews of
+ * unknown tokens run: beyond them a new token costs a hash and a map look-up, no request.
  */
 export function createUiAccessCheck(
   options: UiAccessOptions,
 ): (token: string | undefined) => Promise<UiAccess> {
-  const cacheMs = options.cacheMs ?? 10_000;
-  const now = options.now ?? Date.now;
-  const cache = new Map<string, { readonly at: number; readonly access: Promise<UiAccess> }>();
+  const kept = { ttlMs: options.cacheMs ?? 10_000, limit: KEPT_ANSWERS, now: options.now };
+  const users = new KeptAnswers<UiAccess>(kept);
+  const refused = new KeptAnswers<UiAccess>(kept);
+  const known = new KeptAnswers<true>({ ...kept, ttlMs: KNOWN_FOR_MS });
+  const pending = new Map<string, Promise<UiAccess>>();
+  const pendingOf = { known: 0, unknown: 0 };
+  const maxPending = options.maxPending ?? MAX_PENDING;
   return (token) => {
-    if (token === undefined || token === '')
-      return Promise.resolve({ allowed: false, status: 401, why: 'a bearer token is required' });
+    if (token === undefined || token === '') return Promise.resolve(NO_TOKEN);
+    if (options.signal?.aborted === true) return Promise.resolve(STOPPING);
     const key = createHash('sha256').update(token).digest('hex');
-    const kept = cache.get(key);
-    if (kept !== undefined && now() - kept.at < cacheMs) return kept.access;
-    if (cache.size >= CACHE_LIMIT) cache.clear();
-    const access = checkToken(options, token);
-    cache.set(key, { at: now(), access });
-    access.catch(() => cache.delete(key));
-    return access;
+    const answer = users.get(key) ?? refused.get(key);
+    if (answer !== undefined) return Promise.resolve(answer);
+    const running = pending.get(key);
+    if (running !== undefined) return running;
+    const slots = known.get(key) === undefined ? 'unknown' : 'known';
+    if (pendingOf[slots] >= maxPending) return Promise.resolve(BUSY);
+    pendingOf[slots] += 1;
+    const review = checkToken(options, token)
+      .then(
+        (access) => {
+          const isRefused = !access.allowed && access.status === 401;
+          (isRefused ? refused : users).set(key, access);
+          if (isRefused) known.delete(key);
+          else known.set(key, true);
+          return access;
+        },
+        // Who asks may have no token worth anything: the API server's address and error stay inside.
+        (): UiAccess => (options.signal?.aborted === true ? STOPPING : UNCHECKED),
+      )
+      .finally(() => {
+        pending.delete(key);
+        pendingOf[slots] -= 1;
+      });
+    pending.set(key, review);
+    return review;
   };
 }
 
 async function checkToken(options: UiAccessOptions, token: string): Promise<UiAccess> {
   const review = await options.api.request('POST', '/apis/authentication.k8s.io/v1/tokenreviews', {
     body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } },
+    signal: options.signal,
   });
   const status = asRecord(review.status);
   const user = asRecord(status.user);
@@ -81,7 +132,7 @@ async function checkToken(options: UiAccessOptions, token: string): Promise<UiAc
     extra: user.extra,
   };
   const may = (attributes: Record<string, string>): Promise<boolean> =>
-    isAllowed(options.api, subject, attributes);
+    isAllowed(options, subject, attributes);
   const [modules, configMap, secrets] = await Promise.all([
     may({ verb: 'get', group: 'kaddon.dev', resource: 'modules' }),
     may({
@@ -98,7 +149,7 @@ async function checkToken(options: UiAccessOptions, token: string): Promise<UiAc
 }
 
 async function isAllowed(
-  api: AccessApi,
+  { api, signal }: UiAccessOptions,
   subject: Record<string, unknown>,
   resourceAttributes: Record<string, string>,
 ): Promise<boolean> {
@@ -108,6 +159,7 @@ async function isAllowed(
       kind: 'SubjectAccessReview',
       spec: { ...subject, resourceAttributes },
     },
+    signal,
   });
   return asRecord(review.status).allowed === true;
 }

@@ -102,17 +102,28 @@ const state: UiState = {
     Promise.resolve(from === 1 && to === 2 ? '~ ConfigMap web/settings changed' : undefined),
   moduleDiff: () => Promise.resolve({ action: 'unchanged', text: '' }),
 };
+/** Tokens revoked since: they are refused from now on. */
+const revoked = new Set<string>();
 /**
  * A token is its own access: `viewer` may see modules but not values, `operator` also values but
- * not Secrets, `admin` everything, `nobody` nothing.
+ * not Secrets, `admin` everything, `nobody` nothing; `busy` cannot be checked.
  */
 const access = (token: string | undefined): Promise<UiAccess> =>
   Promise.resolve(
-    token === 'admin' || token === 'viewer' || token === 'operator'
-      ? { allowed: true, user: token, canReadConfig: token !== 'viewer', canReadSecrets: token === 'admin' }
-      : token === 'nobody'
-        ? { allowed: false, status: 403, why: 'nobody may not get modules.kaddon.dev' }
-        : { allowed: false, status: 401, why: 'a bearer token is required' },
+    token !== undefined && revoked.has(token)
+      ? { allowed: false, status: 401, why: 'the token was not accepted by the API server' }
+      : token === 'admin' || token === 'viewer' || token === 'operator' || token === 'temporary'
+        ? {
+            allowed: true,
+            user: token,
+            canReadConfig: token === 'admin' || token === 'operator',
+            canReadSecrets: token === 'admin',
+          }
+        : token === 'nobody'
+          ? { allowed: false, status: 403, why: 'nobody may not get modules.kaddon.dev' }
+          : token === 'busy'
+            ? { allowed: false, status: 503, why: 'too many new tokens at once' }
+            : { allowed: false, status: 401, why: 'a bearer token is required' },
   );
 
 let server: Server;
@@ -122,7 +133,13 @@ let assets: string;
 before(async () => {
   assets = mkdtempSync(path.join(tmpdir(), 'kaddon-ui-route-'));
   for (const name of ['index.html', 'app.js', 'app.css']) writeFileSync(path.join(assets, name), name);
-  const route = createUiRoute({ state: () => state, access, assetsDir: assets, changeCheckMs: 20 });
+  const route = createUiRoute({
+    state: () => state,
+    access,
+    assetsDir: assets,
+    changeCheckMs: 20,
+    accessRecheckMs: 20,
+  });
   server = createServer((request, response) => void route(request, response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${String((server.address() as AddressInfo).port)}`;
@@ -284,5 +301,31 @@ describe('the /ui route', () => {
     let text = '';
     while (!text.includes('event: changed')) text += (await reader.read()).value ?? '';
     controller.abort();
+  });
+
+  it('answers HEAD on the event stream with its headers, and ends it', async () => {
+    const response = await fetch(`${base}/ui/api/events`, {
+      method: 'HEAD',
+      headers: { authorization: 'Bearer admin' },
+    });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+    assert.equal(await response.text(), '');
+  });
+
+  it('ends a stream once its token is refused, saying why', async () => {
+    const response = await fetch(`${base}/ui/api/events`, { headers: { authorization: 'Bearer temporary' } });
+    assert.equal(response.status, 200);
+    revoked.add('temporary');
+    // The whole body: it ends only when the server ends the stream.
+    const text = await response.text();
+    assert.match(text, /event: denied\ndata: \{"error":"the token was not accepted by the API server"\}/);
+  });
+
+  it('answers 503 with Retry-After to a token that cannot be checked now', async () => {
+    const response = await fetch(`${base}/ui/api/overview`, { headers: { authorization: 'Bearer busy' } });
+    assert.equal(response.status, 503);
+    assert.equal(response.headers.get('retry-after'), '2');
+    assert.deepEqual(await response.json(), { error: 'too many new tokens at once' });
   });
 });

@@ -18,7 +18,16 @@ export interface UiRouteOptions {
   readonly assetsDir: string;
   /** How often an open page's stream compares the state; the page shows a change within 2 s. */
   readonly changeCheckMs?: number;
+  /** How often an open stream's token is checked again: a revoked token's streams end (docs/ui.md "Limits"). */
+  readonly accessRecheckMs?: number;
 }
+
+/** Event streams open at once, all users together; beyond them a new one is answered 503. */
+const MAX_STREAMS = 100;
+/** Rechecks in a row that may fail to reach a verdict before a stream ends anyway. */
+const MAX_UNCHECKED = 3;
+/** What a 503 tells the page and other clients: the answer may differ in a moment. */
+const RETRY_AFTER_SECONDS = '2';
 
 /**
  * A Content-Security-Policy with no inline script and no framing: the page loads its own script
@@ -91,18 +100,25 @@ export function createUiRoute(
       send(response, 404, 'not found\n', 'text/plain; charset=utf-8');
       return;
     }
-    const access = await options.access(bearerToken(request));
+    const token = bearerToken(request);
+    const access = await options.access(token);
     if (!access.allowed) {
-      sendJson(response, access.status, { error: access.why });
+      sendJson(response, access.status, { error: access.why }, retryAfter(access.status));
       return;
     }
     const state = options.state();
     if (state === undefined) {
-      sendJson(response, 503, { error: 'the operator is starting or standing by: ask again shortly' });
+      sendJson(
+        response,
+        503,
+        { error: 'the operator is starting or standing by: ask again shortly' },
+        retryAfter(503),
+      );
       return;
     }
     const api = pathname.slice(`${UI_PATH}/api/`.length);
-    if (api === 'events') changes.follow(response);
+    if (api === 'events' && request.method === 'HEAD') response.writeHead(200, STREAM_HEADERS).end();
+    else if (api === 'events') changes.follow(response, () => options.access(token));
     else await answerApi(response, api, target?.searchParams ?? new URLSearchParams(), state, access);
   };
 }
@@ -202,11 +218,22 @@ function withoutLastError(task: UiTask): UiTask {
   return { index, id, type, description, attempts, failures, ...(retryAt === undefined ? {} : { retryAt }) };
 }
 
+const STREAM_HEADERS = {
+  ...SECURITY_HEADERS,
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-store',
+  connection: 'keep-alive',
+} as const;
+
 /**
  * Server-sent events: `changed` whenever the modules or queues differ from the last look. The
- * state is compared only while a page is open; with nobody looking nothing runs.
+ * state is compared only while a page is open; with nobody looking nothing runs. Each stream's
+ * token is checked again every `accessRecheckMs` (an answer kept 10 s, then a new review): one
+ * that no longer passes gets `denied` with the reason and its stream ends.
  */
-function createChangeFeed(options: UiRouteOptions): { follow(response: ServerResponse): void } {
+function createChangeFeed(options: UiRouteOptions): {
+  follow(response: ServerResponse, access: () => Promise<UiAccess>): void;
+} {
   const open = new Set<ServerResponse>();
   let timer: NodeJS.Timeout | undefined;
   let last = '';
@@ -224,17 +251,32 @@ function createChangeFeed(options: UiRouteOptions): { follow(response: ServerRes
     for (const response of open) response.write(`event: changed\ndata: ${now}\n\n`);
   };
   return {
-    follow: (response) => {
-      response.writeHead(200, {
-        ...SECURITY_HEADERS,
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-store',
-        connection: 'keep-alive',
-      });
+    follow: (response, access) => {
+      if (open.size >= MAX_STREAMS) {
+        sendJson(
+          response,
+          503,
+          { error: `${String(MAX_STREAMS)} event streams are open already: ask again shortly` },
+          retryAfter(503),
+        );
+        return;
+      }
+      response.writeHead(200, STREAM_HEADERS);
       response.write('retry: 1000\n\n');
       // A comment every 15 s keeps proxies and the page's idle checks from closing a quiet stream.
       const heartbeat = setInterval(() => response.write(': keep-alive\n\n'), 15_000);
       heartbeat.unref();
+      let unchecked = 0;
+      const recheck = setInterval(() => {
+        void access().then((now) => {
+          // A token that cannot be checked now (busy, the API server away) keeps its stream a while.
+          unchecked = !now.allowed && now.status === 503 ? unchecked + 1 : 0;
+          if (now.allowed || response.writableEnded || (now.status === 503 && unchecked < MAX_UNCHECKED))
+            return;
+          response.end(`event: denied\ndata: ${JSON.stringify({ error: now.why })}\n\n`);
+        });
+      }, options.accessRecheckMs ?? 10_000);
+      recheck.unref();
       // The page has just drawn what it fetched: only later changes are sent.
       if (open.size === 0) last = fingerprint();
       open.add(response);
@@ -242,6 +284,7 @@ function createChangeFeed(options: UiRouteOptions): { follow(response: ServerRes
       timer.unref();
       response.on('close', () => {
         clearInterval(heartbeat);
+        clearInterval(recheck);
         open.delete(response);
         if (open.size > 0 || timer === undefined) return;
         clearInterval(timer);
@@ -265,8 +308,17 @@ function bearerToken(request: IncomingMessage): string | undefined {
   return match?.[1];
 }
 
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  send(response, status, JSON.stringify(body), 'application/json; charset=utf-8');
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  extra: Record<string, string> = {},
+): void {
+  send(response, status, JSON.stringify(body), 'application/json; charset=utf-8', extra);
+}
+
+function retryAfter(status: number): Record<string, string> {
+  return status === 503 ? { 'retry-after': RETRY_AFTER_SECONDS } : {};
 }
 
 /** Responses whose request said it takes gzip: bodies over COMPRESS_FROM bytes are sent gzipped. */

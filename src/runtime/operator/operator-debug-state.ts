@@ -1,4 +1,6 @@
 import { diffRelease } from '../../delivery/drift/release-diff.ts';
+import type { ApplyApi } from '../../delivery/drift/release-objects.ts';
+import type { ModuleDiff } from '../../core/module-diff.ts';
 import { driftIgnoreOf } from '../drift-ignore.ts';
 import { readStoredReleases } from '../../delivery/drift/release-storage.ts';
 import { deepClone, type JsonObject, type JsonValue } from '../../core/json.ts';
@@ -52,24 +54,10 @@ export function createOperatorDebugState(ctx: OperatorContext, queues: TaskQueue
       if (failure !== undefined) throw failure;
       return (result.rendered.slices.get(name) ?? []).map((resource) => deepClone(resource.obj));
     },
-    moduleDiff: async (name) => {
-      if (ctx.liveApi === undefined) throw new Error('module diff: the operator has no cluster connection');
-      const result = await renderEnabled(ctx);
-      const failure = result.failed.get(name);
-      if (failure !== undefined) throw failure;
-      const stored = await readStoredReleases(ctx.liveApi, ctx.namespace, name);
-      return diffRelease(ctx.liveApi, {
-        module: name,
-        namespace: ctx.namespace,
-        objects: (result.rendered.slices.get(name) ?? []).map((resource) => resource.obj),
-        released: stored.get(name)?.objects,
-        ignore: (desired, live) =>
-          driftIgnoreOf(
-            desired,
-            live,
-            ctx.tree.modules.find((module) => module.name === name)?.driftIgnore ?? [],
-          ),
-      });
+    moduleDiff: (name) => {
+      if (ctx.liveApi === undefined)
+        return Promise.reject(new Error('module diff: the operator has no cluster connection'));
+      return diffModule(ctx, name, ctx.liveApi);
     },
     gitStatus: () => ctx.modulesSource?.status(),
     hookSnapshots: () =>
@@ -79,6 +67,29 @@ export function createOperatorDebugState(ctx: OperatorContext, queues: TaskQueue
         bindings: snapshots,
       })),
   };
+}
+
+/**
+ * What delivering `name` would change now (docs/drift.md "The running operator's view"): its render
+ * with live values against the stored release and server-side apply dry runs sent through `api`.
+ */
+export async function diffModule(ctx: OperatorContext, name: string, api: ApplyApi): Promise<ModuleDiff> {
+  const result = await renderEnabled(ctx);
+  const failure = result.failed.get(name);
+  if (failure !== undefined) throw failure;
+  const stored = await readStoredReleases(api, ctx.namespace, name);
+  return diffRelease(api, {
+    module: name,
+    namespace: ctx.namespace,
+    objects: (result.rendered.slices.get(name) ?? []).map((resource) => resource.obj),
+    released: stored.get(name)?.objects,
+    ignore: (desired, live) =>
+      driftIgnoreOf(
+        desired,
+        live,
+        ctx.tree.modules.find((module) => module.name === name)?.driftIgnore ?? [],
+      ),
+  });
 }
 
 function moduleState(ctx: OperatorContext, name: string): DebugModule {

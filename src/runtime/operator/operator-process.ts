@@ -4,6 +4,7 @@ import { ConfigMapConfigStore } from '../../delivery/configmap-config-store.ts';
 import { EventRecorder } from '../../delivery/event-recorder.ts';
 import { loadModulesTree } from '../../loader/modules-tree.ts';
 import { loadTreeSchemas } from '../../loader/values-schemas.ts';
+import type { ApplyApi } from '../../delivery/drift/release-objects.ts';
 import type { DebugServer } from '../../observability/debug/debug-server.ts';
 import { startingDebugState } from '../../observability/debug/debug-starting-state.ts';
 import type { OperatorHttpServer } from '../../observability/http-server.ts';
@@ -38,6 +39,8 @@ export interface OperatorEndpoints {
   git: OperatorGitSource | undefined;
   /** Assigned once the operator runs: until then the status page answers 503. */
   ui: UiState | undefined;
+  /** The status page's own API client, apart from the operator's (docs/ui.md "Limits"). */
+  readonly uiApi: ApplyApi;
   stop(): Promise<void>;
 }
 
@@ -265,6 +268,7 @@ function startParts(
 ): void {
   endpoints.debug.serve(operator.debugState());
   endpoints.ui = operator.uiState({
+    api: endpoints.uiApi,
     events: eventLog,
     mask: (text) => base.secrets.mask(text),
     version: packageVersion(),

@@ -22,12 +22,16 @@ import type { HookRunRecord } from './hook-runs.ts';
 import { formatDiffText, type ModuleDiff } from '../../core/module-diff.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { createUiReleases } from './ui-releases.ts';
+import { diffModule } from './operator-debug-state.ts';
+import type { ApplyApi } from '../../delivery/drift/release-objects.ts';
 
 /** The most of a diff the page is sent; a longer one is cut, saying so. */
 const MAX_DIFF_BYTES = 1024 * 1024;
 
 export interface OperatorUiStateOptions {
   readonly ctx: OperatorContext;
+  /** The page's own client for release histories and diffs, never the operator's (docs/ui.md "Limits"). */
+  readonly api: ApplyApi | undefined;
   readonly debug: DebugState;
   readonly events: ModuleEventLog | undefined;
   readonly version: string;
@@ -46,9 +50,9 @@ export function createOperatorUiState(options: OperatorUiStateOptions): UiState 
     summarizeRecord(name, record, (text) => publishedText(text, options.mask));
   const moduleOf = (name: string): UiModule => summarize(name, recordOf(ctx, name));
   const modules = (): UiModule[] => ctx.tree.modules.map(({ name }) => moduleOf(name));
-  const releases = ctx.liveApi
+  const releases = options.api
     ? createUiReleases({
-        api: ctx.liveApi,
+        api: options.api,
         namespace: ctx.namespace,
         deliveredRevision: (name) => ctx.status?.record(name)?.delivered?.helmRevision,
       })
@@ -107,7 +111,12 @@ export function createOperatorUiState(options: OperatorUiStateOptions): UiState 
     moduleDiff: async (name) => {
       let running = diffs.get(name);
       if (running === undefined) {
-        running = debug.moduleDiff(name).finally(() => diffs.delete(name));
+        // The page's own client: dry runs asked for by a person never take the operator's capacity.
+        running = (
+          options.api === undefined
+            ? Promise.reject(new Error('module diff: the status page has no cluster connection'))
+            : diffModule(ctx, name, options.api)
+        ).finally(() => diffs.delete(name));
         diffs.set(name, running);
       }
       try {
