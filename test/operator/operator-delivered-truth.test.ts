@@ -183,5 +183,24 @@ for (const delivery of ['native', 'helm'] as const) {
         (await manifest('beta')) === desired && (await live('intruder')) === undefined ? true : undefined,
       );
     });
+
+    it('hands over the object of a module disabled in the same edit that gives it to another', async () => {
+      await setOperatorConfig(env.api, namespace, { alpha: 'wanderer: true\n', beta: 'wanderer: false\n' });
+      await eventually(operator, 'the wanderer in alpha', async () =>
+        (await live('wanderer'))?.release === 'alpha' && !(await manifest('beta')).includes('name: wanderer')
+          ? true
+          : undefined,
+      );
+      const before = await live('wanderer');
+      await setOperatorConfig(env.api, namespace, { alphaEnabled: 'false', beta: 'wanderer: true\n' });
+      await eventually(operator, 'alpha uninstalled and the wanderer in beta', async () =>
+        (await env.helm.status('alpha', namespace)) === undefined &&
+        (await live('wanderer'))?.release === 'beta'
+          ? true
+          : undefined,
+      );
+      assert.equal((await live('wanderer'))?.uid, before?.uid, 'handed over without being deleted');
+      assert.equal(await live('alpha-own'), undefined, `alpha's own object is deleted:\n${operator.tail()}`);
+    });
   });
 }

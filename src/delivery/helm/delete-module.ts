@@ -1,3 +1,4 @@
+import type { JsonObject } from '../../core/json.ts';
 import type { ReleaseHelm } from './recover-release.ts';
 
 /**
@@ -9,8 +10,9 @@ export async function deleteModule(
   namespace: string,
   helm: Pick<ReleaseHelm, 'uninstall'>,
   timeoutSeconds?: number,
+  handedOver?: (object: JsonObject) => boolean,
 ): Promise<void> {
-  await helm.uninstall(module, namespace, timeoutSeconds);
+  await helm.uninstall(module, namespace, timeoutSeconds, handedOver);
 }
 
 /**

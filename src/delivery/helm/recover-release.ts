@@ -1,9 +1,22 @@
+import type { JsonObject } from '../../core/json.ts';
 import type { HelmClient, ReleaseState } from './helm-client.ts';
 
 export type ReleaseHelm = Pick<
   HelmClient,
-  'upgradeInstall' | 'status' | 'release' | 'history' | 'uninstall' | 'list' | 'rollback'
->;
+  'upgradeInstall' | 'status' | 'release' | 'history' | 'list' | 'rollback'
+> & {
+  /**
+   * `helm uninstall`; `handedOver` names objects another release now holds, which the release
+   * engine leaves (docs/delivery.md "Objects moving between modules"); the helm client alone
+   * cannot.
+   */
+  uninstall(
+    release: string,
+    namespace: string,
+    timeoutSeconds?: number,
+    handedOver?: (object: JsonObject) => boolean,
+  ): Promise<void>;
+};
 
 /** What was done to a release that an interrupted helm left behind. */
 export type ReleaseRecovery =

@@ -168,10 +168,20 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     );
   }
 
-  uninstall(release: string, namespace: string, timeoutSeconds?: number): Promise<void> {
-    return this.#writingRelease(release, namespace, (paced) =>
-      this.#uninstall(paced, release, namespace, timeoutSeconds),
-    );
+  /**
+   * `helm uninstall`; with `handedOver`, the objects another release now holds are first dropped
+   * from the revision the uninstall deletes (docs/delivery.md "Objects moving between modules").
+   */
+  uninstall(
+    release: string,
+    namespace: string,
+    timeoutSeconds?: number,
+    handedOver?: (object: JsonObject) => boolean,
+  ): Promise<void> {
+    return this.#writingRelease(release, namespace, async (paced) => {
+      if (handedOver) await this.#handOverLast(paced, release, namespace, handedOver);
+      await this.#uninstall(paced, release, namespace, timeoutSeconds);
+    });
   }
 
   async #writingRelease<T>(
@@ -329,6 +339,19 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     const { record, dropped } = withoutHandedOver(current, options.handedOver);
     if (dropped > 0) await paced.records.update(record, this.#now());
     return record;
+  }
+
+  /** The newest revision without the objects another release now holds: what an uninstall deletes. */
+  async #handOverLast(
+    paced: ReleaseWrite,
+    release: string,
+    namespace: string,
+    handedOver: (object: JsonObject) => boolean,
+  ): Promise<void> {
+    const last = (await paced.records.history(release, namespace)).at(-1);
+    if (last === undefined) return;
+    const { record, dropped } = withoutHandedOver(last, handedOver);
+    if (dropped > 0) await paced.records.update(record, this.#now());
   }
 
   /** Trims the history as HELM_HISTORY_MAX says, then records the pending revision. */

@@ -218,6 +218,23 @@ interface Slice {
 }
 
 /**
+ * What the other enabled modules' slices hold now, for a disabled module's uninstall to leave
+ * (docs/delivery.md "Objects moving between modules"); undefined when the tree does not render
+ * (nothing is handed over then, and the render's own runs report why).
+ */
+export async function heldByOthers(
+  ctx: OperatorContext,
+  module: string,
+): Promise<((object: JsonObject) => boolean) | undefined> {
+  try {
+    const result = await renderEnabled(ctx);
+    return handedOverBy(result.rendered.slices, module, ctx.namespace);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Whether an object is held by another module's slice of the render (docs/delivery.md "Objects
  * moving between modules"); the keys are made on first use, once per render.
  */

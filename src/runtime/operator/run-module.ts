@@ -5,7 +5,7 @@ import path from 'node:path';
 import { deleteModule } from '../../delivery/helm/delete-module.ts';
 import { forgetModule, removeModule } from './converge-modules.ts';
 import type { ValuesChanges } from '../values-store.ts';
-import { deliverTree, type DeliverRun } from './deliver-tree.ts';
+import { deliverTree, heldByOthers, type DeliverRun } from './deliver-tree.ts';
 import type { OperatorContext } from './operator-context.ts';
 import { runHookWithContexts } from '../lifecycle-hooks.ts';
 import { lifecycleRun, runModuleHooks } from './run-hooks.ts';
@@ -124,7 +124,14 @@ export async function deleteDisabledModule(
     if ((await ctx.helm.status(module, ctx.namespace)) !== undefined)
       await runModuleHooks(ctx, module, 'beforeDeleteHelm');
     const startedAt = performance.now();
-    await deleteModule(module, ctx.namespace, ctx.helm, ctx.helmTimeoutSeconds);
+    const handedOver = await heldByOthers(ctx, module);
+    // What the uninstall deletes is not drift to put back, nor missing objects to heal.
+    ctx.resources?.pause(module);
+    try {
+      await deleteModule(module, ctx.namespace, ctx.helm, ctx.helmTimeoutSeconds, handedOver);
+    } finally {
+      ctx.resources?.resume(module);
+    }
     ctx.metrics.helmOperation(
       { module, activation, operation: 'uninstall' },
       (performance.now() - startedAt) / 1000,
