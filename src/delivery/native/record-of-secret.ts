@@ -30,12 +30,13 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /**
  * A record kaddon cannot take at its word (docs/delivery.md "Release records"): its release is
- * neither written nor deleted while it is there; the other releases go on.
+ * neither written nor deleted while it is there; the other releases go on. The repair is part of
+ * the message, which is what the operator's log and its module's status show.
  */
 export class ReleaseRecordError extends KaddonError {
   readonly code = 'release-record-invalid';
-  constructor(subject: string, problem: string, hint: string) {
-    super(`${subject}: ${problem}.`, hint);
+  constructor(subject: string, problem: string, repair: string) {
+    super(`${subject}: ${problem}. ${repair}`, '');
   }
 }
 

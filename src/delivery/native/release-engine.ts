@@ -189,6 +189,9 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     chartDir: string,
     options: UpgradeInstallOptions,
   ): Promise<number> {
+    // Read with either engine: a release whose records cannot be trusted is not upgraded
+    // (docs/delivery.md "Release records").
+    const history = await paced.records.history(release, namespace);
     if (this.#options.engine === 'helm')
       return this.#options.helm.upgradeInstall(release, namespace, chartDir, options);
     const now = this.#now();
@@ -198,7 +201,6 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
       this.#toldHooks(release);
       return this.#options.helm.upgradeInstall(release, namespace, chartDir, options);
     }
-    const history = await paced.records.history(release, namespace);
     if (isPending(history))
       throw new NativeDeliveryError(release, 'another operation (install/upgrade/rollback) is in progress');
     const current = currentRevision(history);
