@@ -140,11 +140,14 @@ async function writeHistory(
 ): Promise<number> {
   const base = await newestRecord(env, module);
   await removeHistory(env, module);
-  const padding = size - JSON.stringify(base).length - 100;
   // A ConfigMap of repeated text: YAML that packs far better than a real chart, as a bomb would.
   const line = '      kaddon release record padding: the same line again and again\n';
-  const text = line.repeat(Math.ceil(padding / line.length)).slice(0, padding);
-  const manifest = `${base.manifest}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${module}-padding\n  namespace: ${NAMESPACE}\ndata:\n  padding: |\n${text}`;
+  const padded = (length: number): string =>
+    `${base.manifest}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${module}-padding\n  namespace: ${NAMESPACE}\ndata:\n  padding: |\n${line.repeat(Math.ceil(length / line.length)).slice(0, length)}`;
+  // Sized as the record's JSON, where each line's end takes two characters.
+  const first = size - JSON.stringify(base).length;
+  const over = JSON.stringify({ ...base, manifest: padded(first) }).length - size;
+  const manifest = padded(first - over - 100);
   let packed = 0;
   for (let version = 1; version <= revisions; version++) {
     const status = version === revisions ? 'deployed' : 'superseded';

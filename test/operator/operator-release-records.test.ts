@@ -74,14 +74,20 @@ async function exists(path: string): Promise<boolean> {
 }
 
 /** A Secret as helm's storage would hold it: `packed` is what helm base64-encodes. */
-async function writeRecord(name: string, labels: Record<string, string>, packed: Buffer): Promise<void> {
+async function writeRecord(
+  name: string,
+  labels: Record<string, string>,
+  packed: Buffer | string,
+): Promise<void> {
+  // A string is the text helm would have base64-encoded the packed record to.
+  const text = typeof packed === 'string' ? packed : packed.toString('base64');
   await env.api.request('POST', SECRETS, {
     body: {
       apiVersion: 'v1',
       kind: 'Secret',
       metadata: { name, labels: { owner: 'helm', status: 'deployed', ...labels } },
       type: 'helm.sh/release.v1',
-      data: { release: Buffer.from(packed.toString('base64')).toString('base64') },
+      data: { release: Buffer.from(text).toString('base64') },
     },
   });
 }
@@ -120,6 +126,7 @@ describe('release records as input', () => {
     await writeRecord('sh.helm.release.v1.delta.v2', { name: 'delta', version: '2' }, gzipSync(`{${MARK}`));
     const brokenGzip = Buffer.concat([gzipSync(MARK).subarray(0, 12), Buffer.from(MARK)]);
     await writeRecord('sh.helm.release.v1.stranger.v1', { name: 'stranger', version: '1' }, brokenGzip);
+    await writeRecord('sh.helm.release.v1.other.v3', { name: 'other', version: '3' }, `%%${MARK}%%`);
 
     for (const [delivery, rev] of [
       ['native', '1'],
@@ -140,6 +147,7 @@ describe('release records as input', () => {
         ['gamma.v2', /it unpacks to more than 16 MiB/],
         ['delta.v2', /its release document is not JSON/],
         ['stranger.v1', /its gzip data is broken/],
+        ['other.v3', /data\.release is not base64 of base64/],
       ] as const;
       for (const [secret, problem] of named) {
         const line = output.split('\n').find((text) => text.includes(`sh.helm.release.v1.${secret}`));
@@ -147,10 +155,12 @@ describe('release records as input', () => {
         assert.match(line, problem);
       }
       assert.match(output, /release stranger not purged/);
+      assert.match(output, /release other not purged/);
       assert.doesNotMatch(output, new RegExp(MARK), 'no record bytes in the log');
       for (const module of ['beta', 'gamma', 'delta'])
         assert.equal(await stateRev(module), '0', `${delivery}: ${module} left as it was`);
       assert.ok(await exists(`${SECRETS}/sh.helm.release.v1.stranger.v1`), 'the stranger is not purged');
+      assert.ok(await exists(`${SECRETS}/sh.helm.release.v1.other.v3`), 'nor the other');
       await stop(operator);
     }
 
@@ -158,6 +168,7 @@ describe('release records as input', () => {
     for (const module of ['beta', 'gamma', 'delta'])
       await env.api.request('DELETE', `${SECRETS}/sh.helm.release.v1.${module}.v2`);
     await env.api.request('DELETE', `${SECRETS}/sh.helm.release.v1.stranger.v1`);
+    await env.api.request('DELETE', `${SECRETS}/sh.helm.release.v1.other.v3`);
     operator = startWith('native');
     await waitReady(operator, env.port);
     for (const module of ['beta', 'gamma', 'delta']) assert.equal(await stateRev(module), '2');

@@ -110,6 +110,10 @@ describe('records as input (docs/delivery.md "Release records")', () => {
       ],
       [secretHolding(Buffer.concat([Buffer.from([0x1f, 0x8b]), Buffer.from(secret)])), /gzip data is broken/],
       [secretHolding(gzipSync(secret)), /not JSON/],
+      [
+        { ...secretHolding(Buffer.from('')), data: { release: 'A'.repeat(3 * 1024 * 1024) } },
+        /larger than a Secret may be/,
+      ],
       [secretHolding(gzipSync('['.repeat(10_000))), /nests deeper than 500 levels/],
       [secretHolding(gzipSync(JSON.stringify([secret]))), /not an object/],
       [secretHolding(gzipSync(Buffer.alloc(MAX_RECORD_BYTES + 1, 0x20))), /unpacks to more than 16 MiB/],
