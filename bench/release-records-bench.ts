@@ -19,7 +19,7 @@ const usage = `Usage: npm run bench:records -- [--modules 4] [--revisions 10]
 The operator's memory with the largest release records it accepts (docs/delivery.md "Release
 records"): each of --modules modules (default 4, KADDON_CONCURRENT_DELIVERIES' default, so their
 deliveries overlap) gets --revisions revisions (default 10, HELM_HISTORY_MAX's default), each a
-Secret under 1 MiB that unpacks to just under the 16 MiB bound, as repetitive YAML does; then
+Secret under 1 MiB that unpacks to just under the 8 MiB bound, as repetitive YAML does; then
 every module is upgraded, so each delivery reads its whole history. Then the same with records
 that unpack to 60 MB (zip bombs), which are refused. Prints the operator's peak RSS (VmHWM) for
 each against deploy/'s 1 GiB memory limit.`;

@@ -6,10 +6,11 @@ import { releaseSecretName, type ReleaseRecord } from './release-record.ts';
 
 /**
  * The most one record may unpack to (docs/delivery.md "Release records"): a Secret holds at most
- * 1 MiB, and a release's YAML packs about ten to one, so what helm stores for a real chart unpacks
- * to a few MiB; gzip packs up to a thousand to one, which this cuts at 16 MiB.
+ * 1 MiB, 768 KiB of gzip once helm's base64 is undone, and a release's YAML packs about ten to
+ * one, so a record helm stores for a real chart unpacks to at most about 8 MiB; gzip packs up to a
+ * thousand to one, which this cuts at 8 MiB.
  */
-export const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+export const MAX_RECORD_BYTES = 8 * 1024 * 1024;
 
 /** The most `data.release` may hold: a Secret's data is at most 1 MiB, 1.4 MiB as base64. */
 const MAX_SECRET_CHARS = 2 * 1024 * 1024;
