@@ -208,15 +208,16 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     chartDir: string,
     options: UpgradeInstallOptions,
   ): Promise<number> {
+    // Read with either engine: a release whose records cannot be trusted is not upgraded
+    // (docs/delivery.md "Release records").
+    const history = await paced.records.history(release, namespace);
     if (this.#options.engine === 'helm') {
-      if (options.handedOver)
-        await this.#handOver(paced, await paced.records.history(release, namespace), options);
+      await this.#handOver(paced, history, options);
       return this.#options.helm.upgradeInstall(release, namespace, chartDir, options);
     }
     const now = this.#now();
     const chart = await readReleaseChart(chartDir, now);
     const manifest = releaseManifest(chart.output, chart.source, `release ${release}`);
-    const history = await paced.records.history(release, namespace);
     if (manifest.objects.some(isHelmHook)) {
       this.#toldHooks(release);
       await this.#handOver(paced, history, options);

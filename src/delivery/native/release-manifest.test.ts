@@ -4,7 +4,8 @@ import { describe, it } from 'node:test';
 import type { JsonObject } from '../../core/json.ts';
 import { revisionsToTrim } from './release-history.ts';
 import { releaseManifest } from './release-manifest.ts';
-import { recordOfSecret, type ReleaseRecord } from './release-record.ts';
+import { recordOfSecret } from './record-of-secret.ts';
+import type { ReleaseRecord } from './release-record.ts';
 
 const helmRecord = recordOfSecret(
   JSON.parse(

@@ -1,5 +1,5 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
-import { isJsonObject, type JsonObject, type JsonValue } from '../../core/json.ts';
+import { gzipSync } from 'node:zlib';
+import type { JsonObject } from '../../core/json.ts';
 import type { ReleaseState } from '../helm/helm-client.ts';
 
 /** `info` of a release as helm stores it (helm's release/v1 Info). */
@@ -30,9 +30,6 @@ export interface ReleaseRecord {
 /** The Secret type helm's `secret` storage driver writes. */
 const RELEASE_SECRET_TYPE = 'helm.sh/release.v1';
 
-/** The most a record may hold once unpacked; helm itself refuses releases over 1 MiB packed. */
-const MAX_RELEASE_BYTES = 64 * 1024 * 1024;
-
 export function releaseSecretName(release: string, version: number): string {
   return `sh.helm.release.v1.${release}.v${String(version)}`;
 }
@@ -61,34 +58,6 @@ export function releaseSecret(record: ReleaseRecord, modifiedAt: Date): JsonObje
     type: RELEASE_SECRET_TYPE,
     data: { release: Buffer.from(packed, 'latin1').toString('base64') },
   };
-}
-
-/** The revision a Secret holds; helm also reads records that were not gzipped. */
-export function recordOfSecret(secret: JsonObject): ReleaseRecord | undefined {
-  const data = isJsonObject(secret.data) ? secret.data : {};
-  if (typeof data.release !== 'string') return undefined;
-  const packed = Buffer.from(Buffer.from(data.release, 'base64').toString('latin1'), 'base64');
-  const unpacked =
-    packed[0] === 0x1f && packed[1] === 0x8b
-      ? gunzipSync(packed, { maxOutputLength: MAX_RELEASE_BYTES })
-      : packed;
-  const parsed = JSON.parse(unpacked.toString('utf8')) as JsonValue;
-  if (!isReleaseRecord(parsed)) return undefined;
-  // helm leaves out empty values and an empty manifest (`omitempty`).
-  return {
-    ...parsed,
-    config: isJsonObject(parsed.config) ? parsed.config : {},
-    manifest: typeof parsed.manifest === 'string' ? parsed.manifest : '',
-  };
-}
-
-function isReleaseRecord(value: JsonValue): value is JsonObject & ReleaseRecord {
-  return (
-    isJsonObject(value) &&
-    typeof value.name === 'string' &&
-    typeof value.version === 'number' &&
-    isJsonObject(value.info)
-  );
 }
 
 /** The record with a new state and description (helm's Release.SetStatus). */
