@@ -1,15 +1,20 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { execa } from 'execa';
 import { errorMessage } from '../../src/core/errors.ts';
 import { isJsonObject, scalarText, type JsonObject } from '../../src/core/json.ts';
 import { deliverModule } from '../../src/delivery/helm/deliver-module.ts';
 import type { DeliveryEngine } from '../../src/delivery/native/release-engine.ts';
+import { withStatus } from '../../src/delivery/native/release-record.ts';
+import { ReleaseRecords } from '../../src/delivery/native/release-records.ts';
+import type { ReleaseState } from '../../src/delivery/helm/helm-client.ts';
 import { crdYaml } from './crd-yaml.ts';
 import {
   comparable,
   configMaps,
   helmHistory,
+  helmPath,
   RELEASE_NS,
   side,
   startSides,
@@ -195,6 +200,50 @@ function brokenDeployment(namespace: string, name: string): string {
 
 const slice = (...documents: string[]): string => documents.join('---\n');
 
+/** The real helm binary run by hand on an engine's cluster, as a user would. */
+async function runHelm(engine: DeliveryEngine, args: readonly string[]): Promise<void> {
+  await execa(helmPath(), [...args, '--namespace', RELEASE_NS], {
+    env: { KUBECONFIG: side(engine).cluster.kubeconfigPath, HELM_NO_PLUGINS: '1' },
+  });
+}
+
+/**
+ * The release's newest revision left in `status`, as a helm or an operator killed during its
+ * write leaves it (docs/lifecycle.md "Helm delivery": Stuck releases).
+ */
+async function leaveNewestIn(
+  engine: DeliveryEngine,
+  release: string,
+  status: ReleaseState,
+  description: string,
+): Promise<void> {
+  const records = new ReleaseRecords(side(engine).api);
+  const newest = (await records.history(release, RELEASE_NS)).at(-1);
+  assert.ok(newest, `${engine}: release ${release} has a revision`);
+  await records.update(withStatus(newest, status, description), new Date());
+}
+
+/**
+ * ConfigMaps whose data is drawn (seeded, so the sizes are the same on every run) from letters,
+ * digits and many `<`, `>`, `&`: helm's JSON writes each of those as a six-character escape, so
+ * helm's release record is much larger than the slice's YAML.
+ */
+function escapedConfigMaps(namespace: string, length: number): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<>&<>&<>&<>&';
+  let seed = 44;
+  const next = (): number => {
+    seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+    return seed >>> 8;
+  };
+  return ['b0', 'b1', 'b2']
+    .map((name) => {
+      let text = '';
+      for (let i = 0; i < length; i += 1) text += alphabet[next() % alphabet.length] ?? '';
+      return `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: ${namespace}\ndata:\n  x: "${text}"\n`;
+    })
+    .join('---\n');
+}
+
 describe('native delivery of failing slices against the real helm 4 binary', () => {
   it('fails on an object the API server rejects, on install and on upgrade, as helm does', async () => {
     const s = new Scenario('rejected', ['configmaps', 'services', 'deployments']);
@@ -359,5 +408,91 @@ describe('native delivery of failing slices against the real helm 4 binary', () 
     assert.equal(await s.manifestAlike(), '\n');
     assert.equal(await s.deliverAlike(configMaps(s.release, ['a'])), 'upgraded');
     assert.deepEqual(await s.liveAlike(), ['ConfigMap/a']);
+  });
+  it('reinstalls a release uninstalled with --keep-history as helm does: the old revision superseded', async () => {
+    const s = new Scenario('kept-history');
+    await s.createNamespace();
+    const ns = s.release;
+    assert.equal(await s.deliverAlike(configMaps(ns, ['a', 'b'])), 'installed');
+    for (const engine of ENGINES) await runHelm(engine, ['uninstall', s.release, '--keep-history']);
+    assert.deepEqual(await s.historyAlike(), [[1, 'uninstalled', 'Uninstallation complete']]);
+    assert.deepEqual(await s.liveAlike(), []);
+    assert.equal(await s.deliverAlike(configMaps(ns, ['a'], '2')), 'upgraded');
+    assert.deepEqual(await s.historyAlike(), [
+      [1, 'superseded', 'superseded by new release'],
+      [2, 'deployed', 'Install complete'],
+    ]);
+    assert.deepEqual(await s.liveAlike(), ['ConfigMap/a']);
+    assert.equal(await s.deliverAlike(configMaps(ns, ['a'], '3')), 'upgraded');
+    assert.deepEqual(
+      (await s.historyAlike()).map((row) => row[1]),
+      ['superseded', 'superseded', 'deployed'],
+    );
+    await s.manifestAlike();
+  });
+
+  it('recovers a revision left pending-upgrade by a killed writer with the history helm gives', async () => {
+    const s = new Scenario('stuck-upgrade');
+    await s.createNamespace();
+    const ns = s.release;
+    assert.equal(await s.deliverAlike(configMaps(ns, ['a'])), 'installed');
+    // The killed upgrade had applied `b` before its writer died.
+    assert.equal(await s.deliverAlike(configMaps(ns, ['a', 'b'], '2')), 'upgraded');
+    for (const engine of ENGINES)
+      await leaveNewestIn(engine, s.release, 'pending-upgrade', 'Preparing upgrade');
+    assert.equal(await s.deliverAlike(configMaps(ns, ['a', 'c'], '3')), 'recovered');
+    assert.deepEqual(await s.historyAlike(), [
+      [1, 'superseded', 'Install complete'],
+      [2, 'pending-upgrade', 'Preparing upgrade'],
+      [3, 'superseded', 'Rollback to 1'],
+      [4, 'deployed', 'Upgrade complete'],
+    ]);
+    assert.deepEqual(await s.liveAlike(), ['ConfigMap/a', 'ConfigMap/c']);
+    await s.manifestAlike();
+    // A rollback left pending: recovered to the newest revision that is not pending, which holds
+    // the slice already.
+    for (const engine of ENGINES) await runHelm(engine, ['rollback', s.release, '1']);
+    for (const engine of ENGINES) await leaveNewestIn(engine, s.release, 'pending-rollback', 'Rollback to 1');
+    assert.equal(await s.deliverAlike(configMaps(ns, ['a', 'c'], '3')), 'unchanged');
+    assert.deepEqual((await s.historyAlike()).slice(3), [
+      [4, 'superseded', 'Upgrade complete'],
+      [5, 'pending-rollback', 'Rollback to 1'],
+      [6, 'deployed', 'Rollback to 4'],
+    ]);
+    assert.deepEqual(await s.liveAlike(), ['ConfigMap/a', 'ConfigMap/c']);
+  });
+
+  it('recovers a release left pending-install by a killed writer as helm does', async () => {
+    const s = new Scenario('stuck-install');
+    await s.createNamespace();
+    const ns = s.release;
+    assert.equal(await s.deliverAlike(configMaps(ns, ['a', 'b'])), 'installed');
+    for (const engine of ENGINES)
+      await leaveNewestIn(engine, s.release, 'pending-install', 'Initial install underway');
+    assert.equal(await s.deliverAlike(configMaps(ns, ['a'], '2')), 'recovered');
+    assert.deepEqual(await s.historyAlike(), [[1, 'deployed', 'Install complete']]);
+    assert.deepEqual(await s.liveAlike(), ['ConfigMap/a']);
+  });
+
+  it('refuses a release whose record helm could not store, and writes only records helm can roll back to', async () => {
+    const s = new Scenario('escaped');
+    await s.createNamespace();
+    const ns = s.release;
+    // Under the limit in helm's record too: both engines install it.
+    assert.equal(await s.deliverAlike(escapedConfigMaps(ns, 130_000)), 'installed');
+    // Under 1 MiB as kaddon's JSON, over it as helm's (the escapes): helm cannot store it.
+    const tooLong = /escaped[^]*1048576/u;
+    assert.equal(await s.deliverAlike(escapedConfigMaps(ns, 150_000), tooLong), 'failed');
+    assert.deepEqual(await s.historyAlike(), [[1, 'deployed', 'Install complete']]);
+    assert.deepEqual(await s.liveAlike(), ['ConfigMap/b0', 'ConfigMap/b1', 'ConfigMap/b2']);
+    assert.equal(await s.deliverAlike(configMaps(ns, ['a'])), 'upgraded');
+    // helm takes over what each engine wrote: a rollback to the large revision.
+    for (const engine of ENGINES) await runHelm(engine, ['rollback', s.release, '1']);
+    assert.deepEqual(await s.historyAlike(), [
+      [1, 'superseded', 'Install complete'],
+      [2, 'superseded', 'Upgrade complete'],
+      [3, 'deployed', 'Rollback to 1'],
+    ]);
+    assert.deepEqual(await s.liveAlike(), ['ConfigMap/b0', 'ConfigMap/b1', 'ConfigMap/b2']);
   });
 });

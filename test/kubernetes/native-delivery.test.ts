@@ -301,7 +301,8 @@ describe('native delivery against the real helm 4 binary', () => {
       (await helmHistory('native', 'crash', 'crash')).map((row) => [row.status, row.description]),
       [
         ['superseded', 'Install complete'],
-        ['superseded', 'Preparing upgrade'],
+        // helm's rollback leaves the revision it rolls back from as it was (docs/delivery.md).
+        ['pending-upgrade', 'Preparing upgrade'],
         ['superseded', 'Rollback to 1'],
         ['deployed', 'Upgrade complete'],
       ],

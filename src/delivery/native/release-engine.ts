@@ -26,6 +26,7 @@ import { withStatus, type ReleaseRecord } from './release-record.ts';
 import { ReleaseRecords } from './release-records.ts';
 import { withoutHandedOver } from './object-handover.ts';
 import { foreignRevisionReason } from './kaddon-revision.ts';
+import { assertHelmCanStore } from './helm-record-size.ts';
 import { RequestRateLimiter } from '../request-rate-limiter.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { scalarText } from '../../core/json.ts';
@@ -244,6 +245,11 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
       namespace,
       apply_method: 'ssa',
     };
+    const last = history.at(-1);
+    if (current === undefined && last?.info.status === 'uninstalled')
+      // helm's `upgrade --install` installs over a release uninstalled with --keep-history, and
+      // supersedes its newest revision first (docs/delivery.md "What the native engine does").
+      await paced.records.update(withStatus(last, 'superseded', 'superseded by new release'), now);
     await this.#write(paced, record, history, new Date(record.info.first_deployed));
     const done = current ? 'Upgrade complete' : 'Install complete';
     const failed = current ? `Upgrade "${release}" failed` : `Release "${release}" failed`;
@@ -283,8 +289,6 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
       version: last.version + 1,
     };
     await this.#write(paced, record, history, now);
-    // helm supersedes the revision it rolls back from before it applies anything.
-    await paced.records.update(withStatus(last, 'superseded', last.info.description), now);
     const objects = manifestObjects(target.manifest, `release ${release} revision ${String(revision)}`);
     const deployed = history.filter((entry) => entry.info.status === 'deployed');
     // helm's rollback builds its resource list after it records the revision: a failure is recorded.
@@ -293,6 +297,10 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
       done: `Rollback to ${String(revision)}`,
       failed: `Rollback "${release}" failed`,
       supersede: deployed,
+      // helm supersedes the revision it rolls back from only when the rollback fails; after a
+      // success a pending revision (a killed writer's) stays as it was, and the deployed ones are
+      // superseded (docs/lifecycle.md "Helm delivery": Stuck releases).
+      supersedeOnFailure: [last],
     });
   }
 
@@ -355,7 +363,10 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     if (dropped > 0) await paced.records.update(record, this.#now());
   }
 
-  /** Trims the history as HELM_HISTORY_MAX says, then records the pending revision. */
+  /**
+   * Trims the history as HELM_HISTORY_MAX says, then records the pending revision, unless helm's
+   * record of it would be over the Secret size limit.
+   */
   async #write(
     paced: ReleaseWrite,
     record: ReleaseRecord,
@@ -364,6 +375,9 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
   ): Promise<void> {
     for (const old of revisionsToTrim(history, this.#options.historyMax ?? 10))
       await paced.records.remove(old.name, old.namespace, old.version);
+    // helm's storage trims before it writes, and the API server then refuses a record over its
+    // limit: the native engine refuses at the same point what helm could not store.
+    assertHelmCanStore(record);
     await paced.records.create(record, modifiedAt);
   }
 
@@ -377,7 +391,12 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     record: ReleaseRecord,
     targets: () => Promise<readonly ReleaseTarget[]>,
     from: ReleaseRecord | undefined,
-    outcome: { done: string; failed: string; supersede: readonly ReleaseRecord[] },
+    outcome: {
+      done: string;
+      failed: string;
+      supersede: readonly ReleaseRecord[];
+      supersedeOnFailure?: readonly ReleaseRecord[];
+    },
   ): Promise<void> {
     const { api, records } = paced;
     const { name, namespace } = record;
@@ -390,6 +409,8 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
       const before = from ? manifestObjects(from.manifest, `release ${name}`) : [];
       await deleteTargets(api, name, await removedTargets(api, before, resolved, name, namespace), namespace);
     } catch (error: unknown) {
+      for (const old of outcome.supersedeOnFailure ?? [])
+        await records.update(withStatus(old, 'superseded', old.info.description), this.#now());
       const failed = withStatus(record, 'failed', `${outcome.failed}: ${errorMessage(error)}`);
       await records.update(failed, this.#now());
       throw error;
