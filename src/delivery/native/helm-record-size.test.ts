@@ -5,7 +5,8 @@ import { describe, it } from 'node:test';
 import type { JsonObject } from '../../core/json.ts';
 import { NativeDeliveryError } from './apply-release-objects.ts';
 import { assertHelmCanStore, helmRecordSize, SECRET_DATA_LIMIT } from './helm-record-size.ts';
-import { recordOfSecret, releaseSecret, type ReleaseRecord } from './release-record.ts';
+import { recordOfSecret } from './record-of-secret.ts';
+import { releaseSecret, type ReleaseRecord } from './release-record.ts';
 
 const helmSecret = JSON.parse(
   readFileSync(new URL('fixtures/helm-4.1.4-release-secret.json', import.meta.url), 'utf8'),
