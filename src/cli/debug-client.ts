@@ -12,7 +12,7 @@ type DebugClientErrorCode =
  * How much of an answer the client reads (docs/observability.md "Debug socket"): a render of a large
  * tree is a few MiB; past this the answer is not kept, whatever sends it.
  */
-export const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 /** Of an error answer, the start is read and printed: a message, not a document. */
 const MAX_ERROR_READ_BYTES = 64 * 1024;
 const MAX_ERROR_PRINT_BYTES = 4 * 1024;

@@ -8,7 +8,7 @@ const GRAM = 8;
  * Any run this long of a secret contains one of its samples whole, wherever the run starts: so
  * every run of at least PIECE characters is found, in any text.
  */
-export const PIECE = 2 * GRAM - 1;
+const PIECE = 2 * GRAM - 1;
 
 /** A sample seen in more secrets than this (a run of spaces, `AAAAAAAA`) says nothing: not indexed further. */
 const MAX_SAMPLE_HITS = 64;

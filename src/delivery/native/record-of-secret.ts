@@ -42,13 +42,13 @@ export class ReleaseRecordError extends KaddonError {
 }
 
 /** A release record Secret, as kubectl names it. */
-export interface SecretRef {
+interface SecretRef {
   readonly namespace: string;
   readonly name: string;
 }
 
 /** The error for one Secret: names it, says what is wrong and how to repair. */
-export function badRecord(secret: SecretRef, problem: string, release?: string): ReleaseRecordError {
+function badRecord(secret: SecretRef, problem: string, release?: string): ReleaseRecordError {
   const whose = release === undefined ? 'its release' : `release '${release}'`;
   return new ReleaseRecordError(
     `release record '${secret.namespace}/${secret.name}'`,

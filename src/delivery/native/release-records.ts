@@ -15,7 +15,7 @@ export type RecordsApi = Pick<KubeClient, 'request'>;
  * The most the revisions of one release may unpack to in all (docs/delivery.md "Release
  * records"): HELM_HISTORY_MAX's default of ten revisions, each at the bound of one record.
  */
-export const MAX_HISTORY_BYTES = 10 * MAX_RECORD_BYTES;
+const MAX_HISTORY_BYTES = 10 * MAX_RECORD_BYTES;
 
 /** The most a converge's list reads ahead, in all: past it, a delivery reads its own release. */
 const MAX_PREFETCH_BYTES = 4 * MAX_RECORD_BYTES;
