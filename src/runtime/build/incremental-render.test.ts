@@ -328,4 +328,26 @@ resources: [plain.yaml]
       /multiple matches/u,
     );
   });
+
+  it("gives the whole tree's answer when a Component's JSON 6902 patch renames a changed module's object onto an unchanged one's id", () => {
+    const policy = MODULES['900-policy']?.['kustomization.yaml'] ?? '';
+    const from = variantTree('json6902-rename', {
+      '900-policy': {
+        'kustomization.yaml': `${policy}- target: {kind: ConfigMap, name: renamed-by-policy}
+  patch: |
+    - op: replace
+      path: /metadata/name
+      value: owner-plain
+`,
+      },
+    });
+    const cache = new ModuleLoadCache();
+    for (const values of [START, { ...START, other: { name: 'renamed-by-policy', value: 'b' } }]) {
+      const cached = render(values, cache, from);
+      const whole = render(values, undefined, from);
+      assert.deepEqual(sliceTexts(cached), sliceTexts(whole));
+      assert.deepEqual([...cached.failed.keys()], [...whole.failed.keys()]);
+    }
+    assert.equal(cache.composition.lastPath, 'whole', 'the renamed object meets an unchanged id');
+  });
 });
