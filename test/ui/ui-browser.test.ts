@@ -14,6 +14,7 @@ import {
   type E2eOperator,
   type OperatorEnvironment,
 } from '../operator/operator-e2e-kit.ts';
+import { serviceAccountToken } from './service-account-token.ts';
 
 const NAMESPACE = 'kaddon-ui';
 const SECRET_VALUE = 'ui-test-secret-value-8c1f';
@@ -129,19 +130,8 @@ async function grantTokens(): Promise<void> {
       { apiGroups: [''], resources: ['configmaps'], resourceNames: ['addon-operator'], verbs: ['get'] },
     ],
   });
-  for (const name of ['nobody', 'viewer', 'admin'] as const) {
-    await post(`/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, {
-      apiVersion: 'v1',
-      kind: 'ServiceAccount',
-      metadata: { name },
-    });
-    const minted = await post(`/api/v1/namespaces/${NAMESPACE}/serviceaccounts/${name}/token`, {
-      apiVersion: 'authentication.k8s.io/v1',
-      kind: 'TokenRequest',
-      spec: { expirationSeconds: 3600 },
-    });
-    tokens[name] = (minted.status as { token: string }).token;
-  }
+  for (const name of ['nobody', 'viewer', 'admin'] as const)
+    tokens[name] = await serviceAccountToken(post, NAMESPACE, name);
   const subject = (name: string): Record<string, string> => ({
     kind: 'ServiceAccount',
     name,

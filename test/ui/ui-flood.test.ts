@@ -12,6 +12,7 @@ import {
   type E2eOperator,
   type OperatorEnvironment,
 } from '../operator/operator-e2e-kit.ts';
+import { serviceAccountToken } from './service-account-token.ts';
 
 /**
  * The status page against hostile traffic (docs/ui.md "Limits"): floods of unauthenticated
@@ -60,19 +61,8 @@ async function grantTokens(): Promise<void> {
     metadata: { name: 'kaddon-ui-flood-modules' },
     rules: [{ apiGroups: ['kaddon.dev'], resources: ['modules'], verbs: ['get', 'list'] }],
   });
-  for (const name of ['viewer', 'leaving'] as const) {
-    await post(`/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, {
-      apiVersion: 'v1',
-      kind: 'ServiceAccount',
-      metadata: { name },
-    });
-    const minted = await post(`/api/v1/namespaces/${NAMESPACE}/serviceaccounts/${name}/token`, {
-      apiVersion: 'authentication.k8s.io/v1',
-      kind: 'TokenRequest',
-      spec: { expirationSeconds: 3600 },
-    });
-    tokens[name] = (minted.status as { token: string }).token;
-  }
+  for (const name of ['viewer', 'leaving'] as const)
+    tokens[name] = await serviceAccountToken(post, NAMESPACE, name);
   await post(`${rbac}/clusterrolebindings`, {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRoleBinding',

@@ -10,6 +10,7 @@ import {
   type E2eOperator,
   type OperatorEnvironment,
 } from '../operator/operator-e2e-kit.ts';
+import { serviceAccountToken } from './service-account-token.ts';
 
 const NAMESPACE = 'kaddon-ui-secrets';
 const MODULES = '/apis/kaddon.dev/v1alpha1/modules';
@@ -170,19 +171,8 @@ async function grantTokens(): Promise<void> {
       subjects: (role === 'config' ? ['operator', 'admin'] : ['admin']).map(subject),
     });
   }
-  for (const name of ['viewer', 'operator', 'admin'] as const) {
-    await post(`/api/v1/namespaces/${NAMESPACE}/serviceaccounts`, {
-      apiVersion: 'v1',
-      kind: 'ServiceAccount',
-      metadata: { name },
-    });
-    const minted = await post(`/api/v1/namespaces/${NAMESPACE}/serviceaccounts/${name}/token`, {
-      apiVersion: 'authentication.k8s.io/v1',
-      kind: 'TokenRequest',
-      spec: { expirationSeconds: 3600 },
-    });
-    tokens[name] = (minted.status as { token: string }).token;
-  }
+  for (const name of ['viewer', 'operator', 'admin'] as const)
+    tokens[name] = await serviceAccountToken(post, NAMESPACE, name);
 }
 
 async function get(apiPath: string, token: string): Promise<{ status: number; body: string }> {
