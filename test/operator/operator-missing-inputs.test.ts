@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { isJsonObject, type JsonObject } from '../../src/core/json.ts';
 import { makeGitFixture, type GitFixture } from '../sources/git-fixture.ts';
@@ -7,6 +6,7 @@ import { sample, scrapeMetrics } from './metrics-scrape.ts';
 import {
   eventually,
   setOperatorConfig,
+  startGitOperator,
   startOperatorEnvironment,
   stateModuleFiles,
   waitReady,
@@ -45,16 +45,7 @@ before(async () => {
   repo.write(moduleTree());
   repo.commit('four modules');
   await setOperatorConfig(env.api, NAMESPACE, { genDEnabled: 'true', genA: 'greeting: custom\n' });
-  operator = env.startOperator({
-    modulesDir: path.join(env.tree.root, 'not-used'),
-    forceKillAfterDelay: 30_000,
-    extraEnv: {
-      MODULES_GIT_URL: repo.fileUrl,
-      MODULES_GIT_SUBPATH: 'modules',
-      MODULES_GIT_POLL_INTERVAL: '1s',
-      MODULES_GIT_CACHE_DIR: path.join(env.tree.root, 'git-cache'),
-    },
-  });
+  operator = startGitOperator(env, repo.fileUrl);
   await waitReady(operator, env.port);
 });
 

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { makeGitFixture, type GitFixture } from '../sources/git-fixture.ts';
 import { sample, scrapeMetrics } from './metrics-scrape.ts';
 import {
   eventually,
   setOperatorConfig,
+  startGitOperator,
   startOperatorEnvironment,
   stateModuleFiles,
   waitReady,
@@ -49,16 +49,7 @@ before(async () => {
   repo = makeGitFixture('prune-guard');
   commitTree(['gen-a', 'gen-b', 'gen-c', 'gen-d'], 'four modules');
   await setOperatorConfig(env.api, NAMESPACE, {});
-  operator = env.startOperator({
-    modulesDir: path.join(env.tree.root, 'not-used'),
-    forceKillAfterDelay: 30_000,
-    extraEnv: {
-      MODULES_GIT_URL: repo.fileUrl,
-      MODULES_GIT_SUBPATH: 'modules',
-      MODULES_GIT_POLL_INTERVAL: '1s',
-      MODULES_GIT_CACHE_DIR: path.join(env.tree.root, 'git-cache'),
-    },
-  });
+  operator = startGitOperator(env, repo.fileUrl);
   await waitReady(operator, env.port);
 });
 
