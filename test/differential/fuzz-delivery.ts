@@ -4,13 +4,15 @@ import { startOperatorEnvironment } from '../operator/operator-e2e-kit.ts';
 import { checkTree, describeFailure, type Delivery } from './differential-check.ts';
 
 /**
- * `npm run fuzz:delivery -- [--trees 50] [--edits 40] [--seed 1000] [--delivery native|helm]`: the
- * delivery differential check of npm test, run long (docs/testing.md "Differential delivery
+ * `npm run fuzz:delivery -- [--trees 50] [--edits 40] [--seed 1000] [--delivery native|helm]` (and
+ * the second half of `npm run fuzz`, with these defaults): the delivery differential check of npm test, run long (docs/testing.md "Differential delivery
  * check"). Trees are seeds `seed`, `seed + 1`, …; each runs `edits` values edits in an operator of
  * its own on one test cluster. Prints each tree's outcome, the totals, and a reproduction of the
  * first failure; exits 1 when anything differed.
  */
 const { values } = parseArgs({
+  // `npm run fuzz -- --runs N` hands the hostile fuzz's flags to this half too: they are not ours.
+  strict: false,
   options: {
     trees: { type: 'string', default: '50' },
     edits: { type: 'string', default: '40' },
