@@ -190,7 +190,7 @@ function buildEndpoints(
   return endpoints;
 }
 
-/** The status page's client (docs/ui.md "Limits"): a new user costs three requests, a module's releases one. */
+/** The status page's client (docs/ui.md "Limits"): a new user costs four requests (a TokenReview, three access reviews), a module's releases one. */
 const UI_CLIENT_QPS = 10;
 const UI_CLIENT_BURST = 20;
 const UI_CLIENT_TIMEOUT_MS = 10_000;
