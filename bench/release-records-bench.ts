@@ -8,7 +8,7 @@ import {
   eventually,
   setOperatorConfig,
   startOperatorEnvironment,
-  stateModuleFiles,
+  stateModulesTree,
   waitReady,
   type E2eOperator,
   type OperatorEnvironment,
@@ -44,18 +44,7 @@ async function main(): Promise<void> {
   const modules = Array.from({ length: count }, (_, index) => `m${String(index)}`);
   const env = await startOperatorEnvironment({ namespace: NAMESPACE, prefix: 'records-bench' });
   try {
-    const files: Record<string, string> = {
-      'modules/values.yaml': modules.map((module) => `${module}Enabled: true\n`).join(''),
-    };
-    for (const [index, module] of modules.entries()) {
-      const dir = `modules/${String(10 + index)}-${module}`;
-      for (const [file, text] of Object.entries(
-        stateModuleFiles(NAMESPACE, module, `  rev: "$(${module}.rev)"\n`),
-      ))
-        files[`${dir}/${file}`] = text;
-      files[`${dir}/values.yaml`] = `${module}:\n  rev: 0\n`;
-    }
-    env.tree.write('', files);
+    env.tree.write('', stateModulesTree(NAMESPACE, modules));
     const first = startNative(env);
     await waitReady(first, env.port);
     await stop(first);

@@ -209,3 +209,22 @@ export function startGitOperator(env: OperatorEnvironment, fileUrl: string): E2e
     },
   });
 }
+
+/**
+ * The files of a modules tree of state modules (stateModuleFiles), each enabled, its ConfigMap's
+ * `rev` set from `<module>.rev` (0 in its values.yaml): paths relative to the environment's tree.
+ */
+export function stateModulesTree(namespace: string, modules: readonly string[]): Record<string, string> {
+  const files: Record<string, string> = {
+    'modules/values.yaml': modules.map((module) => `${module}Enabled: true\n`).join(''),
+  };
+  for (const [index, module] of modules.entries()) {
+    const dir = `modules/${String(10 + index)}-${module}`;
+    for (const [file, text] of Object.entries(
+      stateModuleFiles(namespace, module, `  rev: "$(${module}.rev)"\n`),
+    ))
+      files[`${dir}/${file}`] = text;
+    files[`${dir}/values.yaml`] = `${module}:\n  rev: 0\n`;
+  }
+  return files;
+}

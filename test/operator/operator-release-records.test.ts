@@ -8,7 +8,7 @@ import {
   eventually,
   setOperatorConfig,
   startOperatorEnvironment,
-  stateModuleFiles,
+  stateModulesTree,
   waitReady,
   type E2eOperator,
   type OperatorEnvironment,
@@ -30,18 +30,7 @@ let env: OperatorEnvironment;
 before(async () => {
   env = await startOperatorEnvironment({ namespace: NAMESPACE, prefix: 'operator-records' });
   const modules = ['alpha', 'beta', 'gamma', 'delta'];
-  const files: Record<string, string> = {
-    'modules/values.yaml': modules.map((module) => `${module}Enabled: true\n`).join(''),
-  };
-  for (const [index, module] of modules.entries()) {
-    const dir = `modules/${String(10 + index)}-${module}`;
-    for (const [file, text] of Object.entries(
-      stateModuleFiles(NAMESPACE, module, `  rev: "$(${module}.rev)"\n`),
-    ))
-      files[`${dir}/${file}`] = text;
-    files[`${dir}/values.yaml`] = `${module}:\n  rev: 0\n`;
-  }
-  env.tree.write('', files);
+  env.tree.write('', stateModulesTree(NAMESPACE, modules));
 });
 after(() => env.stop());
 
