@@ -14,7 +14,7 @@ import {
   type E2eOperator,
   type OperatorEnvironment,
 } from '../operator/operator-e2e-kit.ts';
-import { serviceAccountToken } from './service-account-token.ts';
+import { CONFIG_MAP_READ, signInUsers } from './ui-users.ts';
 
 const NAMESPACE = 'kaddon-ui';
 const SECRET_VALUE = 'ui-test-secret-value-8c1f';
@@ -113,44 +113,14 @@ function beforeHelmHook(body: string): string {
 
 /** ServiceAccounts: `nobody` without rights, `viewer` with get on modules, `admin` also on the ConfigMap. */
 async function grantTokens(): Promise<void> {
-  const post = (collection: string, body: Record<string, unknown>): Promise<Record<string, unknown>> =>
-    env.api.request('POST', collection, { body });
-  const rbac = '/apis/rbac.authorization.k8s.io/v1';
-  await post(`${rbac}/clusterroles`, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRole',
-    metadata: { name: 'kaddon-ui-modules' },
-    rules: [{ apiGroups: ['kaddon.dev'], resources: ['modules'], verbs: ['get', 'list'] }],
-  });
-  await post(`${rbac}/namespaces/${NAMESPACE}/roles`, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'Role',
-    metadata: { name: 'kaddon-ui-config' },
-    rules: [
-      { apiGroups: [''], resources: ['configmaps'], resourceNames: ['addon-operator'], verbs: ['get'] },
-    ],
-  });
-  for (const name of ['nobody', 'viewer', 'admin'] as const)
-    tokens[name] = await serviceAccountToken(post, NAMESPACE, name);
-  const subject = (name: string): Record<string, string> => ({
-    kind: 'ServiceAccount',
-    name,
-    namespace: NAMESPACE,
-  });
-  await post(`${rbac}/clusterrolebindings`, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
-    metadata: { name: 'kaddon-ui-modules' },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kaddon-ui-modules' },
-    subjects: [subject('viewer'), subject('admin')],
-  });
-  await post(`${rbac}/namespaces/${NAMESPACE}/rolebindings`, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'RoleBinding',
-    metadata: { name: 'kaddon-ui-config' },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'kaddon-ui-config' },
-    subjects: [subject('admin')],
-  });
+  Object.assign(
+    tokens,
+    await signInUsers(env.api, NAMESPACE, {
+      nobody: { modules: false },
+      viewer: { modules: true },
+      admin: { modules: true, rules: [CONFIG_MAP_READ] },
+    }),
+  );
 }
 
 async function get(

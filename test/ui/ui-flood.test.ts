@@ -12,7 +12,7 @@ import {
   type E2eOperator,
   type OperatorEnvironment,
 } from '../operator/operator-e2e-kit.ts';
-import { serviceAccountToken } from './service-account-token.ts';
+import { signInUsers } from './ui-users.ts';
 
 /**
  * The status page against hostile traffic (docs/ui.md "Limits"): floods of unauthenticated
@@ -52,24 +52,10 @@ after(() => env.stop());
 
 /** `viewer` may get modules.kaddon.dev, and so may `leaving`, whose ServiceAccount a test deletes. */
 async function grantTokens(): Promise<void> {
-  const post = (collection: string, body: Record<string, unknown>): Promise<Record<string, unknown>> =>
-    env.api.request('POST', collection, { body });
-  const rbac = '/apis/rbac.authorization.k8s.io/v1';
-  await post(`${rbac}/clusterroles`, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRole',
-    metadata: { name: 'kaddon-ui-flood-modules' },
-    rules: [{ apiGroups: ['kaddon.dev'], resources: ['modules'], verbs: ['get', 'list'] }],
-  });
-  for (const name of ['viewer', 'leaving'] as const)
-    tokens[name] = await serviceAccountToken(post, NAMESPACE, name);
-  await post(`${rbac}/clusterrolebindings`, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
-    metadata: { name: 'kaddon-ui-flood-modules' },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'kaddon-ui-flood-modules' },
-    subjects: ['viewer', 'leaving'].map((name) => ({ kind: 'ServiceAccount', name, namespace: NAMESPACE })),
-  });
+  Object.assign(
+    tokens,
+    await signInUsers(env.api, NAMESPACE, { viewer: { modules: true }, leaving: { modules: true } }),
+  );
 }
 
 /** A request and its whole answer; one not finished in 60 s fails (an answer never ended). */

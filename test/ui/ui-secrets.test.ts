@@ -10,7 +10,7 @@ import {
   type E2eOperator,
   type OperatorEnvironment,
 } from '../operator/operator-e2e-kit.ts';
-import { serviceAccountToken } from './service-account-token.ts';
+import { CONFIG_MAP_READ, SECRETS_READ, signInUsers } from './ui-users.ts';
 
 const NAMESPACE = 'kaddon-ui-secrets';
 const MODULES = '/apis/kaddon.dev/v1alpha1/modules';
@@ -125,54 +125,14 @@ after(() => env.stop());
  * also Secrets in the operator's namespace.
  */
 async function grantTokens(): Promise<void> {
-  const post = (collection: string, body: Record<string, unknown>): Promise<Record<string, unknown>> =>
-    env.api.request('POST', collection, { body });
-  const rbac = '/apis/rbac.authorization.k8s.io/v1';
-  const subject = (name: string): Record<string, string> => ({
-    kind: 'ServiceAccount',
-    name,
-    namespace: NAMESPACE,
-  });
-  await post(`${rbac}/clusterroles`, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRole',
-    metadata: { name: 'kaddon-ui-secrets-modules' },
-    rules: [{ apiGroups: ['kaddon.dev'], resources: ['modules'], verbs: ['get', 'list'] }],
-  });
-  await post(`${rbac}/clusterrolebindings`, {
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind: 'ClusterRoleBinding',
-    metadata: { name: 'kaddon-ui-secrets-modules' },
-    roleRef: {
-      apiGroup: 'rbac.authorization.k8s.io',
-      kind: 'ClusterRole',
-      name: 'kaddon-ui-secrets-modules',
-    },
-    subjects: ['viewer', 'operator', 'admin'].map(subject),
-  });
-  const roles = {
-    config: [
-      { apiGroups: [''], resources: ['configmaps'], resourceNames: ['addon-operator'], verbs: ['get'] },
-    ],
-    secrets: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }],
-  };
-  for (const [role, rules] of Object.entries(roles)) {
-    await post(`${rbac}/namespaces/${NAMESPACE}/roles`, {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'Role',
-      metadata: { name: role },
-      rules,
-    });
-    await post(`${rbac}/namespaces/${NAMESPACE}/rolebindings`, {
-      apiVersion: 'rbac.authorization.k8s.io/v1',
-      kind: 'RoleBinding',
-      metadata: { name: role },
-      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: role },
-      subjects: (role === 'config' ? ['operator', 'admin'] : ['admin']).map(subject),
-    });
-  }
-  for (const name of ['viewer', 'operator', 'admin'] as const)
-    tokens[name] = await serviceAccountToken(post, NAMESPACE, name);
+  Object.assign(
+    tokens,
+    await signInUsers(env.api, NAMESPACE, {
+      viewer: { modules: true },
+      operator: { modules: true, rules: [CONFIG_MAP_READ] },
+      admin: { modules: true, rules: [CONFIG_MAP_READ, SECRETS_READ] },
+    }),
+  );
 }
 
 async function get(apiPath: string, token: string): Promise<{ status: number; body: string }> {
