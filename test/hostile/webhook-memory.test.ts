@@ -67,6 +67,11 @@ describe('the webhook receiver held by 500 stalled bodies', () => {
     const held = rssMiB(pid);
     const afterwards = await signed();
     const settled = rssMiB(pid);
+    // The half without a signature header is refused from its headers alone; those answers are
+    // awaited, not counted at a moment, so a busy machine delays them without failing the test.
+    const unsignedAnswers = await Promise.all(
+      stalled.filter((_, i) => i % 2 === 1).map((request) => request.answered),
+    );
     for (const request of stalled) request.socket.destroy();
     const count = (status: number): number => statuses.filter((s) => s === status).length;
     t.diagnostic(
@@ -77,6 +82,10 @@ describe('the webhook receiver held by 500 stalled bodies', () => {
     assert.equal(during, 202, 'a signed request while the bodies stall');
     assert.equal(afterwards, 202, 'a signed request after');
     assert.ok(held - before <= GROWTH_LIMIT_MIB, `grew by ${(held - before).toFixed(1)} MiB`);
-    assert.equal(count(401), STALLED / 2, 'the unsigned half is refused at once');
+    assert.deepEqual(
+      unsignedAnswers.filter((status) => status !== 401),
+      [],
+      'every request without a signature is refused with 401 while its body is still unsent',
+    );
   });
 });
