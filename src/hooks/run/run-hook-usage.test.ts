@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { createProcUsageProbe } from './run-hook-usage.ts';
 
@@ -24,8 +25,18 @@ describe('createProcUsageProbe (Linux /proc)', () => {
     assert.ok(usage.userCpuSeconds + usage.sysCpuSeconds > 0, 'CPU time counted');
   });
 
-  it('sees a hook that runs for a few milliseconds', async () => {
-    const usage = await measure('sleep', ['0.02']);
+  it('sees a hook that runs for a few milliseconds: its first sample is taken 1 ms after the start', async () => {
+    // The hook ends when its stdin closes, 5 ms after it started by the test's own timer. Node runs
+    // timers in the order they expire, so the probe's 1 ms sample has run by then however late
+    // both fire on a busy machine: the test does not depend on the machine being quiet.
+    const probe = createProcUsageProbe();
+    const child = execa('cat', [], { stdin: 'pipe', stdout: 'ignore' });
+    assert.ok(child.pid !== undefined);
+    const measurement = probe.begin(child.pid);
+    await sleep(5);
+    child.stdin.end();
+    await child;
+    const usage = measurement.end();
     assert.ok((usage?.maxRssBytes ?? 0) > 0, `max RSS ${String(usage?.maxRssBytes)}`);
   });
 });

@@ -1,0 +1,156 @@
+#!/usr/bin/env node
+// The test runner behind `npm test` and `npm run test:unit` (docs/testing.md "Layers" and
+// "Running the suite").
+//
+//   node scripts/run-tests.mjs [--layer unit|cluster|all] [--concurrency N] [--list] [--record] [FILE ...]
+//
+// Each test file is put in a layer by what it reaches through its imports: `browser` (Debian's
+// chromium through playwright-core), `controllers` (a test cluster with kube-controller-manager,
+// kube-scheduler and KWOK), `cluster` (a test cluster's kube-apiserver and etcd, or the helm
+// binary) or `unit` (none of these). `--layer unit` runs the unit layer only; `--layer cluster`
+// everything else; `all` (the default) every file.
+//
+// dist/ is built first (scripts/build.mjs). Files run in parallel, `--concurrency` at a time (default: twice the cores, at least 2, or
+// KADDON_TEST_CONCURRENCY), the slowest first as test/durations.json last recorded them, so the
+// long ones do not start last and leave the other workers idle at the end. `--record` rewrites
+// that file from this run. `--list` prints each file's layer and recorded seconds, and runs
+// nothing.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const durationsFile = path.join(root, 'test/durations.json');
+const layers = ['unit', 'cluster', 'controllers', 'browser'];
+
+const { values, positionals } = parseArgs({
+  options: {
+    layer: { type: 'string', default: 'all' },
+    concurrency: { type: 'string' },
+    list: { type: 'boolean', default: false },
+    record: { type: 'boolean', default: false },
+  },
+  allowPositionals: true,
+});
+if (!['unit', 'cluster', 'all'].includes(values.layer)) {
+  process.stderr.write(`--layer ${values.layer}: use unit, cluster or all\n`);
+  process.exit(1);
+}
+const concurrency = Number(
+  values.concurrency ?? process.env.KADDON_TEST_CONCURRENCY ?? Math.max(2, os.availableParallelism() * 2),
+);
+if (!Number.isInteger(concurrency) || concurrency < 1) {
+  process.stderr.write(`--concurrency ${String(concurrency)}: use a whole number of 1 or more\n`);
+  process.exit(1);
+}
+
+/** Every `*.test.ts` under test/ and src/, as paths relative to the repository. */
+function testFiles() {
+  const found = [];
+  const walk = (dir) => {
+    for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
+      const relative = path.posix.join(dir, entry.name);
+      if (entry.isDirectory()) walk(relative);
+      else if (entry.name.endsWith('.test.ts')) found.push(relative);
+    }
+  };
+  walk('test');
+  walk('src');
+  return found.sort();
+}
+
+const importPattern = /(?:from\s+|import\s*\(\s*|import\s+)['"]([^'"]+)['"]/gu;
+/** What each repository file reaches through its imports, memoized: its layer. */
+const reached = new Map();
+
+function layerOf(file) {
+  const known = reached.get(file);
+  if (known !== undefined) return known;
+  reached.set(file, 'unit'); // an import cycle adds nothing
+  let text = '';
+  try {
+    text = readFileSync(path.join(root, file), 'utf8');
+  } catch {
+    return 'unit';
+  }
+  let layer = 'unit';
+  const raise = (to) => {
+    if (layers.indexOf(to) > layers.indexOf(layer)) layer = to;
+  };
+  if (/withControllers:\s*true/u.test(text)) raise('controllers');
+  if (file === 'test/cluster/cluster-binaries.ts' || file === 'test/cluster/ensure-helm.ts') raise('cluster');
+  for (const [, specifier] of text.matchAll(importPattern)) {
+    if (specifier === 'playwright-core') raise('browser');
+    if (!specifier.startsWith('.')) continue;
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), specifier));
+    raise(layerOf(target));
+  }
+  reached.set(file, layer);
+  return layer;
+}
+
+function recordedSeconds() {
+  try {
+    return JSON.parse(readFileSync(durationsFile, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+const recorded = recordedSeconds();
+const all = positionals.length > 0 ? positionals.map((file) => path.relative(root, path.resolve(file))) : testFiles();
+const selected = all.filter((file) => {
+  const layer = layerOf(file);
+  return values.layer === 'all' || (values.layer === 'unit') === (layer === 'unit');
+});
+// Slowest first; a file with no record yet is taken for a slow one.
+const ordered = [...selected].sort(
+  (a, b) => (recorded[b] ?? Infinity) - (recorded[a] ?? Infinity) || a.localeCompare(b),
+);
+
+if (values.list) {
+  for (const file of ordered)
+    process.stdout.write(`${layerOf(file).padEnd(12)} ${String(recorded[file] ?? '?').padStart(6)} s  ${file}\n`);
+  process.exit(0);
+}
+
+// Tests run `bin/kaddon.js` as a user does; it runs dist/ only while dist/ is newer than src/ and
+// compiles the sources through tsx at every start otherwise. Building first (about 2 s) keeps
+// those starts as cheap as an installed kaddon's.
+const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
+if (built.status !== 0) process.exit(built.status ?? 1);
+
+const scratch = mkdtempSync(path.join(os.tmpdir(), 'kaddon-run-tests-'));
+const events = path.join(scratch, 'events.jsonl');
+const reporter = path.join(root, 'scripts/file-durations-reporter.mjs');
+const args = [
+  '--import',
+  'tsx',
+  '--test',
+  `--test-concurrency=${String(concurrency)}`,
+  '--test-reporter=spec',
+  '--test-reporter-destination=stdout',
+  `--test-reporter=${reporter}`,
+  `--test-reporter-destination=${events}`,
+  ...ordered,
+];
+process.stdout.write(
+  `${String(ordered.length)} test files (${values.layer === 'all' ? 'every layer' : `layer ${values.layer}`}), ${String(concurrency)} at a time\n`,
+);
+const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+child.on('exit', (code, signal) => {
+  if (values.record && existsSync(events)) {
+    const seconds = { ...recorded };
+    for (const line of readFileSync(events, 'utf8').split('\n').filter(Boolean)) {
+      const { file, ms } = JSON.parse(line);
+      seconds[path.relative(root, file)] = Math.round(ms / 100) / 10;
+    }
+    const sorted = Object.fromEntries(Object.entries(seconds).sort(([a], [b]) => a.localeCompare(b)));
+    writeFileSync(durationsFile, JSON.stringify(sorted, null, 2) + '\n');
+  }
+  rmSync(scratch, { recursive: true, force: true });
+  process.exit(code ?? (signal ? 1 : 0));
+});
