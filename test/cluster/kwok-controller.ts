@@ -17,8 +17,12 @@ export interface KwokStart {
   readonly isReady: () => Promise<boolean>;
 }
 
-/** A kubelet's default (its nodeLeaseDurationSeconds); kwok's own default, 0, makes no Leases. */
-export const nodeLeaseDurationSeconds = 40;
+/**
+ * Renewed every quarter of it (4 s), five times within the node monitor grace period of 20 s
+ * (kube-controller-manager.ts), as a kubelet's 40 s Lease is within the default 50 s. kwok's own
+ * default, 0, makes no Leases.
+ */
+export const nodeLeaseDurationSeconds = 16;
 
 /** KWOK's controller, managing only the Nodes annotated as fake (fake-nodes.ts). */
 export async function startKwok(start: KwokStart): Promise<ServerProcess> {
@@ -35,7 +39,7 @@ export async function startKwok(start: KwokStart): Promise<ServerProcess> {
         // Pod IPs are only recorded, never routed; kept apart from the service range 10.0.0.0/24.
         '--cidr=10.244.0.1/16',
         // A kubelet's heartbeat: without a Lease in kube-node-lease renewed within the node
-        // monitor grace period (50 s), the node lifecycle controller marks the Nodes NotReady and
+        // monitor grace period (20 s here), the node lifecycle controller marks the Nodes NotReady and
         // their Pods not Ready. kwok renews each Lease every quarter of its duration, as a kubelet.
         `--node-lease-duration-seconds=${nodeLeaseDurationSeconds}`,
       ],
