@@ -2,7 +2,7 @@
 // The test runner behind `npm test` and `npm run test:unit` (docs/testing.md "Layers" and
 // "Running the suite").
 //
-//   node scripts/run-tests.mjs [--layer unit|cluster|all] [--concurrency N] [--list] [--record] [FILE ...]
+//   node scripts/run-tests.mjs [--layer unit|cluster|all] [--concurrency N] [--isolate] [--list] [--record] [FILE ...]
 //
 // Each test file is put in a layer by what it reaches through its imports: `browser` (Debian's
 // chromium through playwright-core), `controllers` (a test cluster with kube-controller-manager,
@@ -13,7 +13,8 @@
 // dist/ is built first (scripts/build.mjs). Files run in parallel, `--concurrency` at a time (default: twice the cores, at least 2, or
 // KADDON_TEST_CONCURRENCY), the slowest first as test/durations.json last recorded them, so the
 // long ones do not start last and leave the other workers idle at the end. `--record` rewrites
-// that file from this run. `--list` prints each file's layer and recorded seconds, and runs
+// that file from this run. The unit layer's files share a few processes (`--isolate`: one each,
+// as node's runner does by default). `--list` prints each file's layer and recorded seconds, and runs
 // nothing.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,6 +32,7 @@ const { values, positionals } = parseArgs({
     concurrency: { type: 'string' },
     list: { type: 'boolean', default: false },
     record: { type: 'boolean', default: false },
+    isolate: { type: 'boolean', default: false },
   },
   allowPositionals: true,
 });
@@ -100,19 +102,21 @@ function recordedSeconds() {
 }
 
 const recorded = recordedSeconds();
-const all = positionals.length > 0 ? positionals.map((file) => path.relative(root, path.resolve(file))) : testFiles();
+const all =
+  positionals.length > 0 ? positionals.map((file) => path.relative(root, path.resolve(file))) : testFiles();
 const selected = all.filter((file) => {
   const layer = layerOf(file);
   return values.layer === 'all' || (values.layer === 'unit') === (layer === 'unit');
 });
 // Slowest first; a file with no record yet is taken for a slow one.
-const ordered = [...selected].sort(
-  (a, b) => (recorded[b] ?? Infinity) - (recorded[a] ?? Infinity) || a.localeCompare(b),
-);
+const bySeconds = (a, b) => (recorded[b] ?? Infinity) - (recorded[a] ?? Infinity) || a.localeCompare(b);
+const ordered = [...selected].sort(bySeconds);
 
 if (values.list) {
   for (const file of ordered)
-    process.stdout.write(`${layerOf(file).padEnd(12)} ${String(recorded[file] ?? '?').padStart(6)} s  ${file}\n`);
+    process.stdout.write(
+      `${layerOf(file).padEnd(12)} ${String(recorded[file] ?? '?').padStart(6)} s  ${file}\n`,
+    );
   process.exit(0);
 }
 
@@ -123,6 +127,37 @@ const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, st
 if (built.status !== 0) process.exit(built.status ?? 1);
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'kaddon-run-tests-'));
+
+/**
+ * The unit layer's files run in `concurrency` processes, not one each: a process costs about a
+ * second of CPU time to start with tsx, more than most unit files take (docs/testing.md "Running
+ * the suite"). Each bundle is an entry file that imports its test files, balanced by their
+ * recorded seconds, slowest first into the emptiest bundle. `--isolate` runs every file alone.
+ */
+function bundleUnitFiles(files) {
+  const unit = files.filter((file) => layerOf(file) === 'unit');
+  if (values.isolate || unit.length < 2) return files;
+  const bundles = Array.from({ length: Math.min(concurrency, unit.length) }, () => ({
+    files: [],
+    seconds: 0,
+  }));
+  for (const file of [...unit].sort(bySeconds)) {
+    const emptiest = bundles.reduce((least, bundle) => (bundle.seconds < least.seconds ? bundle : least));
+    emptiest.files.push(file);
+    emptiest.seconds += recorded[file] ?? 10;
+  }
+  const seconds = { ...recorded };
+  const entries = files.filter((file) => layerOf(file) !== 'unit');
+  bundles.forEach((bundle, index) => {
+    const entry = path.join(scratch, `unit-${String(index + 1)}.test.mts`);
+    const imports = bundle.files.map((file) => `import ${JSON.stringify(path.join(root, file))};\n`);
+    writeFileSync(entry, imports.join(''));
+    seconds[entry] = bundle.seconds;
+    entries.push(entry);
+  });
+  return entries.sort((a, b) => (seconds[b] ?? Infinity) - (seconds[a] ?? Infinity));
+}
+const entries = bundleUnitFiles(ordered);
 const events = path.join(scratch, 'events.jsonl');
 const reporter = path.join(root, 'scripts/file-durations-reporter.mjs');
 const args = [
@@ -134,10 +169,10 @@ const args = [
   '--test-reporter-destination=stdout',
   `--test-reporter=${reporter}`,
   `--test-reporter-destination=${events}`,
-  ...ordered,
+  ...entries,
 ];
 process.stdout.write(
-  `${String(ordered.length)} test files (${values.layer === 'all' ? 'every layer' : `layer ${values.layer}`}), ${String(concurrency)} at a time\n`,
+  `${String(ordered.length)} test files (${values.layer === 'all' ? 'every layer' : `layer ${values.layer}`}) in ${String(entries.length)} processes, ${String(concurrency)} at a time\n`,
 );
 const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));

@@ -12,7 +12,11 @@ export interface OperatorProcessOptions {
   readonly port: number;
   readonly forceKillAfterDelay: number;
   readonly extraEnv?: Readonly<Record<string, string>>;
-  /** Run bin/kaddon.js, which runs the compiled dist/ when it is newer than src/ (as in the image). */
+  /**
+   * Default true: run bin/kaddon.js, which runs the compiled dist/ when it is newer than src/ (as
+   * in the image) and the sources through tsx otherwise; `npm test` builds dist/ first, and a start
+   * of dist/ costs a third of the CPU time of one through tsx (docs/testing.md). False: always tsx.
+   */
   readonly compiled?: boolean;
   /** Options for node itself, e.g. `--cpu-prof` (not allowed in NODE_OPTIONS). */
   readonly nodeArgs?: readonly string[];
@@ -23,7 +27,7 @@ export function startOperatorProcess(
   options: OperatorProcessOptions,
 ): ResultPromise<{ reject: false; all: true }> {
   const entry =
-    options.compiled === true
+    options.compiled !== false
       ? [path.join(repoRoot, 'bin/kaddon.js'), 'operator']
       : ['--import', 'tsx', path.join(repoRoot, 'src/main.ts'), 'operator'];
   return execa(process.execPath, [...(options.nodeArgs ?? []), ...entry], {
