@@ -44,7 +44,7 @@ export function expectedObjectNamed(caseName: string, name: string): JsonObject 
   return found;
 }
 
-export function readObjects(file: string): JsonObject[] {
+function readObjects(file: string): JsonObject[] {
   return parseYamlDocuments(readFileSync(file, 'utf8'), file).map((doc) => {
     assert.ok(isJsonObject(doc.value), `${file} holds a document that is not an object`);
     return doc.value;

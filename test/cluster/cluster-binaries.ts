@@ -36,16 +36,16 @@ export async function ensureControllerBinaries(): Promise<ControllerBinaries> {
   return { kubeControllerManager, kubeScheduler, kwok };
 }
 
-export function ensureEtcd(version: string = pinnedVersions.etcd): Promise<string> {
+function ensureEtcd(version: string = pinnedVersions.etcd): Promise<string> {
   return ensureGoBinary({ name: 'etcd', module: 'go.etcd.io/etcd/server/v3', version });
 }
 
-export function ensureKubeApiServer(version: string = pinnedVersions.kubernetes): Promise<string> {
+function ensureKubeApiServer(version: string = pinnedVersions.kubernetes): Promise<string> {
   return ensureKubernetesCommand('kube-apiserver', version);
 }
 
 /** KWOK's controller plays fake Nodes and their Pods; its module builds as published. */
-export function ensureKwok(version: string = pinnedVersions.kwok): Promise<string> {
+function ensureKwok(version: string = pinnedVersions.kwok): Promise<string> {
   return ensureGoBinary({
     name: 'kwok',
     module: 'sigs.k8s.io/kwok',

@@ -12,7 +12,7 @@ export type ClusterErrorCode =
   | 'cluster-running';
 
 /** Codes meaning a binary the cluster needs could not be obtained on this machine. */
-export const unobtainableCodes: readonly ClusterErrorCode[] = [
+const unobtainableCodes: readonly ClusterErrorCode[] = [
   'tool-missing',
   'build-failed',
   'install-failed',

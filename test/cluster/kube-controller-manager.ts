@@ -17,7 +17,7 @@ export interface ControllerManagerStart {
  * Every controller a cluster without a cloud provider runs: there is no cloud here, so the
  * controllers that call one are left out rather than left to fail.
  */
-export const controllerSelection =
+const controllerSelection =
   '*,-cloud-node-lifecycle-controller,-service-lb-controller,-node-route-controller';
 
 /**

@@ -22,7 +22,7 @@ export interface KwokStart {
  * (kube-controller-manager.ts), as a kubelet's 40 s Lease is within the default 50 s. kwok's own
  * default, 0, makes no Leases.
  */
-export const nodeLeaseDurationSeconds = 16;
+const nodeLeaseDurationSeconds = 16;
 
 /** KWOK's controller, managing only the Nodes annotated as fake (fake-nodes.ts). */
 export async function startKwok(start: KwokStart): Promise<ServerProcess> {

@@ -72,7 +72,7 @@ export const documentedDifferences: Record<string, string> = {
  * `kubectl kustomize` (v5.5.0) did with the same input, recorded beside the case: its output in
  * kubectl.yaml, or its failure.
  */
-export const changedAfterKustomize550: Record<string, string> = {
+const changedAfterKustomize550: Record<string, string> = {
   'customconfig-TestCustomConfig': 'volumeClaimTemplateLabels in a configurations file',
   'customconfig-TestCustomConfigWithDefaultOverspecification':
     'volumeClaimTemplateLabels in a configurations file',

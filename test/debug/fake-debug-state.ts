@@ -56,7 +56,7 @@ export const snapshots: readonly HookSnapshots[] = [
 ];
 
 /** Raised by the `broken` module's render, as a module with a bad kustomization would. */
-export class FakeRenderError extends KaddonError {
+class FakeRenderError extends KaddonError {
   readonly code = 'fake-render';
   constructor() {
     super("module 'broken': kustomization.yaml: patch target Deployment/web not found.", 'Check the target.');

@@ -20,7 +20,7 @@ export function seededRandom(seed: number): () => number {
 }
 
 /** One Kustomization module's part in the values: what its conditional components do. */
-export interface ModuleState {
+interface ModuleState {
   /** Its own ConfigMap's value. */
   readonly value: string;
   /** Adds `<module>-part`. */
@@ -49,7 +49,7 @@ export interface GeneratedTree {
 export type TreeState = ReadonlyMap<string, ModuleState>;
 
 const COMPONENT = 'apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n';
-export const POLICY_MODULE = 'policy';
+const POLICY_MODULE = 'policy';
 
 function configMap(name: string, data: string): string {
   return `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  ${data}\n`;

@@ -12,7 +12,7 @@ import type { CaseOutcome } from './kustomization-arbitrary.ts';
  * library (a tab, a tag, a duplicate key), a resource that is a named pipe or a directory, or a
  * resource with random bytes (control characters, byte order marks, bytes that are not UTF-8).
  */
-export type HostileEntry = string | Uint8Array | { readonly special: 'fifo' | 'directory' };
+type HostileEntry = string | Uint8Array | { readonly special: 'fifo' | 'directory' };
 export type HostileFiles = Record<string, HostileEntry>;
 
 const configMap = (name: string, data = ''): string =>

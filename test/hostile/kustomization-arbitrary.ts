@@ -132,7 +132,7 @@ export async function buildBoth(files: TreeFiles, withKubectl: boolean): Promise
   }
 }
 
-export function objectsOf(text: string): unknown[] {
+function objectsOf(text: string): unknown[] {
   return parseAllDocuments(text)
     .map((doc) => doc.toJS() as unknown)
     .filter((value) => value !== null && value !== undefined);

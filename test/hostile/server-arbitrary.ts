@@ -178,7 +178,7 @@ const body = fc.oneof(
   fc.constant(Buffer.from('{"ref":"refs/heads/main"}')),
 );
 
-export interface RawRequest {
+interface RawRequest {
   readonly method: string;
   readonly target: string;
   readonly headers: readonly (readonly [string, string])[];
@@ -189,7 +189,7 @@ export interface RawRequest {
   readonly lengthDelta: number;
 }
 
-export const rawRequest: fc.Arbitrary<RawRequest> = fc.record({
+const rawRequest: fc.Arbitrary<RawRequest> = fc.record({
   method,
   target,
   headers: fc.array(header, { maxLength: 4 }),

@@ -49,7 +49,7 @@ export interface OperatorEnvironmentOptions {
 }
 
 /** What differs between the operators the e2e tests start on one environment. */
-export interface EnvironmentOperatorOptions {
+interface EnvironmentOperatorOptions {
   /** Default: `modules/` in the work dir. */
   readonly modulesDir?: string;
   readonly forceKillAfterDelay: number;

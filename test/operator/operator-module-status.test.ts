@@ -142,6 +142,17 @@ async function eventsAbout(module: string, reason: string): Promise<JsonObject[]
   );
 }
 
+/**
+ * The Events of `reason` about `module`, once there is one: an Event is written after the status
+ * it goes with, so right after the status changed it may not be there yet on a busy machine.
+ */
+async function eventsOnceThere(module: string, reason: string): Promise<JsonObject[]> {
+  return eventually(operator, `a ${reason} Event about module ${module}`, async () => {
+    const events = await eventsAbout(module, reason);
+    return events.length > 0 ? events : undefined;
+  });
+}
+
 describe('Module objects, health and Events (against a cluster with controllers)', () => {
   it('kubectl wait --for=condition=Ready succeeds for the module whose Deployment rolls out', async () => {
     await eventually(operator, 'Module healthy exists', () => readyOf('healthy'));
@@ -172,7 +183,7 @@ describe('Module objects, health and Events (against a cluster with controllers)
     const ready = await waitForReason('stuck', 'HealthCheckFailed');
     assert.equal(ready.status, 'False');
     assert.match(ready.message as string, new RegExp(`Deployment ${NAMESPACE}/stuck: `));
-    assert.equal((await eventsAbout('stuck', 'HealthCheckFailed')).length, 1);
+    assert.equal((await eventsOnceThere('stuck', 'HealthCheckFailed')).length, 1);
   });
 
   it('a failing beforeHelm hook is HookFailed with its stderr, and its retries make one Event series', async () => {
@@ -213,8 +224,8 @@ describe('Module objects, health and Events (against a cluster with controllers)
     await setOperatorConfig(env.api, NAMESPACE, { broken: 'fixed: true\n', stuck: 'node: kwok-node-1\n' });
     await waitForReason('broken', 'Succeeded');
     await waitForReason('stuck', 'Succeeded');
-    assert.equal((await eventsAbout('broken', 'Recovered')).length, 1);
-    assert.equal((await eventsAbout('stuck', 'Healthy')).length, 1);
+    assert.equal((await eventsOnceThere('broken', 'Recovered')).length, 1);
+    assert.equal((await eventsOnceThere('stuck', 'Healthy')).length, 1);
     // `stuck` Ready: the module that requires it runs now.
     await waitForReason('dependent', 'Succeeded');
   });

@@ -4,7 +4,7 @@ import net from 'node:net';
 import { once } from 'node:events';
 
 /** A loopback TCP port that was free a moment ago. */
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   const server = net.createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
