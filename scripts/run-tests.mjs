@@ -178,10 +178,13 @@ const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
 for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => {
   if (values.record && existsSync(events)) {
-    const seconds = { ...recorded };
+    // Only the repository's test files are kept: a file deleted or renamed drops out.
+    const known = new Set(testFiles());
+    const seconds = Object.fromEntries(Object.entries(recorded).filter(([file]) => known.has(file)));
     for (const line of readFileSync(events, 'utf8').split('\n').filter(Boolean)) {
       const { file, ms } = JSON.parse(line);
-      seconds[path.relative(root, file)] = Math.round(ms / 100) / 10;
+      const relative = path.relative(root, file);
+      if (known.has(relative)) seconds[relative] = Math.round(ms / 100) / 10;
     }
     const sorted = Object.fromEntries(Object.entries(seconds).sort(([a], [b]) => a.localeCompare(b)));
     writeFileSync(durationsFile, JSON.stringify(sorted, null, 2) + '\n');
