@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -51,16 +51,31 @@ function packageRoot(start: string): string {
   }
 }
 
+/**
+ * The git directory of a checkout: `.git` itself, or where a `.git` file points (`gitdir: …`, a
+ * worktree made by `git worktree add`), with the common directory that holds the shared refs.
+ */
+function gitDirs(root: string): { readonly gitDir: string; readonly commonDir: string } {
+  const dotGit = path.join(root, '.git');
+  if (!statSync(dotGit).isFile()) return { gitDir: dotGit, commonDir: dotGit };
+  const pointer = /^gitdir: (.+)$/mu.exec(readFileSync(dotGit, 'utf8'))?.[1]?.trim();
+  if (pointer === undefined) throw new Error(`${dotGit}: no gitdir line`);
+  const gitDir = path.resolve(root, pointer);
+  const common = path.join(gitDir, 'commondir');
+  const commonDir = existsSync(common) ? path.resolve(gitDir, readFileSync(common, 'utf8').trim()) : gitDir;
+  return { gitDir, commonDir };
+}
+
 /** HEAD's commit read from .git without running git; undefined outside a checkout. */
-function gitCommit(root: string): string | undefined {
-  const gitDir = path.join(root, '.git');
+export function gitCommit(root: string): string | undefined {
   try {
+    const { gitDir, commonDir } = gitDirs(root);
     const head = readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim();
     if (!head.startsWith('ref: ')) return head.slice(0, 12);
     const ref = head.slice(5);
-    const loose = path.join(gitDir, ref);
-    if (existsSync(loose)) return readFileSync(loose, 'utf8').trim().slice(0, 12);
-    const packed = readFileSync(path.join(gitDir, 'packed-refs'), 'utf8');
+    const loose = [path.join(gitDir, ref), path.join(commonDir, ref)].find((file) => existsSync(file));
+    if (loose !== undefined) return readFileSync(loose, 'utf8').trim().slice(0, 12);
+    const packed = readFileSync(path.join(commonDir, 'packed-refs'), 'utf8');
     const line = packed.split('\n').find((entry) => entry.endsWith(` ${ref}`));
     return line?.slice(0, 12);
   } catch {
