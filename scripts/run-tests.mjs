@@ -16,13 +16,25 @@
 // that file from this run. The unit layer's files share a few processes (`--isolate`: one each,
 // as node's runner does by default). `--list` prints each file's layer and recorded seconds, and runs
 // nothing.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { run } from 'node:test';
+import { spec } from 'node:test/reporters';
 import { parseArgs } from 'node:util';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+
+// The test files are TypeScript: their processes need tsx, and they take this process's node
+// options. Started without it (`node scripts/run-tests.mjs`), this script runs itself again with it.
+if (!process.execArgv.includes('tsx')) {
+  const again = spawnSync(process.execPath, ['--import', 'tsx', ...process.argv.slice(1)], {
+    cwd: root,
+    stdio: 'inherit',
+  });
+  process.exit(again.status ?? 1);
+}
 const durationsFile = path.join(root, 'test/durations.json');
 const layers = ['unit', 'cluster', 'controllers', 'browser'];
 
@@ -158,37 +170,35 @@ function bundleUnitFiles(files) {
   return entries.sort((a, b) => (seconds[b] ?? Infinity) - (seconds[a] ?? Infinity));
 }
 const entries = bundleUnitFiles(ordered);
-const events = path.join(scratch, 'events.jsonl');
-const reporter = path.join(root, 'scripts/file-durations-reporter.mjs');
-const args = [
-  '--import',
-  'tsx',
-  '--test',
-  `--test-concurrency=${String(concurrency)}`,
-  '--test-reporter=spec',
-  '--test-reporter-destination=stdout',
-  `--test-reporter=${reporter}`,
-  `--test-reporter-destination=${events}`,
-  ...entries,
-];
 process.stdout.write(
   `${String(ordered.length)} test files (${values.layer === 'all' ? 'every layer' : `layer ${values.layer}`}) in ${String(entries.length)} processes, ${String(concurrency)} at a time\n`,
 );
-const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-child.on('exit', (code, signal) => {
-  if (values.record && existsSync(events)) {
+// node's runner started from its command line sorts the files by name; its `run()` keeps the order
+// given, so the slowest start first. Each file's process gets this process's node options
+// (`--import tsx`, added by the re-run above).
+const stream = run({ files: entries.map((entry) => path.resolve(root, entry)), concurrency });
+const seconds = new Map();
+let failed = false;
+stream.on('test:fail', (data) => {
+  if (!data.todo) failed = true;
+});
+for (const type of ['test:pass', 'test:fail'])
+  stream.on(type, (data) => {
+    if (data.nesting !== 0 || data.file === undefined) return;
+    const file = path.relative(root, data.file);
+    seconds.set(file, (seconds.get(file) ?? 0) + data.details.duration_ms / 1000);
+  });
+stream.compose(spec).pipe(process.stdout);
+stream.on('end', () => {
+  if (values.record) {
     // Only the repository's test files are kept: a file deleted or renamed drops out.
     const known = new Set(testFiles());
-    const seconds = Object.fromEntries(Object.entries(recorded).filter(([file]) => known.has(file)));
-    for (const line of readFileSync(events, 'utf8').split('\n').filter(Boolean)) {
-      const { file, ms } = JSON.parse(line);
-      const relative = path.relative(root, file);
-      if (known.has(relative)) seconds[relative] = Math.round(ms / 100) / 10;
-    }
-    const sorted = Object.fromEntries(Object.entries(seconds).sort(([a], [b]) => a.localeCompare(b)));
+    const kept = Object.entries(recorded).filter(([file]) => known.has(file));
+    const merged = { ...Object.fromEntries(kept) };
+    for (const [file, total] of seconds) if (known.has(file)) merged[file] = Math.round(total * 10) / 10;
+    const sorted = Object.fromEntries(Object.entries(merged).sort(([a], [b]) => a.localeCompare(b)));
     writeFileSync(durationsFile, JSON.stringify(sorted, null, 2) + '\n');
   }
   rmSync(scratch, { recursive: true, force: true });
-  process.exit(code ?? (signal ? 1 : 0));
+  process.exitCode = failed ? 1 : 0;
 });
