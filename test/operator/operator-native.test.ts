@@ -63,6 +63,18 @@ async function helmCalls(): Promise<string[]> {
   return lines.filter((line) => line !== 'version');
 }
 
+/**
+ * Revision `revision` is the release's deployed one. A revision is recorded pending before its
+ * objects are applied, so its number alone does not say the objects are there yet: on a busy
+ * machine the ConfigMap was read in between and still held the previous data.
+ */
+function isDeployedRevision(
+  status: { readonly status: string; readonly revision: number } | undefined,
+  revision: number,
+): boolean {
+  return status?.revision === revision && status.status === 'deployed';
+}
+
 async function configMapData(name: string): Promise<unknown> {
   const object = await env.api.request('GET', `/api/v1/namespaces/${NAMESPACE}/configmaps/${name}`);
   return object.data;
@@ -82,7 +94,7 @@ describe('the operator with KADDON_DELIVERY', () => {
     operator = await startWith('native');
     await setOperatorConfig(env.api, NAMESPACE, { alpha: 'rev: 1\n' });
     await eventually(operator, 'alpha upgraded', async () =>
-      (await env.helm.status('alpha', NAMESPACE))?.revision === 2 ? true : undefined,
+      isDeployedRevision(await env.helm.status('alpha', NAMESPACE), 2) ? true : undefined,
     );
     assert.deepEqual(await configMapData('alpha-state'), { rev: '1' });
     assert.deepEqual(await helmCalls(), [], 'no helm process for the restart or the upgrade');
@@ -95,7 +107,7 @@ describe('the operator with KADDON_DELIVERY', () => {
     assert.deepEqual(await helmCalls(), [], 'unchanged modules: no helm process');
     await setOperatorConfig(env.api, NAMESPACE, { alpha: 'rev: 2\n' });
     await eventually(operator, 'alpha upgraded by helm', async () =>
-      (await env.helm.status('alpha', NAMESPACE))?.revision === 3 ? true : undefined,
+      isDeployedRevision(await env.helm.status('alpha', NAMESPACE), 3) ? true : undefined,
     );
     assert.deepEqual(await helmCalls(), ['upgrade']);
     assert.deepEqual(await configMapData('alpha-state'), { rev: '2' });
