@@ -113,7 +113,22 @@ export async function runCli(): Promise<void> {
     stderr: (text) => process.stderr.write(text),
   };
   process.exitCode = await main(process.argv.slice(2), io);
+  // A finished command ends even when something it started still holds node's event loop open (a
+  // child's pipe, a timer): seen once under heavy load for `build --git-url` stopped by SIGTERM,
+  // which printed that it stopped and then did not exit. What kaddon started is ended by the exit
+  // handler (src/processes/orphan-watchdog.ts), so nothing outlives it. The timer itself holds
+  // nothing open: a command that ends cleanly exits as soon as its work is done.
+  const endOnceFlushed = (): void => {
+    // Output still on its way to a slow reader is what keeps the loop open: it is never cut.
+    if (process.stdout.writableLength > 0 || process.stderr.writableLength > 0)
+      setTimeout(endOnceFlushed, FINISHED_EXIT_GRACE_MS).unref();
+    else process.exit();
+  };
+  setTimeout(endOnceFlushed, FINISHED_EXIT_GRACE_MS).unref();
 }
+
+/** How long a finished command's process may take to end by itself before it is ended. */
+const FINISHED_EXIT_GRACE_MS = 2_000;
 
 const entry = process.argv[1];
 if (entry !== undefined && import.meta.url === new URL(`file://${entry}`).href) await runCli();
