@@ -85,7 +85,11 @@ async function fetchAgain(url: string, init: RequestInit, attempts = 3): Promise
     return await fetch(url, init);
   } catch (error: unknown) {
     const cause = error instanceof Error ? error.cause : undefined;
-    const closed = cause instanceof Error && cause.name === 'SocketError';
+    // The server closed a kept-alive connection as the client reused it: closed before the
+    // request was read ('other side closed'), or reset under it (ECONNRESET, seen at load 18).
+    const closed =
+      cause instanceof Error &&
+      (cause.name === 'SocketError' || (cause as NodeJS.ErrnoException).code === 'ECONNRESET');
     if (!closed || attempts <= 1) throw error;
     return fetchAgain(url, init, attempts - 1);
   }
