@@ -17,12 +17,13 @@
 // as node's runner does by default). `--list` prints each file's layer and recorded seconds, and runs
 // nothing.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { run } from 'node:test';
 import { spec } from 'node:test/reporters';
 import { parseArgs } from 'node:util';
+import { testFiles } from './test-files.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 
@@ -58,21 +59,6 @@ const concurrency = Number(
 if (!Number.isInteger(concurrency) || concurrency < 1) {
   process.stderr.write(`--concurrency ${String(concurrency)}: use a whole number of 1 or more\n`);
   process.exit(1);
-}
-
-/** Every `*.test.ts` under test/ and src/, as paths relative to the repository. */
-function testFiles() {
-  const found = [];
-  const walk = (dir) => {
-    for (const entry of readdirSync(path.join(root, dir), { withFileTypes: true })) {
-      const relative = path.posix.join(dir, entry.name);
-      if (entry.isDirectory()) walk(relative);
-      else if (entry.name.endsWith('.test.ts')) found.push(relative);
-    }
-  };
-  walk('test');
-  walk('src');
-  return found.sort();
 }
 
 const importPattern = /(?:from\s+|import\s*\(\s*|import\s+)['"]([^'"]+)['"]/gu;
@@ -115,7 +101,9 @@ function recordedSeconds() {
 
 const recorded = recordedSeconds();
 const all =
-  positionals.length > 0 ? positionals.map((file) => path.relative(root, path.resolve(file))) : testFiles();
+  positionals.length > 0
+    ? positionals.map((file) => path.relative(root, path.resolve(file)))
+    : testFiles(root);
 const selected = all.filter((file) => {
   const layer = layerOf(file);
   return values.layer === 'all' || (values.layer === 'unit') === (layer === 'unit');
@@ -192,7 +180,7 @@ stream.compose(spec).pipe(process.stdout);
 stream.on('end', () => {
   if (values.record) {
     // Only the repository's test files are kept: a file deleted or renamed drops out.
-    const known = new Set(testFiles());
+    const known = new Set(testFiles(root));
     const kept = Object.entries(recorded).filter(([file]) => known.has(file));
     const merged = { ...Object.fromEntries(kept) };
     for (const [file, total] of seconds) if (known.has(file)) merged[file] = Math.round(total * 10) / 10;

@@ -8,24 +8,19 @@
 //
 // Prints a Markdown table. Run it on a quiet machine: figures taken beside other work are not the
 // suite's.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { writeFileSync, readFileSync, rmSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { testFiles } from './test-files.mjs';
 
 const { values, positionals } = parseArgs({
   options: { top: { type: 'string', default: '40' } },
   allowPositionals: true,
 });
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const files =
-  positionals.length > 0
-    ? positionals
-    : execFileSync('find', ['test', 'src', '-name', '*.test.ts'], { cwd: root, encoding: 'utf8' })
-        .split('\n')
-        .filter(Boolean)
-        .sort();
+const files = positionals.length > 0 ? positionals : testFiles(root);
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'kaddon-test-times-'));
 const reporter = path.join(scratch, 'reporter.mjs');

@@ -120,11 +120,8 @@ function editToken(value: string): Promise<JsonObject> {
  * `series.count` when it repeated (src/delivery/event-recorder.ts bumps one Event's series).
  */
 async function eventOccurrences(module: string, reason: string): Promise<Map<string, number>> {
-  const list = await env.api.request('GET', '/apis/events.k8s.io/v1/namespaces/default/events');
   const counts = new Map<string, number>();
-  for (const event of Array.isArray(list.items) ? list.items.filter(isJsonObject) : []) {
-    if (event.reason !== reason || !isJsonObject(event.regarding) || event.regarding.name !== module)
-      continue;
+  for (const event of await moduleEvents(module, reason)) {
     const note = typeof event.note === 'string' ? event.note : '';
     const times =
       isJsonObject(event.series) && typeof event.series.count === 'number' ? event.series.count : 1;
@@ -133,11 +130,16 @@ async function eventOccurrences(module: string, reason: string): Promise<Map<str
   return counts;
 }
 
-async function driftEvents(module: string, reason: string, since = 0): Promise<string[]> {
+/** The module's Events of `reason`, as the API server lists them. */
+async function moduleEvents(module: string, reason: string): Promise<JsonObject[]> {
   const list = await env.api.request('GET', '/apis/events.k8s.io/v1/namespaces/default/events');
-  return (Array.isArray(list.items) ? list.items.filter(isJsonObject) : [])
-    .filter((event) => event.reason === reason)
-    .filter((event) => isJsonObject(event.regarding) && event.regarding.name === module)
+  return (Array.isArray(list.items) ? list.items.filter(isJsonObject) : []).filter(
+    (event) => event.reason === reason && isJsonObject(event.regarding) && event.regarding.name === module,
+  );
+}
+
+async function driftEvents(module: string, reason: string, since = 0): Promise<string[]> {
+  return (await moduleEvents(module, reason))
     .filter((event) => typeof event.eventTime !== 'string' || Date.parse(event.eventTime) >= since)
     .map((event) => (typeof event.note === 'string' ? event.note : ''));
 }
