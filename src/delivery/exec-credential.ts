@@ -3,7 +3,7 @@ import { execa } from 'execa';
 import { KaddonError } from '../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import { cleanText } from '../core/untrusted-text.ts';
-import { orphanWatchdog } from '../processes/orphan-watchdog.ts';
+import { gatedCommand, openGate } from '../processes/gated-spawn.ts';
 
 /** A kubeconfig user's `exec` section (client-go's ExecConfig). */
 export interface ExecConfig {
@@ -95,15 +95,15 @@ export class ExecCredentialSource {
       }),
     };
     for (const entry of this.#exec.env ?? []) env[entry.name] = entry.value;
-    const subprocess = execa(this.#exec.command, [...(this.#exec.args ?? [])], {
+    const command = gatedCommand(this.#exec.command, this.#exec.args ?? [], { ...process.env, ...env });
+    const subprocess = execa(command.file, [...command.args], {
       env,
-      stdin: 'ignore',
+      stdin: command.stdin,
       buffer: false,
       reject: false,
       detached: true,
     });
-    const groupGone =
-      subprocess.pid === undefined ? () => undefined : orphanWatchdog.watchGroup(subprocess.pid);
+    const groupGone = openGate(command, subprocess);
     const stdout = collect(subprocess.stdout, MAX_STDOUT_BYTES);
     const stderr = lastLine(subprocess.stderr);
     const deadline = { passed: false };

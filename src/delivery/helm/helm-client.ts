@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { execa } from 'execa';
 import { isJsonObject, scalarText, type JsonObject } from '../../core/json.ts';
-import { orphanWatchdog } from '../../processes/orphan-watchdog.ts';
+import { gatedCommand, openGate } from '../../processes/gated-spawn.ts';
 import { makeTempDir } from '../../processes/temp-dir.ts';
 import { HelmError } from './helm-error.ts';
 
@@ -295,16 +295,16 @@ export class HelmClient {
     const stop = this.#options.stopSignal;
     if (stop?.aborted === true)
       throw new HelmError(release, args.join(' '), 'not run: kaddon is stopping', '', { ended: 'stop' });
-    const subprocess = execa(this.#options.helmPath, args, {
+    const command = gatedCommand(this.#options.helmPath, args, { ...process.env, ...env });
+    const subprocess = execa(command.file, command.args, {
       env,
-      stdin: 'ignore',
+      stdin: command.stdin,
       reject: false,
       detached: true,
       stripFinalNewline: false,
       maxBuffer: MAX_OUTPUT_BYTES,
     });
-    const groupGone =
-      subprocess.pid === undefined ? () => undefined : orphanWatchdog.watchGroup(subprocess.pid);
+    const groupGone = openGate(command, subprocess);
     let ended: 'timeout' | 'stop' | undefined;
     let killTimer: NodeJS.Timeout | undefined;
     const endGroup = (reason: 'timeout' | 'stop'): void => {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { execa } from 'execa';
 import type { Logger } from '../../observability/logger.ts';
-import { orphanWatchdog } from '../../processes/orphan-watchdog.ts';
+import { gatedCommand, openGate } from '../../processes/gated-spawn.ts';
 import { OutputLineSplitter, OutputTail } from './run-hook-lines.ts';
 import type { HookUsage, UsageProbe } from './run-hook-usage.ts';
 
@@ -307,12 +307,14 @@ function whenClosed(stream: Readable): Promise<void> {
 
 /** The real spawner: execa without a shell, detached into a process group of its own. */
 export const spawnWithExeca: SpawnProcess = (spec) => {
-  const subprocess = execa(spec.file, [...spec.args], {
+  const command = gatedCommand(spec.file, spec.args, spec.env);
+  const subprocess = execa(command.file, [...command.args], {
     cwd: spec.cwd,
     env: spec.env,
     extendEnv: false,
-    // Debian's bash reads ~/.bashrc when stdin is a pipe (docs/architecture.md "Dependencies").
-    stdin: 'ignore',
+    // Debian's bash reads ~/.bashrc when stdin is a pipe (docs/architecture.md "Dependencies"): the
+    // gate's pipe is replaced by /dev/null before the hook starts.
+    stdin: command.stdin,
     stdout: 'pipe',
     stderr: 'pipe',
     detached: true,
@@ -331,7 +333,7 @@ export const spawnWithExeca: SpawnProcess = (spec) => {
   });
   // With `reject: false` the promise only reports what the listeners above already saw.
   void subprocess.then(() => undefined);
-  const groupGone = subprocess.pid === undefined ? undefined : orphanWatchdog.watchGroup(subprocess.pid);
+  const groupGone = subprocess.pid === undefined ? undefined : openGate(command, subprocess);
   return {
     pid: subprocess.pid,
     stdout: subprocess.stdout,

@@ -1,0 +1,81 @@
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Writable } from 'node:stream';
+import { orphanWatchdog } from './orphan-watchdog.ts';
+
+const SHELL = '/bin/sh';
+
+/**
+ * Waits for one line `go` on stdin, then becomes the command (`exec`, same pid, so the same process
+ * group) with /dev/null as stdin. A kaddon that dies before it writes `go` closes the pipe: `read`
+ * sees the end and the command is never started.
+ */
+const GATE_SCRIPT = 'IFS= read -r go || exit 143\n[ "$go" = go ] || exit 143\nexec "$0" "$@" </dev/null\n';
+/** The shell exports PWD; a command whose environment has none (a hook's) must not get one. */
+const GATE_SCRIPT_WITHOUT_PWD = `unset PWD\n${GATE_SCRIPT}`;
+
+/** How to spawn a command through the gate: run `file` with `args` and this `stdin`. */
+export interface GatedCommand {
+  readonly file: string;
+  readonly args: readonly string[];
+  readonly stdin: 'pipe' | 'ignore';
+  /** Whether the gate is in front: `openGate` must then be called once the pid is known. */
+  readonly gated: boolean;
+}
+
+/**
+ * The spawn of a process group kaddon must not leave behind (docs/lifecycle.md "Bounds and
+ * timeouts"). The group is listed with the orphan watchdog by its pid, which exists only once the
+ * spawn has returned; a kaddon SIGKILLed in between would leave a command the watchdog never heard
+ * of (helm ignores SIGTERM while it renders, and ran on for hours). So the command is started
+ * behind a gate: a shell that waits until kaddon has listed its group, and then `exec`s the
+ * command. A command that cannot be run (not found, not executable), or a machine without
+ * /bin/sh, is spawned as is: it starts no process, or there is no watchdog either, and the error
+ * stays the spawn's own. `env` is the whole environment the command gets (its PATH finds it).
+ */
+export function gatedCommand(
+  file: string,
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): GatedCommand {
+  if (!existsSync(SHELL) || !isRunnable(file, env.PATH)) return { file, args, stdin: 'ignore', gated: false };
+  const script = env.PWD === undefined ? GATE_SCRIPT_WITHOUT_PWD : GATE_SCRIPT;
+  return { file: SHELL, args: ['-c', script, file, ...args], stdin: 'pipe', gated: true };
+}
+
+/**
+ * Lists the spawned group with the watchdog, then lets the command start. Returns what to call
+ * when the group is gone. The listing is written before `go`, both by this one process, so the
+ * command never runs unlisted.
+ */
+export function openGate(
+  command: GatedCommand,
+  subprocess: { readonly pid?: number | undefined; readonly stdin: Writable | null },
+): () => void {
+  const groupGone =
+    subprocess.pid === undefined ? () => undefined : orphanWatchdog.watchGroup(subprocess.pid);
+  if (command.gated && subprocess.stdin !== null) {
+    subprocess.stdin.on('error', () => {
+      // The gate ended before reading (the spawn failed or it was killed): nothing to start.
+    });
+    subprocess.stdin.end('go\n');
+  }
+  return groupGone;
+}
+
+/** Whether `file` is an executable file, as the spawn would find it (on PATH when it has no slash). */
+function isRunnable(file: string, envPath: string | undefined): boolean {
+  if (file.includes('/')) return isExecutableFile(file);
+  return (envPath ?? '')
+    .split(path.delimiter)
+    .some((dir) => dir !== '' && isExecutableFile(path.join(dir, file)));
+}
+
+function isExecutableFile(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
