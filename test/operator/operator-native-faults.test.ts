@@ -74,11 +74,16 @@ async function holdDelivery(module: string, rev: number): Promise<HeldWrite> {
   return held;
 }
 
-/** Resolves once `module`'s newest revision is deployed with `rev` in its object. */
+/**
+ * Resolves once `module`'s newest revision is deployed with `rev` in its object. The object is read
+ * before the release: a revision is written pending before its objects, so a status read after
+ * the object shows `rev` names that revision, never the one before it (read the other way round,
+ * a slow poll paired the old deployed revision with the new object).
+ */
 async function deployed(module: string, rev: number): Promise<number> {
   return eventually(operator, `${module} deployed with rev ${String(rev)}`, async () => {
-    const status = await env.helm.status(module, NAMESPACE);
     const data = (await stateData(module)) as { rev?: string };
+    const status = await env.helm.status(module, NAMESPACE);
     return status?.status === 'deployed' && data.rev === String(rev) ? status.revision : undefined;
   });
 }
@@ -126,7 +131,7 @@ describe('kaddon operator with KADDON_DELIVERY=native: faults', () => {
     await setOperatorConfig(env.api, NAMESPACE, { alpha: 'rev: 3\n' });
     const revision = await deployed('alpha', 3);
     assert.equal((await history('alpha')).at(-1)?.[2], 'Upgrade complete');
-    assert.ok(revision > (rows.at(-1)?.[0] ?? 0));
+    assert.ok(revision > (rows.at(-1)?.[0] ?? 0), `revision ${String(revision)} after ${JSON.stringify(rows)}`);
     assert.equal(operator.hasExited(), false, 'the operator did not exit');
   });
 
