@@ -2,8 +2,8 @@ import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import type { JsonValue } from '../core/json.ts';
 
-/** What the worker answers for one evaluation. */
-type JqWorkerReply = { readonly outputs: JsonValue[] } | { readonly error: string };
+/** What the worker answers for one evaluation, with the request's number. */
+type JqWorkerReply = { readonly id: number } & ({ readonly outputs: JsonValue[] } | { readonly error: string });
 
 /** One evaluation that did not finish in its budget; the worker was stopped and will be replaced. */
 export class JqBudgetExceeded extends Error {}
@@ -22,11 +22,11 @@ const reply = (message) => {
   Atomics.notify(flag, 0);
 };
 require(workerData.jqPath).loadJq().then((jq) => {
-  parentPort.on('message', ({ filter, input }) => {
+  parentPort.on('message', ({ id, filter, input }) => {
     try {
-      reply({ outputs: jq.json(input, filter) });
+      reply({ id, outputs: jq.json(input, filter) });
     } catch (error) {
-      reply({ error: error instanceof Error ? error.message : String(error) });
+      reply({ id, error: error instanceof Error ? error.message : String(error) });
     }
   });
   reply({ ready: true });
@@ -45,20 +45,40 @@ export class JqWorker {
   #worker: Worker | undefined;
   #port: MessagePort | undefined;
   #flag = new Int32Array(new SharedArrayBuffer(4));
+  #lastId = 0;
 
-  /** Every output of `filter` on `input`; throws JqBudgetExceeded, or Error with jq's message. */
+  /**
+   * Every output of `filter` on `input`; throws JqBudgetExceeded, or Error with jq's message. The
+   * answer is the one numbered as the request: a reply to another request is never taken for it.
+   */
   evaluate(filter: string, input: JsonValue, budgetMs: number): JsonValue[] {
     const port = this.#ready();
+    const id = ++this.#lastId;
+    const deadline = performance.now() + budgetMs;
     Atomics.store(this.#flag, 0, 0);
-    this.#worker?.postMessage({ filter, input });
-    if (Atomics.wait(this.#flag, 0, 0, budgetMs) === 'timed-out') {
-      this.stop();
-      throw new JqBudgetExceeded(`did not finish within ${String(budgetMs / 1000)} s`);
+    this.#worker?.postMessage({ id, filter, input });
+    for (;;) {
+      const reply = this.#take(port, id);
+      if (reply !== undefined) {
+        if ('error' in reply) throw new Error(reply.error);
+        return reply.outputs;
+      }
+      const left = deadline - performance.now();
+      if (left <= 0) {
+        this.stop();
+        throw new JqBudgetExceeded(`did not finish within ${String(budgetMs / 1000)} s`);
+      }
+      // Woken by the worker's flag, and every 10 ms in case an answer is queued without a wake-up.
+      if (Atomics.wait(this.#flag, 0, 0, Math.min(left, 10)) !== 'timed-out') Atomics.store(this.#flag, 0, 0);
     }
-    const reply = receiveMessageOnPort(port)?.message as JqWorkerReply | undefined;
-    if (reply === undefined) throw new Error('the jq worker sent no answer');
-    if ('error' in reply) throw new Error(reply.error);
-    return reply.outputs;
+  }
+
+  /** This request's reply, if queued; replies to earlier requests are dropped on the way. */
+  #take(port: MessagePort, id: number): JqWorkerReply | undefined {
+    for (;;) {
+      const reply = receiveMessageOnPort(port)?.message as JqWorkerReply | undefined;
+      if (reply === undefined || reply.id === id) return reply;
+    }
   }
 
   /** Ends the worker; the next evaluation starts another. */
