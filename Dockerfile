@@ -41,6 +41,10 @@ COPY --from=package /src/node_modules /opt/kaddon/node_modules
 COPY package.json /opt/kaddon/package.json
 COPY bin /opt/kaddon/bin
 COPY components /opt/kaddon/components
+# The chart renderer (docs/delivery.md "Chart modules without a process per render"), when it was
+# built beside the sources (`npm ci` where Go is installed, or `npm run build:chart-renderer`);
+# without it the image renders chart modules with `helm template` and says so once.
+COPY chart-renderer /opt/kaddon/chart-renderer
 RUN ln -s /opt/kaddon/bin/kaddon.js /usr/local/bin/kaddon && mkdir -p /modules /global-hooks
 ENV MODULES_DIR=/modules \
     GLOBAL_HOOKS_DIR=/global-hooks \

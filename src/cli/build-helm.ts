@@ -1,6 +1,8 @@
 import { displayPath } from '../core/display-path.ts';
 import { KaddonError } from '../core/errors.ts';
 import { findExecutable } from '../delivery/helm/find-executable.ts';
+import { ChartRenderer } from '../delivery/helm/chart-renderer.ts';
+import { resolveChartRenderer } from '../config/chart-renderer-setting.ts';
 import { DEFAULT_HELM_TEMPLATE_TIMEOUT_MS, HelmClient } from '../delivery/helm/helm-client.ts';
 import { resolveHelmBinary, type HelmBinarySetting } from '../config/operator-config.ts';
 import type { SettingReader } from '../config/setting-reader.ts';
@@ -25,8 +27,9 @@ class HelmNotFoundError extends KaddonError {
 }
 
 /**
- * How `kaddon build` renders chart modules: the helm of --helm-path, HELM_BIN_PATH, KADDON_HELM_PATH, or `helm`
- * on PATH, looked for only when an enabled module is a chart.
+ * How `kaddon build` renders chart modules: the chart renderer (KADDON_CHART_RENDERER, docs/delivery.md),
+ * else the helm of --helm-path, HELM_BIN_PATH, KADDON_HELM_PATH, or `helm` on PATH, looked for only
+ * when an enabled module is a chart.
  */
 export function buildChartsOptions(
   read: SettingReader,
@@ -36,8 +39,17 @@ export function buildChartsOptions(
 ): BuildChartsOptions {
   const setting = resolveHelmBinary(read);
   const templateTimeoutMs = read.durationMs('helmTemplateTimeout', DEFAULT_HELM_TEMPLATE_TIMEOUT_MS);
+  const renderer = resolveChartRenderer(read);
   return {
     helm: (modules): ChartTemplater => {
+      if (renderer.binary !== undefined)
+        return new ChartRenderer({
+          binary: renderer.binary,
+          tmpRoot,
+          templateTimeoutMs,
+          ...(stopSignal === undefined ? {} : { stopSignal }),
+        });
+      if (renderer.notice !== undefined) process.stderr.write(`kaddon: note: ${renderer.notice}\n`);
       const helmPath = findExecutable(setting.command, process.env.PATH);
       if (helmPath === undefined) throw new HelmNotFoundError(modules, setting);
       return new HelmClient({

@@ -5,6 +5,7 @@ import { loadOperatorConfig, type GitWebhookSecret, type OperatorConfig } from '
 import { readWebhookSecret } from '../config/webhook-secret.ts';
 import { SETTINGS, unsupportedSettingWarnings } from '../core/setting-names.ts';
 import { checkHelmBinary } from '../delivery/helm/helm-binary.ts';
+import { ChartRenderer } from '../delivery/helm/chart-renderer.ts';
 import { HelmClient } from '../delivery/helm/helm-client.ts';
 import { writeServiceAccountKubeconfig } from '../delivery/helm/service-account-kubeconfig.ts';
 import type { ApplyApi } from '../delivery/drift/release-objects.ts';
@@ -218,10 +219,20 @@ function buildReleaseEngine(
     (connection.serviceAccount
       ? writeServiceAccountKubeconfig(config.tmpDir, connection.server, connection.serviceAccount)
       : undefined);
+  if (config.chartRenderer.notice !== undefined) logger.warn(config.chartRenderer.notice);
+  const renderer =
+    config.chartRenderer.binary === undefined
+      ? undefined
+      : new ChartRenderer({
+          binary: config.chartRenderer.binary,
+          templateTimeoutMs: config.helmTemplateTimeoutMs,
+          stopSignal: hooksStop.signal,
+        });
   const helmBinary = new HelmClient({
     helmPath: config.helmPath,
     historyMax: config.helmHistoryMax,
     templateTimeoutMs: config.helmTemplateTimeoutMs,
+    ...(renderer === undefined ? {} : { templater: renderer }),
     // Once SIGTERM's grace for the running work is over, helm is ended as hooks are.
     stopSignal: hooksStop.signal,
     ...(helmKubeconfig === undefined ? {} : { kubeconfigPath: helmKubeconfig }),

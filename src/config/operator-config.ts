@@ -1,5 +1,6 @@
 import { availableParallelism, hostname } from 'node:os';
 import { DEFAULT_JQ_TIMEOUT_MS } from '../jq/jq-engine.ts';
+import { resolveChartRenderer, type ChartRendererChoice } from './chart-renderer-setting.ts';
 import { DEFAULT_HELM_TEMPLATE_TIMEOUT_MS } from '../delivery/helm/helm-client.ts';
 import { HELM2_SETTINGS, SETTINGS } from '../core/setting-names.ts';
 import {
@@ -72,6 +73,8 @@ export interface OperatorConfig {
   readonly jqTimeoutMs: number;
   /** KADDON_HELM_TEMPLATE_TIMEOUT: how long one `helm template` of a chart module may run. */
   readonly helmTemplateTimeoutMs: number;
+  /** KADDON_CHART_RENDERER: what renders chart modules (docs/delivery.md). */
+  readonly chartRenderer: ChartRendererChoice;
   /** KADDON_HOOK_ENV: hooks get the operator's environment (`operator`) or an allow-list (`minimal`). */
   readonly hookEnv: 'operator' | 'minimal';
   /**
@@ -186,6 +189,7 @@ export function loadOperatorConfig(env: SettingSource, flags: SettingSource = {}
     hookTimeoutMs: read.durationMs('hookTimeout', 30 * 60_000),
     jqTimeoutMs: read.durationMs('jqTimeout', DEFAULT_JQ_TIMEOUT_MS),
     helmTemplateTimeoutMs: read.durationMs('helmTemplateTimeout', DEFAULT_HELM_TEMPLATE_TIMEOUT_MS),
+    chartRenderer: resolveChartRenderer(read),
     hookEnv: hookEnv(read),
     concurrentDeliveries: Math.max(1, read.int('concurrentDeliveries', 4)),
     concurrentModuleRuns: Math.max(1, read.int('concurrentModuleRuns', availableParallelism())),

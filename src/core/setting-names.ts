@@ -57,6 +57,7 @@ export const SETTINGS = {
   hookEnv: { flag: 'hook-env', env: ['KADDON_HOOK_ENV'] },
   jqTimeout: { flag: 'jq-timeout', env: ['KADDON_JQ_TIMEOUT'] },
   helmTemplateTimeout: { flag: 'helm-template-timeout', env: ['KADDON_HELM_TEMPLATE_TIMEOUT'] },
+  chartRenderer: { flag: 'chart-renderer', env: ['KADDON_CHART_RENDERER'] },
   hookTimeout: { flag: 'hook-timeout', env: ['KADDON_HOOK_TIMEOUT'] },
   ha: { flag: 'ha', env: ['ADDON_OPERATOR_HA'] },
   haIdentity: { flag: 'pod', env: ['ADDON_OPERATOR_POD'] },

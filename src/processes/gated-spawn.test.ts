@@ -48,6 +48,18 @@ describe('a command spawned behind the gate', () => {
     assert.equal((await subprocess).stdout, "a b|$HOME|'q'|-n|");
   });
 
+  it('with keepStdin, leaves what follows the gate’s line to the command', async () => {
+    const command = gatedCommand(recorder('kept'), [], process.env, { keepStdin: true });
+    const subprocess = execa(command.file, command.args, { stdin: command.stdin, reject: false, detached: true });
+    openGate(command, subprocess)();
+    subprocess.stdin?.end('first line\nsecond');
+    assert.equal((await subprocess).exitCode, 0);
+    assert.equal(
+      readFileSync(path.join(dir, 'kept.out'), 'utf8'),
+      `${String(subprocess.pid)} first line\nsecond\n`,
+    );
+  });
+
   it('adds no PWD to an environment that has none', async () => {
     const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
     const command = gatedCommand('env', [], env);
@@ -58,7 +70,13 @@ describe('a command spawned behind the gate', () => {
 
   it('is left out for a command that cannot be run, so the spawn reports its own error', async () => {
     const missing = gatedCommand(path.join(dir, 'missing'), [], process.env);
-    assert.deepEqual(missing, { file: path.join(dir, 'missing'), args: [], stdin: 'ignore', gated: false });
+    assert.deepEqual(missing, {
+      file: path.join(dir, 'missing'),
+      args: [],
+      stdin: 'ignore',
+      gated: false,
+      keepsStdin: false,
+    });
     assert.equal(gatedCommand('kaddon-no-such-command', [], process.env).gated, false);
     writeFileSync(path.join(dir, 'plain'), 'not executable');
     assert.equal(gatedCommand(path.join(dir, 'plain'), [], process.env).gated, false);

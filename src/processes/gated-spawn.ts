@@ -10,9 +10,9 @@ const SHELL = '/bin/sh';
  * group) with /dev/null as stdin. A kaddon that dies before it writes `go` closes the pipe: `read`
  * sees the end and the command is never started.
  */
-const GATE_SCRIPT = 'IFS= read -r go || exit 143\n[ "$go" = go ] || exit 143\nexec "$0" "$@" </dev/null\n';
+const GATE = 'IFS= read -r go || exit 143\n[ "$go" = go ] || exit 143\n';
 /** The shell exports PWD; a command whose environment has none (a hook's) must not get one. */
-const GATE_SCRIPT_WITHOUT_PWD = `unset PWD\n${GATE_SCRIPT}`;
+const UNSET_PWD = 'unset PWD\n';
 
 /** How to spawn a command through the gate: run `file` with `args` and this `stdin`. */
 export interface GatedCommand {
@@ -21,6 +21,8 @@ export interface GatedCommand {
   readonly stdin: 'pipe' | 'ignore';
   /** Whether the gate is in front: `openGate` must then be called once the pid is known. */
   readonly gated: boolean;
+  /** Whether the command reads its stdin from the pipe (after the gate's line). */
+  readonly keepsStdin: boolean;
 }
 
 /**
@@ -32,15 +34,20 @@ export interface GatedCommand {
  * command. A command that cannot be run (not found, not executable), or a machine without
  * /bin/sh, is spawned as is: it starts no process, or there is no watchdog either, and the error
  * stays the spawn's own. `env` is the whole environment the command gets (its PATH finds it).
+ * With `keepStdin` the command reads on from the pipe after `go` (otherwise its stdin is /dev/null).
  */
 export function gatedCommand(
   file: string,
   args: readonly string[],
   env: Readonly<Record<string, string | undefined>>,
+  options: { readonly keepStdin?: boolean } = {},
 ): GatedCommand {
-  if (!existsSync(SHELL) || !isRunnable(file, env.PATH)) return { file, args, stdin: 'ignore', gated: false };
-  const script = env.PWD === undefined ? GATE_SCRIPT_WITHOUT_PWD : GATE_SCRIPT;
-  return { file: SHELL, args: ['-c', script, file, ...args], stdin: 'pipe', gated: true };
+  const keepsStdin = options.keepStdin === true;
+  if (!existsSync(SHELL) || !isRunnable(file, env.PATH))
+    return { file, args, stdin: keepsStdin ? 'pipe' : 'ignore', gated: false, keepsStdin };
+  // `read` takes a pipe byte by byte: what follows `go` is left for the command.
+  const script = `${env.PWD === undefined ? UNSET_PWD : ''}${GATE}exec "$0" "$@"${keepsStdin ? '' : ' </dev/null'}\n`;
+  return { file: SHELL, args: ['-c', script, file, ...args], stdin: 'pipe', gated: true, keepsStdin };
 }
 
 /**
@@ -58,7 +65,8 @@ export function openGate(
     subprocess.stdin.on('error', () => {
       // The gate ended before reading (the spawn failed or it was killed): nothing to start.
     });
-    subprocess.stdin.end('go\n');
+    if (command.keepsStdin) subprocess.stdin.write('go\n');
+    else subprocess.stdin.end('go\n');
   }
   return groupGone;
 }

@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { ensureHelm } from '../cluster/ensure-helm.ts';
 import { descendants, isAlive, type ProcessEntry } from '../processes.ts';
 import { repoRoot } from '../repo-root.ts';
+import { ensureRenderer } from '../charts/reference-helm.ts';
 import { makeTempTree } from '../temp-tree.ts';
 import { leftIn } from './run-kaddon.ts';
 
@@ -77,11 +78,12 @@ async function stopMidRun(
   signal: Stopper,
   args: readonly string[],
   busy: (processes: ProcessEntry[]) => boolean,
+  env: Readonly<Record<string, string>> = {},
 ): Promise<{ code: number | null; stderr: string }> {
   const tmpRoot = mkdtempSync(path.join(tmpdir(), 'kaddon-no-orphans-'));
   try {
     const child = spawn(process.execPath, [path.join(repoRoot, 'bin/kaddon.js'), 'build', ...args], {
-      env: { ...process.env, TMPDIR: tmpRoot },
+      env: { ...process.env, ...env, TMPDIR: tmpRoot },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     let stderr = '';
@@ -109,16 +111,32 @@ async function stopMidRun(
 }
 
 const rendering = (found: ProcessEntry[]): boolean => found.some((entry) => entry.command === 'helm');
+/** The chart renderer's command name, as the kernel keeps it (15 characters). */
+const renderingNatively = (found: ProcessEntry[]): boolean =>
+  found.some((entry) => entry.command === 'kaddon-chart-r' || entry.command === 'kaddon-chart-re');
 const napping = (found: ProcessEntry[]): boolean =>
   found.filter((entry) => entry.command === 'sleep').length === 2;
 
 describe('kaddon build ended mid-run leaves nothing running or behind', () => {
   for (const signal of ['SIGKILL', 'SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
-    it(`${signal} during a chart render that never ends`, async () => {
+    it(`${signal} during a chart render that never ends (the chart renderer)`, async () => {
+      ensureRenderer();
+      const outcome = await stopMidRun(signal, [chartModules(`renderer-${signal}`)], renderingNatively, {
+        KADDON_CHART_RENDERER: 'native',
+      });
+      if (signal === 'SIGKILL') assert.equal(outcome.code, null);
+      else {
+        assert.equal(outcome.code, 1, outcome.stderr);
+        assert.match(outcome.stderr, /release 'boom': helm template .*was ended: kaddon is stopping/);
+      }
+    });
+
+    it(`${signal} during a chart render that never ends (helm template)`, async () => {
       const outcome = await stopMidRun(
         signal,
         [chartModules(`chart-${signal}`), '--helm-path', helmPath],
         rendering,
+        { KADDON_CHART_RENDERER: 'helm' },
       );
       if (signal === 'SIGKILL') assert.equal(outcome.code, null);
       else {

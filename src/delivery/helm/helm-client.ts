@@ -69,6 +69,13 @@ export interface HelmClientOptions {
   /** How long one `helm template` may run (KADDON_HELM_TEMPLATE_TIMEOUT); default 30 s. */
   readonly templateTimeoutMs?: number;
   /**
+   * Renders charts in place of `helm template` (the chart renderer, docs/delivery.md "Chart modules
+   * without a process per render"); `helm template` when not given.
+   */
+  readonly templater?: {
+    template(release: string, namespace: string, chartDir: string, values: JsonObject): Promise<string>;
+  };
+  /**
    * Aborted when kaddon stops (SIGTERM, SIGINT; the operator: once its shutdown grace for the running
    * work is over): the running helm's process group is ended, and no helm starts any more.
    */
@@ -223,8 +230,13 @@ export class HelmClient {
     await this.#run(release, args, timeoutSeconds * 1000 + PROCESS_GRACE_MS);
   }
 
-  /** `helm template`: the chart rendered offline with the values, hooks included, CRDs not. */
+  /**
+   * `helm template`: the chart rendered offline with the values, hooks included, CRDs not; by the
+   * chart renderer when one is given.
+   */
   async template(release: string, namespace: string, chartDir: string, values: JsonObject): Promise<string> {
+    if (this.#options.templater !== undefined)
+      return this.#options.templater.template(release, namespace, chartDir, values);
     const args = ['template', release, chartDir, '--namespace', namespace];
     const timeoutMs = this.#options.templateTimeoutMs ?? DEFAULT_HELM_TEMPLATE_TIMEOUT_MS;
     return this.#withValuesFile(release, values, (valuesFile) =>
@@ -358,6 +370,7 @@ function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
-function formatSeconds(ms: number): string {
+/** `2.5 s`: a time limit as helm messages name it. */
+export function formatSeconds(ms: number): string {
   return `${String(Math.round(ms / 100) / 10)} s`;
 }

@@ -1,0 +1,39 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ensureGoBinary } from '../cluster/go-build.ts';
+import { repoRoot } from '../repo-root.ts';
+
+/** The Helm version chart-renderer/go.mod builds the renderer on. */
+export function rendererHelmVersion(): string {
+  const goMod = readFileSync(path.join(repoRoot, 'chart-renderer', 'go.mod'), 'utf8');
+  const version = /^require helm\.sh\/helm\/v4 (v\S+)$/m.exec(goMod)?.[1];
+  if (version === undefined) throw new Error('chart-renderer/go.mod names no helm.sh/helm/v4 version');
+  return version;
+}
+
+/**
+ * The helm CLI of the renderer's Helm version, built from the Go module proxy as its release is
+ * (the version stamped with -X), cached under ~/.cache/kaddon/helm-cli/: the reference the
+ * renderer's output is compared with.
+ */
+export function ensureReferenceHelm(): Promise<string> {
+  const version = rendererHelmVersion();
+  return ensureGoBinary({
+    name: 'helm-cli',
+    module: 'helm.sh/helm/v4',
+    version,
+    package: 'helm.sh/helm/v4/cmd/helm',
+    ldflags: [`-X helm.sh/helm/v4/internal/version.version=${version}`],
+  });
+}
+
+/** The renderer binary, built (or found up to date) by scripts/build-chart-renderer.mjs. */
+export function ensureRenderer(): string {
+  const result = spawnSync(process.execPath, [path.join(repoRoot, 'scripts', 'build-chart-renderer.mjs')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`scripts/build-chart-renderer.mjs failed: ${result.stderr}`);
+  return path.join(repoRoot, 'chart-renderer', 'bin', 'kaddon-chart-renderer');
+}
