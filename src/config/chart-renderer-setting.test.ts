@@ -12,9 +12,11 @@ after(() => {
 });
 
 describe('KADDON_CHART_RENDERER', () => {
-  it('helm, and for now unset: always helm template, with nothing to say', () => {
-    for (const env of [{ KADDON_CHART_RENDERER: 'helm' }, {}])
-      assert.deepEqual(resolveChartRenderer(new SettingReader(env)), { binary: undefined, notice: undefined });
+  it('helm: always helm template, with nothing to say', () => {
+    assert.deepEqual(resolveChartRenderer(new SettingReader({ KADDON_CHART_RENDERER: 'helm' })), {
+      binary: undefined,
+      notice: undefined,
+    });
   });
 
   it('a path: that binary, made absolute', () => {
@@ -37,8 +39,8 @@ describe('KADDON_CHART_RENDERER', () => {
       });
   });
 
-  it('native: the built renderer when there is one, else helm template and a notice', () => {
-    for (const env of [{ KADDON_CHART_RENDERER: 'native' }]) {
+  it('unset or native: the built renderer when there is one, else helm template and a notice', () => {
+    for (const env of [{}, { KADDON_CHART_RENDERER: 'native' }]) {
       const choice = resolveChartRenderer(new SettingReader(env));
       if (choice.binary === undefined) assert.match(choice.notice ?? '', /rendered by `helm template`/);
       else {

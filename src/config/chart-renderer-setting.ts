@@ -23,13 +23,13 @@ export interface ChartRendererChoice {
 }
 
 /** What an unset KADDON_CHART_RENDERER means. */
-const DEFAULT_CHART_RENDERER: string = 'helm';
+const DEFAULT_CHART_RENDERER: string = 'native';
 
 /**
- * KADDON_CHART_RENDERER (docs/delivery.md "Chart modules without a process per render"): `native`,
- * the renderer built with kaddon (chart-renderer/bin/, next to the package's dist/) when
- * it is there, else `helm template` with a notice; `helm` (for now the default), always `helm
- * template`; a path, that binary.
+ * KADDON_CHART_RENDERER (docs/delivery.md "Chart modules without a process per render"): unset or
+ * `native`, the renderer built with kaddon (chart-renderer/bin/, next to the package's dist/) when
+ * it is there, else `helm template` with a notice; `helm`, always `helm template`; a path, that
+ * binary.
  */
 export function resolveChartRenderer(read: SettingReader): ChartRendererChoice {
   const found = read.find('chartRenderer');
