@@ -1,6 +1,6 @@
 import { displayPath } from '../core/display-path.ts';
 import { KaddonError } from '../core/errors.ts';
-import { findExecutable } from '../delivery/helm/find-executable.ts';
+import { findExecutable } from '../processes/find-executable.ts';
 import { ChartRenderer } from '../delivery/helm/chart-renderer.ts';
 import { resolveChartRenderer } from '../config/chart-renderer-setting.ts';
 import { DEFAULT_HELM_TEMPLATE_TIMEOUT_MS, HelmClient } from '../delivery/helm/helm-client.ts';

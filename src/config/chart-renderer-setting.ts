@@ -1,8 +1,6 @@
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { SettingReader } from './setting-reader.ts';
 import { KaddonError } from '../core/errors.ts';
+import { builtInRenderer, runnableRenderer } from '../delivery/helm/chart-renderer.ts';
 
 /** KADDON_CHART_RENDERER names something that cannot be run. */
 class ChartRendererSettingError extends KaddonError {
@@ -36,30 +34,15 @@ export function resolveChartRenderer(read: SettingReader): ChartRendererChoice {
   const value = found?.value ?? DEFAULT_CHART_RENDERER;
   if (value === 'helm') return { binary: undefined, notice: undefined };
   if (found !== undefined && value !== 'native' && value !== '') {
-    if (!isExecutableFile(value)) throw new ChartRendererSettingError(found.name, value);
-    return { binary: path.resolve(value), notice: undefined };
+    const binary = runnableRenderer(value);
+    if (binary === undefined) throw new ChartRendererSettingError(found.name, value);
+    return { binary, notice: undefined };
   }
-  const builtIn = path.join(packageRoot(), 'chart-renderer', 'bin', 'kaddon-chart-renderer');
-  if (isExecutableFile(builtIn)) return { binary: builtIn, notice: undefined };
+  const builtIn = builtInRenderer();
+  if (runnableRenderer(builtIn) !== undefined) return { binary: builtIn, notice: undefined };
   return {
     binary: undefined,
     notice:
       'the chart renderer is not built (Go was missing when kaddon was installed): chart modules are rendered by `helm template`, one process per render; `npm run build:chart-renderer` builds it (docs/delivery.md)',
   };
-}
-
-/** The nearest folder above this module with a package.json: the checkout, or the installed package. */
-function packageRoot(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-  return dir;
-}
-
-function isExecutableFile(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }

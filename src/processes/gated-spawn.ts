@@ -1,6 +1,6 @@
-import { accessSync, constants, existsSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
 import type { Writable } from 'node:stream';
+import { findExecutable } from './find-executable.ts';
 import { orphanWatchdog } from './orphan-watchdog.ts';
 
 const SHELL = '/bin/sh';
@@ -43,7 +43,7 @@ export function gatedCommand(
   options: { readonly keepStdin?: boolean } = {},
 ): GatedCommand {
   const keepsStdin = options.keepStdin === true;
-  if (!existsSync(SHELL) || !isRunnable(file, env.PATH))
+  if (!existsSync(SHELL) || findExecutable(file, env.PATH) === undefined)
     return { file, args, stdin: keepsStdin ? 'pipe' : 'ignore', gated: false, keepsStdin };
   // `read` takes a pipe byte by byte: what follows `go` is left for the command.
   const script = `${env.PWD === undefined ? UNSET_PWD : ''}${GATE}exec "$0" "$@"${keepsStdin ? '' : ' </dev/null'}\n`;
@@ -69,21 +69,4 @@ export function openGate(
     else subprocess.stdin.end('go\n');
   }
   return groupGone;
-}
-
-/** Whether `file` is an executable file, as the spawn would find it (on PATH when it has no slash). */
-function isRunnable(file: string, envPath: string | undefined): boolean {
-  if (file.includes('/')) return isExecutableFile(file);
-  return (envPath ?? '')
-    .split(path.delimiter)
-    .some((dir) => dir !== '' && isExecutableFile(path.join(dir, file)));
-}
-
-function isExecutableFile(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return statSync(file).isFile();
-  } catch {
-    return false;
-  }
 }

@@ -1,9 +1,12 @@
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 
 import type { JsonObject } from '../../core/json.ts';
+import { findExecutable } from '../../processes/find-executable.ts';
 import { gatedCommand, openGate } from '../../processes/gated-spawn.ts';
 import { makeTempDir } from '../../processes/temp-dir.ts';
 import { DEFAULT_HELM_TEMPLATE_TIMEOUT_MS, formatSeconds } from './helm-client.ts';
@@ -19,6 +22,21 @@ export interface ChartRendererOptions {
   readonly templateTimeoutMs?: number;
   /** Aborted when kaddon stops: the render in progress is ended, later ones are refused. */
   readonly stopSignal?: AbortSignal;
+}
+
+/**
+ * Where `npm ci` puts the renderer (scripts/build-chart-renderer.mjs): chart-renderer/bin/ of the
+ * checkout or installed package, the nearest folder above this module with a package.json.
+ */
+export function builtInRenderer(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return path.join(dir, 'chart-renderer', 'bin', 'kaddon-chart-renderer');
+}
+
+/** `file` (a path; a bare name is taken in the working directory) made absolute, if it is an executable file. */
+export function runnableRenderer(file: string): string | undefined {
+  return findExecutable(file.includes('/') ? file : `./${file}`, undefined);
 }
 
 /** One answer of the renderer, as chart-renderer/main.go writes it. */
