@@ -21,7 +21,11 @@ const charts: [string, string, (index: number) => Record<string, unknown>][] = [
     (index) => ({ global: { registry: 'r.example' }, web: { replicas: index, image: 'nginx', port: 80 } }),
   ],
   ['corpus/features', path.join(repoRoot, 'test/charts/corpus/features'), (index) => ({ replicas: index })],
-  ['corpus/big-values (2,000 entries)', path.join(repoRoot, 'test/charts/corpus/big-values'), (index) => ({ n: index })],
+  [
+    'corpus/big-values (2,000 entries)',
+    path.join(repoRoot, 'test/charts/corpus/big-values'),
+    (index) => ({ n: index }),
+  ],
 ];
 
 async function timeRenders(
@@ -41,10 +45,14 @@ const helm = new HelmClient({ helmPath: await ensureReferenceHelm() });
 process.stdout.write(
   `## Chart renders: kaddon-chart-renderer against helm template ${rendererHelmVersion()}, ${String(renders)} renders each\n\n`,
 );
-process.stdout.write('| chart | renderer ms/render | helm template ms/render | helm ÷ renderer |\n|---|---:|---:|---:|\n');
+process.stdout.write(
+  '| chart | renderer ms/render | helm template ms/render | helm ÷ renderer |\n|---|---:|---:|---:|\n',
+);
 for (const [name, dir, valuesFor] of charts) {
   const ours = await timeRenders(renderer, dir, valuesFor);
   const theirs = await timeRenders(helm, dir, valuesFor);
-  process.stdout.write(`| ${name} | ${ours.toFixed(1)} | ${theirs.toFixed(1)} | ${(theirs / ours).toFixed(1)}× |\n`);
+  process.stdout.write(
+    `| ${name} | ${ours.toFixed(1)} | ${theirs.toFixed(1)} | ${(theirs / ours).toFixed(1)}× |\n`,
+  );
 }
 renderer.stop();

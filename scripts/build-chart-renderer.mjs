@@ -33,7 +33,9 @@ function upToDate() {
   return sources.every((file) => !existsSync(file) || statSync(file).mtimeMs <= built);
 }
 
-const helmVersion = /^require helm\.sh\/helm\/v4 (v\S+)$/m.exec(readFileSync(path.join(dir, 'go.mod'), 'utf8'))?.[1];
+const helmVersion = /^require helm\.sh\/helm\/v4 (v\S+)$/m.exec(
+  readFileSync(path.join(dir, 'go.mod'), 'utf8'),
+)?.[1];
 if (helmVersion === undefined) {
   process.stderr.write('chart-renderer/go.mod names no helm.sh/helm/v4 version\n');
   process.exit(1);

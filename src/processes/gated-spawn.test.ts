@@ -23,7 +23,11 @@ describe('a command spawned behind the gate', () => {
   it('starts once the gate is opened, in the gate’s own pid, with an empty stdin', async () => {
     const command = gatedCommand(recorder('opened'), [], process.env);
     assert.equal(command.gated, true);
-    const subprocess = execa(command.file, command.args, { stdin: command.stdin, reject: false, detached: true });
+    const subprocess = execa(command.file, command.args, {
+      stdin: command.stdin,
+      reject: false,
+      detached: true,
+    });
     const groupGone = openGate(command, subprocess);
     const result = await subprocess;
     groupGone();
@@ -50,7 +54,11 @@ describe('a command spawned behind the gate', () => {
 
   it('with keepStdin, leaves what follows the gate’s line to the command', async () => {
     const command = gatedCommand(recorder('kept'), [], process.env, { keepStdin: true });
-    const subprocess = execa(command.file, command.args, { stdin: command.stdin, reject: false, detached: true });
+    const subprocess = execa(command.file, command.args, {
+      stdin: command.stdin,
+      reject: false,
+      detached: true,
+    });
     openGate(command, subprocess)();
     subprocess.stdin?.end('first line\nsecond');
     assert.equal((await subprocess).exitCode, 0);
@@ -65,7 +73,10 @@ describe('a command spawned behind the gate', () => {
     const command = gatedCommand('env', [], env);
     const subprocess = execa(command.file, command.args, { stdin: command.stdin, env, extendEnv: false });
     openGate(command, subprocess)();
-    assert.deepEqual((await subprocess).stdout.split('\n').map((line) => line.split('=')[0]), ['PATH']);
+    assert.deepEqual(
+      (await subprocess).stdout.split('\n').map((line) => line.split('=')[0]),
+      ['PATH'],
+    );
   });
 
   it('is left out for a command that cannot be run, so the spawn reports its own error', async () => {

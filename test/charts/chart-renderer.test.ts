@@ -28,7 +28,12 @@ const charts: [string, string][] = [
 
 /** Values that change what each chart renders; every chart is also rendered with none. */
 const VALUES: Record<string, JsonObject> = {
-  features: { replicas: 5, message: 'v={{ .Values.replicas }}', resources: { limits: { cpu: '1' } }, list: [3, 1] },
+  features: {
+    replicas: 5,
+    message: 'v={{ .Values.replicas }}',
+    resources: { limits: { cpu: '1' } },
+    list: [3, 1],
+  },
   'library-user': { name: 'api', ports: [8080] },
   subcharts: { optional: { enabled: true }, child: { size: 9 }, global: { domain: 'kaddon.dev' } },
   'required-missing': { name: 'given' },
@@ -102,18 +107,26 @@ describe('the chart renderer process', () => {
     tmp.write('never', {
       'Chart.yaml': 'apiVersion: v2\nname: never\nversion: 0.1.0\n',
       'templates/_boom.tpl': NEVER_ENDS,
-      'templates/cm.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  x: "{{ include "boom" "" | len }}"\n',
+      'templates/cm.yaml':
+        'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  x: "{{ include "boom" "" | len }}"\n',
     });
   const small = path.join(corpus, 'library-user');
 
   it('ends a render past its time, says so as for helm, and renders the next one in a new process', async () => {
-    const bounded = new ChartRenderer({ binary: ensureRenderer(), tmpRoot: tmp.root, templateTimeoutMs: 1000 });
+    const bounded = new ChartRenderer({
+      binary: ensureRenderer(),
+      tmpRoot: tmp.root,
+      templateTimeoutMs: 1000,
+    });
     try {
       const first = await bounded.template('lib', 'ns', small, {});
       await assert.rejects(bounded.template('never', 'ns', never(), {}), (error: unknown) => {
         assert.ok(error instanceof HelmError);
         assert.equal(error.ended, 'timeout');
-        assert.match(error.message, /^release 'never': helm template never .* did not finish within 1 s \(KADDON_HELM_TEMPLATE_TIMEOUT\)\.$/);
+        assert.match(
+          error.message,
+          /^release 'never': helm template never .* did not finish within 1 s \(KADDON_HELM_TEMPLATE_TIMEOUT\)\.$/,
+        );
         return true;
       });
       assert.equal(await bounded.template('lib', 'ns', small, {}), first);
@@ -144,7 +157,11 @@ describe('the chart renderer process', () => {
 
   it('ends the render in progress when kaddon stops, and starts no other', async () => {
     const stop = new AbortController();
-    const stopping = new ChartRenderer({ binary: ensureRenderer(), tmpRoot: tmp.root, stopSignal: stop.signal });
+    const stopping = new ChartRenderer({
+      binary: ensureRenderer(),
+      tmpRoot: tmp.root,
+      stopSignal: stop.signal,
+    });
     const running = stopping.template('never', 'ns', never(), {});
     setTimeout(() => {
       stop.abort();

@@ -118,7 +118,11 @@ export class ChartRenderer implements ChartTemplater {
       const command = `template ${release} ${chartDir} --namespace ${namespace} --values ${file}`;
       if (this.#options.stopSignal?.aborted === true)
         throw new HelmError(release, command, 'not run: kaddon is stopping', '', { ended: 'stop' });
-      const reply = await this.#ask({ release, chart: chartDir, namespace, valuesFiles: [file] }, release, command);
+      const reply = await this.#ask(
+        { release, chart: chartDir, namespace, valuesFiles: [file] },
+        release,
+        command,
+      );
       if (reply.exitCode !== 0)
         throw new HelmError(release, command, `exited with code ${String(reply.exitCode)}`, reply.stderr);
       return reply.stdout;
@@ -149,7 +153,10 @@ export class ChartRenderer implements ChartTemplater {
     });
     if (reply instanceof Error) {
       if (ended.byTimeout)
-        throw new HelmError(release, command, `did not finish within ${limit}`, '', { ended: 'timeout', limit });
+        throw new HelmError(release, command, `did not finish within ${limit}`, '', {
+          ended: 'timeout',
+          limit,
+        });
       if (this.#options.stopSignal?.aborted === true)
         throw new HelmError(release, command, 'was ended: kaddon is stopping', '', { ended: 'stop' });
       throw new HelmError(release, command, `could not run (the chart renderer ${reply.message})`, '', {
@@ -223,7 +230,8 @@ export class ChartRenderer implements ChartTemplater {
     if (rest.length === 0) return;
     running.chunks.push(rest);
     running.size += rest.length;
-    if (running.size > MAX_REPLY_BYTES) this.#end(new Error(`printed more than ${String(MAX_REPLY_BYTES)} bytes`));
+    if (running.size > MAX_REPLY_BYTES)
+      this.#end(new Error(`printed more than ${String(MAX_REPLY_BYTES)} bytes`));
   }
 
   /** Kills the renderer's process group; the request in progress is answered with `reason`. */
