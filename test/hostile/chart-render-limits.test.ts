@@ -37,38 +37,49 @@ function chartTree(name: string, helper: string, include: string): string {
 }
 
 describe('chart modules that render for ever or fail at length', () => {
-  it('ends helm and removes its temp files when kaddon build is sent SIGTERM mid-render', async () => {
-    const dir = chartTree('sigterm', EXPONENTIAL, 'include "boom" "" | len');
-    const tmpRoot = mkdtempSync(path.join(tmpdir(), 'kaddon-chart-sigterm-'));
-    try {
-      const child = spawn(
-        process.execPath,
-        [path.join(repoRoot, 'bin/kaddon.js'), 'build', path.join(dir, 'modules'), '--helm-path', helmPath],
-        { env: { ...process.env, TMPDIR: tmpRoot }, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-      });
-      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-      let helm: number | undefined;
-      while (helm === undefined) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        helm = childrenOf(child.pid ?? 0).find((process) => process.command === 'helm')?.pid;
+  // The chart renderer (the default) and `helm template` (KADDON_CHART_RENDERER=helm), each by the
+  // command name the kernel keeps for it.
+  for (const [renderer, command] of [
+    ['native', 'kaddon-chart-r'],
+    ['helm', 'helm'],
+  ] as const)
+    it(`ends the renderer and removes its temp files when kaddon build is sent SIGTERM mid-render (${renderer})`, async () => {
+      const dir = chartTree(`sigterm-${renderer}`, EXPONENTIAL, 'include "boom" "" | len');
+      const tmpRoot = mkdtempSync(path.join(tmpdir(), 'kaddon-chart-sigterm-'));
+      try {
+        const child = spawn(
+          process.execPath,
+          [path.join(repoRoot, 'bin/kaddon.js'), 'build', path.join(dir, 'modules'), '--helm-path', helmPath],
+          {
+            env: { ...process.env, TMPDIR: tmpRoot, KADDON_CHART_RENDERER: renderer },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => {
+          stderr += chunk.toString();
+        });
+        const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+        const deadline = Date.now() + 60_000;
+        let rendering: number | undefined;
+        while (rendering === undefined) {
+          assert.ok(Date.now() < deadline, `no ${command} process within 60 s: ${stderr}`);
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          rendering = childrenOf(child.pid ?? 0).find((process) => process.command.startsWith(command))?.pid;
+        }
+        assert.ok(
+          leftIn(tmpRoot).some((name) => name.startsWith('kaddon-values-boom-')),
+          'the chart renders',
+        );
+        child.kill('SIGTERM');
+        assert.equal(await exited, 1, stderr);
+        assert.match(stderr, /release 'boom': helm template .*was ended: kaddon is stopping/);
+        assert.equal(isAlive(rendering), false, 'no renderer outlives kaddon');
+        assert.deepEqual(leftIn(tmpRoot), [], 'no kaddon-values-* or kaddon-chart-* temp directory left');
+      } finally {
+        rmSync(tmpRoot, { recursive: true, force: true });
       }
-      assert.ok(
-        leftIn(tmpRoot).some((name) => name.startsWith('kaddon-values-boom-')),
-        'helm renders',
-      );
-      child.kill('SIGTERM');
-      assert.equal(await exited, 1, stderr);
-      assert.match(stderr, /release 'boom': helm template .*was ended: kaddon is stopping/);
-      assert.equal(isAlive(helm), false, 'no helm outlives kaddon');
-      assert.deepEqual(leftIn(tmpRoot), [], 'no kaddon-values-* or kaddon-chart-* temp directory left');
-    } finally {
-      rmSync(tmpRoot, { recursive: true, force: true });
-    }
-  });
+    });
 
   it('stops helm template at KADDON_HELM_TEMPLATE_TIMEOUT, naming the module and the setting', async () => {
     const dir = chartTree('timeout', EXPONENTIAL, 'include "boom" "" | len');
