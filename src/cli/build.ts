@@ -53,7 +53,11 @@ Options:
                            {<hook>: {<binding>: [objects]}} (default: empty snapshots)
   --hook-timeout SECONDS   stop a hook that runs longer (default 600)
   --strict                 fail when a $(var) reference is left unresolved
-  --helm-path PATH         the helm binary for chart modules (default $HELM_BIN_PATH or
+  --chart-renderer WHAT    what renders chart modules: native (default: kaddon-chart-renderer,
+                           Helm's own engine in one process), helm (helm template), or a path
+                           (default $KADDON_CHART_RENDERER)
+  --helm-path PATH         the helm binary for chart modules with --chart-renderer helm, or when
+                           the renderer is not built (default $HELM_BIN_PATH or
                            $KADDON_HELM_PATH, else helm on PATH)
   --namespace NS           the release namespace chart modules are rendered for
                            (default $ADDON_OPERATOR_NAMESPACE, else default)
@@ -108,6 +112,7 @@ export const buildFlags = {
   snapshots: { type: 'string' },
   'hook-timeout': { type: 'string' },
   'helm-path': { type: 'string' },
+  'chart-renderer': { type: 'string' },
   namespace: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   ...gitSourceOptions,
@@ -154,6 +159,7 @@ export async function renderForCli(
 ): Promise<CliRender> {
   const read = new SettingReader(process.env, {
     'helm-path': values['helm-path'],
+    'chart-renderer': values['chart-renderer'],
     namespace: values.namespace,
   });
   const stop = stopOnSignals();

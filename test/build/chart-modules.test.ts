@@ -220,9 +220,15 @@ describe('kaddon build with chart modules', () => {
     assert.match(run.stderr, /warning: module 'app': .* has a kustomization and a Chart\.yaml/);
   });
 
-  it('says which module needs helm and how to provide it when there is none', async () => {
+  it('needs no helm with the chart renderer (the default)', async () => {
+    const run = await runCli(['build', example, '--helm-path', path.join(tmp.root, 'no-helm-here')]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /^# source: .*010-web\/templates\/deployment\.yaml$/m);
+  });
+
+  it('says which module needs helm and how to provide it when there is none (--chart-renderer helm)', async () => {
     const missing = path.join(tmp.root, 'no-helm-here');
-    const run = await runCli(['build', example, '--helm-path', missing]);
+    const run = await runCli(['build', example, '--chart-renderer', 'helm', '--helm-path', missing]);
     assert.equal(run.code, 1);
     assert.equal(
       run.stderr,
