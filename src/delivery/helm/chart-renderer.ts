@@ -70,6 +70,8 @@ interface Running {
   /** Settles the request in progress. */
   answer: ((reply: RendererReply | Error) => void) | undefined;
   exited: boolean;
+  /** Why kaddon ended it: the answer of the render in progress once it has exited. */
+  endedBecause: Error | undefined;
 }
 
 /**
@@ -181,6 +183,7 @@ export class ChartRenderer implements ChartTemplater {
       size: 0,
       answer: undefined,
       exited: false,
+      endedBecause: undefined,
     };
     this.#running = running;
     holdOpen(running, false);
@@ -204,7 +207,10 @@ export class ChartRenderer implements ChartTemplater {
             ? `could not be started (${result.shortMessage})`
             : `was ended by ${result.signal}`
           : `exited with code ${String(result.exitCode)}`;
-      running.answer?.(new Error(`${how}${stderrTail.trim() === '' ? '' : `: ${stderrTail.trim()}`}`));
+      running.answer?.(
+        running.endedBecause ??
+          new Error(`${how}${stderrTail.trim() === '' ? '' : `: ${stderrTail.trim()}`}`),
+      );
     });
     return running;
   }
@@ -234,22 +240,25 @@ export class ChartRenderer implements ChartTemplater {
       this.#end(new Error(`printed more than ${String(MAX_REPLY_BYTES)} bytes`));
   }
 
-  /** Kills the renderer's process group; the request in progress is answered with `reason`. */
+  /**
+   * Kills the renderer's process group; the request in progress is answered with `reason` once
+   * the renderer has exited, so that a kaddon that stops has no renderer left when it exits.
+   */
   #end(reason: Error): void {
     const running = this.#running;
     if (running === undefined) return;
     this.#running = undefined;
-    running.exited = true;
+    running.endedBecause = reason;
     const pid = running.process.pid;
-    if (pid !== undefined) {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        // The group has ended.
-      }
+    if (pid === undefined) {
+      running.answer?.(reason);
+      return;
     }
-    running.groupGone();
-    running.answer?.(reason);
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // The group has ended.
+    }
   }
 }
 
