@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { packageRoot } from '../processes/package-root.ts';
 import type { CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -30,7 +30,7 @@ export function runVersion(args: readonly string[], io: CliIo): void {
   }
   if (values.output !== 'text' && values.output !== 'json')
     throw new UsageError(`--output must be text or json, not '${values.output}'`, versionUsage);
-  const root = packageRoot(path.dirname(fileURLToPath(import.meta.url)));
+  const root = packageRoot(import.meta.url);
   const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version?: string };
   const version = manifest.version ?? 'unknown';
   const commit = gitCommit(root);
@@ -39,16 +39,6 @@ export function runVersion(args: readonly string[], io: CliIo): void {
       ? `${JSON.stringify({ version, ...(commit ? { commit } : {}), node: process.version })}\n`
       : `kaddon ${version}${commit ? ` (commit ${commit})` : ''} node ${process.version}\n`,
   );
-}
-
-/** The nearest folder upwards with kaddon's package.json: src/cli/ in a checkout, dist/ when built. */
-function packageRoot(start: string): string {
-  for (let dir = start; ; dir = path.dirname(dir)) {
-    const file = path.join(dir, 'package.json');
-    if (existsSync(file) && (JSON.parse(readFileSync(file, 'utf8')) as { name?: string }).name === 'kaddon')
-      return dir;
-    if (path.dirname(dir) === dir) return start;
-  }
 }
 
 /**

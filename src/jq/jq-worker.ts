@@ -3,7 +3,9 @@ import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from '
 import type { JsonValue } from '../core/json.ts';
 
 /** What the worker answers for one evaluation, with the request's number. */
-type JqWorkerReply = { readonly id: number } & ({ readonly outputs: JsonValue[] } | { readonly error: string });
+type JqWorkerReply = { readonly id: number } & (
+  { readonly outputs: JsonValue[] } | { readonly error: string }
+);
 
 /** One evaluation that did not finish in its budget; the worker was stopped and will be replaced. */
 export class JqBudgetExceeded extends Error {}
@@ -54,23 +56,17 @@ export class JqWorker {
   evaluate(filter: string, input: JsonValue, budgetMs: number): JsonValue[] {
     const port = this.#ready();
     const id = ++this.#lastId;
-    const deadline = performance.now() + budgetMs;
     Atomics.store(this.#flag, 0, 0);
     this.#worker?.postMessage({ id, filter, input });
-    for (;;) {
-      const reply = this.#take(port, id);
-      if (reply !== undefined) {
-        if ('error' in reply) throw new Error(reply.error);
-        return reply.outputs;
-      }
-      const left = deadline - performance.now();
-      if (left <= 0) {
-        this.stop();
-        throw new JqBudgetExceeded(`did not finish within ${String(budgetMs / 1000)} s`);
-      }
-      // Woken by the worker's flag, and every 10 ms in case an answer is queued without a wake-up.
-      if (Atomics.wait(this.#flag, 0, 0, Math.min(left, 10)) !== 'timed-out') Atomics.store(this.#flag, 0, 0);
+    if (Atomics.wait(this.#flag, 0, 0, budgetMs) === 'timed-out') {
+      this.stop();
+      throw new JqBudgetExceeded(`did not finish within ${String(budgetMs / 1000)} s`);
     }
+    // The worker posts its reply before it raises the flag: the reply is queued by now.
+    const reply = this.#take(port, id);
+    if (reply === undefined) throw new Error('the jq worker sent no answer');
+    if ('error' in reply) throw new Error(reply.error);
+    return reply.outputs;
   }
 
   /** This request's reply, if queued; replies to earlier requests are dropped on the way. */

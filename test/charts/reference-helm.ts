@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { builtInRenderer } from '../../src/delivery/helm/chart-renderer.ts';
 import { ensureGoBinary } from '../cluster/go-build.ts';
 import { repoRoot } from '../repo-root.ts';
 
@@ -35,5 +36,5 @@ export function ensureRenderer(): string {
     encoding: 'utf8',
   });
   if (result.status !== 0) throw new Error(`scripts/build-chart-renderer.mjs failed: ${result.stderr}`);
-  return path.join(repoRoot, 'chart-renderer', 'bin', 'kaddon-chart-renderer');
+  return builtInRenderer();
 }

@@ -111,9 +111,9 @@ async function stopMidRun(
 }
 
 const rendering = (found: ProcessEntry[]): boolean => found.some((entry) => entry.command === 'helm');
-/** The chart renderer's command name, as the kernel keeps it (15 characters). */
+/** The chart renderer, by the start of its command name (the kernel keeps 15 characters). */
 const renderingNatively = (found: ProcessEntry[]): boolean =>
-  found.some((entry) => entry.command === 'kaddon-chart-r' || entry.command === 'kaddon-chart-re');
+  found.some((entry) => entry.command.startsWith('kaddon-chart-r'));
 const napping = (found: ProcessEntry[]): boolean =>
   found.filter((entry) => entry.command === 'sleep').length === 2;
 

@@ -1,20 +1,16 @@
-import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
-import os from 'node:os';
+import type { Socket } from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
-
 import type { JsonObject } from '../../core/json.ts';
 import { findExecutable } from '../../processes/find-executable.ts';
 import { gatedCommand, openGate } from '../../processes/gated-spawn.ts';
-import { makeTempDir } from '../../processes/temp-dir.ts';
-import { DEFAULT_HELM_TEMPLATE_TIMEOUT_MS, formatSeconds } from './helm-client.ts';
+import { packageRoot } from '../../processes/package-root.ts';
+import { DEFAULT_HELM_TEMPLATE_TIMEOUT_MS, templateArgs, timeLimit, withValuesFile } from './helm-client.ts';
 import { HelmError } from './helm-error.ts';
 import type { ChartTemplater } from './render-chart-module.ts';
 
 export interface ChartRendererOptions {
-  /** The kaddon-chart-renderer binary (chart-renderer/, built into dist/). */
+  /** The kaddon-chart-renderer binary (chart-renderer/, built into chart-renderer/bin/). */
   readonly binary: string;
   /** Where values files go; default the OS temp dir. */
   readonly tmpRoot?: string;
@@ -26,12 +22,10 @@ export interface ChartRendererOptions {
 
 /**
  * Where `npm ci` puts the renderer (scripts/build-chart-renderer.mjs): chart-renderer/bin/ of the
- * checkout or installed package, the nearest folder above this module with a package.json.
+ * checkout or installed package.
  */
 export function builtInRenderer(): string {
-  let dir = path.dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-  return path.join(dir, 'chart-renderer', 'bin', 'kaddon-chart-renderer');
+  return path.join(packageRoot(import.meta.url), 'chart-renderer', 'bin', 'kaddon-chart-renderer');
 }
 
 /** `file` (a path; a bare name is taken in the working directory) made absolute, if it is an executable file. */
@@ -69,7 +63,6 @@ interface Running {
   size: number;
   /** Settles the request in progress. */
   answer: ((reply: RendererReply | Error) => void) | undefined;
-  exited: boolean;
   /** Why kaddon ended it: the answer of the render in progress once it has exited. */
   endedBecause: Error | undefined;
 }
@@ -110,14 +103,10 @@ export class ChartRenderer implements ChartTemplater {
     this.#end(new Error('the renderer was stopped'));
   }
 
-  async #render(release: string, namespace: string, chartDir: string, values: JsonObject): Promise<string> {
-    const dir = await makeTempDir(
-      path.join(this.#options.tmpRoot ?? os.tmpdir(), `kaddon-values-${release}-`),
-    );
-    try {
-      const file = path.join(dir.path, 'values.json');
-      await writeFile(file, JSON.stringify(values), { mode: 0o600 });
-      const command = `template ${release} ${chartDir} --namespace ${namespace} --values ${file}`;
+  #render(release: string, namespace: string, chartDir: string, values: JsonObject): Promise<string> {
+    return withValuesFile(this.#options.tmpRoot, release, values, async (file) => {
+      // Messages name the `helm template` this render stands for, as HelmClient's do.
+      const command = templateArgs(release, chartDir, namespace, file).join(' ');
       if (this.#options.stopSignal?.aborted === true)
         throw new HelmError(release, command, 'not run: kaddon is stopping', '', { ended: 'stop' });
       const reply = await this.#ask(
@@ -128,16 +117,14 @@ export class ChartRenderer implements ChartTemplater {
       if (reply.exitCode !== 0)
         throw new HelmError(release, command, `exited with code ${String(reply.exitCode)}`, reply.stderr);
       return reply.stdout;
-    } finally {
-      await dir.remove();
-    }
+    });
   }
 
   async #ask(request: Record<string, unknown>, release: string, command: string): Promise<RendererReply> {
     const running = this.#start();
     const id = ++this.#nextId;
     const timeoutMs = this.#options.templateTimeoutMs ?? DEFAULT_HELM_TEMPLATE_TIMEOUT_MS;
-    const limit = `${formatSeconds(timeoutMs)} (KADDON_HELM_TEMPLATE_TIMEOUT)`;
+    const limit = timeLimit(timeoutMs, 'KADDON_HELM_TEMPLATE_TIMEOUT');
     const ended = { byTimeout: false };
     const reply = await new Promise<RendererReply | Error>((resolve) => {
       holdOpen(running, true);
@@ -173,7 +160,8 @@ export class ChartRenderer implements ChartTemplater {
   }
 
   #start(): Running {
-    if (this.#running !== undefined && !this.#running.exited) return this.#running;
+    // Cleared when the renderer exits or is ended: one that is set is running.
+    if (this.#running !== undefined) return this.#running;
     const command = gatedCommand(this.#options.binary, [], process.env, { keepStdin: true });
     const child = execa(command.file, command.args, SPAWN_OPTIONS);
     const running: Running = {
@@ -182,7 +170,6 @@ export class ChartRenderer implements ChartTemplater {
       chunks: [],
       size: 0,
       answer: undefined,
-      exited: false,
       endedBecause: undefined,
     };
     this.#running = running;
@@ -198,7 +185,6 @@ export class ChartRenderer implements ChartTemplater {
       stderrTail = (stderrTail + chunk.toString()).slice(-400);
     });
     void child.then((result) => {
-      running.exited = true;
       running.groupGone();
       if (this.#running === running) this.#running = undefined;
       const how =
@@ -267,14 +253,10 @@ export class ChartRenderer implements ChartTemplater {
  * `kaddon build` waits for it; between renders not, so that a finished command can exit.
  */
 function holdOpen(running: Running, open: boolean): void {
-  const handles: ({ ref?: () => void; unref?: () => void } | null)[] = [
-    running.process,
-    running.process.stdin as unknown as { ref?: () => void; unref?: () => void },
-    running.process.stdout as unknown as { ref?: () => void; unref?: () => void },
-    running.process.stderr as unknown as { ref?: () => void; unref?: () => void },
-  ];
-  for (const handle of handles) {
-    if (open) handle?.ref?.();
-    else handle?.unref?.();
+  const { process: child } = running;
+  // The pipes are sockets, which have ref() and unref() as the process has.
+  for (const handle of [child, child.stdin, child.stdout, child.stderr] as unknown as Socket[]) {
+    if (open) handle.ref();
+    else handle.unref();
   }
 }

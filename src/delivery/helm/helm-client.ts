@@ -120,7 +120,7 @@ export class HelmClient {
     chartDir: string,
     options: UpgradeInstallOptions,
   ): Promise<number> {
-    return this.#withValuesFile(release, options.values, async (valuesFile) => {
+    return withValuesFile(this.#options.tmpRoot, release, options.values, async (valuesFile) => {
       const args = ['upgrade', '--install', release, chartDir, '--namespace', namespace, '-o', 'json'];
       args.push('--values', valuesFile, '--timeout', `${options.timeoutSeconds}s`);
       args.push('--history-max', String(this.#options.historyMax ?? 10));
@@ -237,10 +237,14 @@ export class HelmClient {
   async template(release: string, namespace: string, chartDir: string, values: JsonObject): Promise<string> {
     if (this.#options.templater !== undefined)
       return this.#options.templater.template(release, namespace, chartDir, values);
-    const args = ['template', release, chartDir, '--namespace', namespace];
     const timeoutMs = this.#options.templateTimeoutMs ?? DEFAULT_HELM_TEMPLATE_TIMEOUT_MS;
-    return this.#withValuesFile(release, values, (valuesFile) =>
-      this.#run(release, [...args, '--values', valuesFile], timeoutMs, 'KADDON_HELM_TEMPLATE_TIMEOUT'),
+    return withValuesFile(this.#options.tmpRoot, release, values, (valuesFile) =>
+      this.#run(
+        release,
+        templateArgs(release, chartDir, namespace, valuesFile),
+        timeoutMs,
+        'KADDON_HELM_TEMPLATE_TIMEOUT',
+      ),
     );
   }
 
@@ -257,24 +261,6 @@ export class HelmClient {
       status: scalarText(row.status) as ReleaseState,
       revision: Number(row.revision),
     }));
-  }
-
-  async #withValuesFile<T>(
-    release: string,
-    values: JsonObject,
-    use: (file: string) => Promise<T>,
-  ): Promise<T> {
-    // mkdtemp makes the directory 0700: values may hold secrets.
-    const dir = await makeTempDir(
-      path.join(this.#options.tmpRoot ?? os.tmpdir(), `kaddon-values-${release}-`),
-    );
-    try {
-      const file = path.join(dir.path, 'values.json');
-      await writeFile(file, JSON.stringify(values), { mode: 0o600 });
-      return await use(file);
-    } finally {
-      await dir.remove();
-    }
   }
 
   async #runJson(release: string, args: readonly string[]): Promise<unknown> {
@@ -342,7 +328,7 @@ export class HelmClient {
       if (killTimer === undefined) groupGone();
     });
     if (result.failed || ended !== undefined) {
-      const limit = `${formatSeconds(timeoutMs)}${setting === undefined ? '' : ` (${setting})`}`;
+      const limit = timeLimit(timeoutMs, setting);
       const problem =
         ended === 'timeout'
           ? `did not finish within ${limit}`
@@ -370,7 +356,37 @@ function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
-/** `2.5 s`: a time limit as helm messages name it. */
-export function formatSeconds(ms: number): string {
-  return `${String(Math.round(ms / 100) / 10)} s`;
+/** `2.5 s (KADDON_HELM_TEMPLATE_TIMEOUT)`: a time limit as helm messages name it, with its setting. */
+export function timeLimit(ms: number, setting?: string): string {
+  return `${String(Math.round(ms / 100) / 10)} s${setting === undefined ? '' : ` (${setting})`}`;
+}
+
+/** `helm template`'s arguments, also the command a chart renderer's messages name. */
+export function templateArgs(
+  release: string,
+  chartDir: string,
+  namespace: string,
+  valuesFile: string,
+): string[] {
+  return ['template', release, chartDir, '--namespace', namespace, '--values', valuesFile];
+}
+
+/**
+ * Runs `use` with a values file holding `values`, in a private temp directory (mkdtemp makes it
+ * 0700, the file is 0600: values may hold secrets) removed afterwards, even if kaddon is killed.
+ */
+export async function withValuesFile<T>(
+  tmpRoot: string | undefined,
+  release: string,
+  values: JsonObject,
+  use: (file: string) => Promise<T>,
+): Promise<T> {
+  const dir = await makeTempDir(path.join(tmpRoot ?? os.tmpdir(), `kaddon-values-${release}-`));
+  try {
+    const file = path.join(dir.path, 'values.json');
+    await writeFile(file, JSON.stringify(values), { mode: 0o600 });
+    return await use(file);
+  } finally {
+    await dir.remove();
+  }
 }

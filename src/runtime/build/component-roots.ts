@@ -1,17 +1,10 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { SETTINGS } from '../../core/setting-names.ts';
+import { packageRoot } from '../../processes/package-root.ts';
 
 /** The components that ship with kaddon: `components/` at the root of its package. */
-const builtinComponents = path.join(packageRoot(fileURLToPath(import.meta.url)), 'components');
-
-/** The nearest folder above `file` with a package.json: this module may be in src/, dist/ or a bundle chunk. */
-function packageRoot(file: string): string {
-  let dir = path.dirname(file);
-  while (!existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
-  return dir;
-}
+const builtinComponents = path.join(packageRoot(import.meta.url), 'components');
 
 /** Shared component folders: the flag, $KADDON_COMPONENTS_PATH, `components/` beside each modules dir, then kaddon's own. */
 export function componentRoots(flag: string | undefined, modulesDirs: readonly string[]): string[] {
