@@ -242,6 +242,12 @@ function buildReleaseEngine(
     },
   });
   return selectReleaseEngine(config.delivery, {
+    chosen: config.deliveryChosen,
+    onBinaryStorage: (driver) => {
+      logger.warn(
+        `HELM_DRIVER is '${driver}': releases are delivered by the helm binary; native delivery writes only helm's secret storage (docs/delivery.md)`,
+      );
+    },
     // Release reads share client-go's limit (5 requests/s, burst 10) for each delivery that may run
     // at once, apart from KUBE_CLIENT_QPS; each release written paces its own requests as a helm
     // process does, so what bounds the writes is KADDON_CONCURRENT_DELIVERIES (docs/delivery.md).

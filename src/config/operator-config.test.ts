@@ -8,6 +8,25 @@ import { availableParallelism } from 'node:os';
 import { loadOperatorConfig, OperatorConfigError } from './operator-config.ts';
 
 describe('operator configuration', () => {
+  it('delivers natively unless KADDON_DELIVERY or --delivery says helm', () => {
+    const byDefault = loadOperatorConfig({ ADDON_OPERATOR_NAMESPACE: 'kaddon' });
+    assert.equal(byDefault.delivery, 'native');
+    assert.equal(byDefault.deliveryChosen, false);
+    const binary = loadOperatorConfig({ ADDON_OPERATOR_NAMESPACE: 'kaddon', KADDON_DELIVERY: 'helm' });
+    assert.equal(binary.delivery, 'helm');
+    assert.equal(binary.deliveryChosen, true);
+    const flagged = loadOperatorConfig(
+      { ADDON_OPERATOR_NAMESPACE: 'kaddon', KADDON_DELIVERY: 'helm' },
+      { delivery: 'native' },
+    );
+    assert.equal(flagged.delivery, 'native');
+    assert.equal(flagged.deliveryChosen, true);
+    assert.throws(
+      () => loadOperatorConfig({ ADDON_OPERATOR_NAMESPACE: 'kaddon', KADDON_DELIVERY: 'fast' }),
+      /KADDON_DELIVERY/,
+    );
+  });
+
   it("falls back to shell-operator's names and reads the Kubernetes client settings", () => {
     const config = loadOperatorConfig({
       SHELL_OPERATOR_NAMESPACE: 'kaddon',

@@ -109,8 +109,12 @@ export interface OperatorConfig {
    * `off` keeps addon-operator's check for deleted objects only (docs/drift.md).
    */
   readonly driftMode: 'correct' | 'warn' | 'off';
-  /** KADDON_DELIVERY: who writes releases, the helm binary or kaddon itself (docs/delivery.md). */
+  /**
+   * KADDON_DELIVERY: who writes releases, kaddon itself (`native`, the default) or the helm binary
+   * (docs/delivery.md). `deliveryChosen` says whether it was set, not defaulted.
+   */
   readonly delivery: 'helm' | 'native';
+  readonly deliveryChosen: boolean;
   /** KADDON_DRIFT_INTERVAL: how often delivered objects are checked for drift; the resources monitor's by default. */
   readonly driftIntervalMs: number;
   /**
@@ -204,7 +208,8 @@ export function loadOperatorConfig(env: SettingSource, flags: SettingSource = {}
       read.durationMs('resourcesMonitorInterval', RESOURCES_MONITOR_INTERVAL_MS),
     ),
     gitWebhookSecret: gitWebhookSecret(read),
-    delivery: read.choice('delivery', ['helm', 'native'] as const, 'helm'),
+    delivery: read.choice('delivery', ['helm', 'native'] as const, 'native'),
+    deliveryChosen: read.find('delivery') !== undefined,
     ui: read.choice('ui', ['on', 'off'] as const, 'on') === 'on',
     uiAuth: read.choice('uiAuth', ['kubernetes', 'off'] as const, 'kubernetes'),
     pruneGuardPercent: read.percent('pruneGuardPercent', 50),

@@ -15,12 +15,15 @@ class DeliveryStorageError extends KaddonError {
 
 /**
  * The operator's releases for KADDON_DELIVERY (docs/delivery.md): a ReleaseEngine that reads helm's
- * Secret storage directly; with another HELM_DRIVER the helm binary does everything, as before,
- * and `native` is refused.
+ * Secret storage directly; with another HELM_DRIVER the helm binary does everything, as before:
+ * said through `onBinaryStorage` when the engine is the default, refused when `native` was chosen.
  */
 export function selectReleaseEngine(
   engine: DeliveryEngine,
   options: {
+    /** Whether KADDON_DELIVERY was set; when not, another HELM_DRIVER falls back to the binary. */
+    readonly chosen?: boolean;
+    readonly onBinaryStorage?: (driver: string) => void;
     readonly api: ApplyApi;
     readonly writeApi?: ApplyApi;
     readonly helm: HelmClient;
@@ -32,7 +35,8 @@ export function selectReleaseEngine(
 ): HelmClient | ReleaseEngine {
   const driver = options.helmDriver ?? '';
   if (!['', 'secret', 'secrets'].includes(driver)) {
-    if (engine === 'native') throw new DeliveryStorageError(driver);
+    if (engine === 'native' && options.chosen !== false) throw new DeliveryStorageError(driver);
+    if (engine === 'native') options.onBinaryStorage?.(driver);
     return options.helm;
   }
   return new ReleaseEngine({ engine, ...options });
