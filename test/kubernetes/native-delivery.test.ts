@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { execa } from 'execa';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -244,6 +245,55 @@ describe('native delivery against the real helm 4 binary', () => {
     await nativeEngine.uninstall('takeover', 'takeover');
     assert.deepEqual(await liveConfigMaps('takeover'), ['kept']);
     assert.equal(await helm.status('takeover', 'takeover'), undefined);
+  });
+
+  it("takes over objects addon-operator's helm wrote by client-side apply, and changes them", async () => {
+    // addon-operator's helm 3 library applies client-side as field manager `helm` (an Update entry
+    // in managedFields); a server-side apply as `helm` that changes such a field conflicts with it
+    // unless the ownership is moved into the Apply entry first, as helm 4 does (docs/delivery.md).
+    const { api } = side('native');
+    await api.request('POST', '/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'csa' } },
+    });
+    const chart = path.join(tmp, 'csa-chart');
+    await mkdir(path.join(chart, 'templates'), { recursive: true });
+    await writeFile(path.join(chart, 'Chart.yaml'), 'apiVersion: v2\nname: csa\nversion: 0.2.0\n');
+    await writeFile(path.join(chart, 'templates', 'cm.yaml'), configMaps('csa', ['settings', 'gone']));
+    await execa(helmPath(), ['upgrade', '--install', 'csa', chart, '-n', 'csa', '--server-side=false'], {
+      env: { KUBECONFIG: side('native').cluster.kubeconfigPath, HELM_NO_PLUGINS: '1' },
+    });
+    const managers = async (): Promise<string[]> => {
+      const live = await api.request('GET', '/api/v1/namespaces/csa/configmaps/settings');
+      const entries = (live.metadata as JsonObject).managedFields as JsonObject[];
+      return entries.map((entry) => `${scalarText(entry.manager)}/${scalarText(entry.operation)}`);
+    };
+    assert.deepEqual(await managers(), ['helm/Update']);
+
+    const result = await deliverModule(
+      { module: 'csa', namespace: 'csa', manifest: configMaps('csa', ['settings', 'added'], '2') },
+      { helm: side('native').engine, timeoutSeconds: 60 },
+    );
+    assert.equal(result.outcome, 'upgraded');
+    const settings = await api.request('GET', '/api/v1/namespaces/csa/configmaps/settings');
+    assert.deepEqual(settings.data, { x: '2' });
+    assert.deepEqual(await managers(), ['helm/Apply']);
+    assert.equal(await exists('native', '/api/v1/namespaces/csa/configmaps/gone'), false);
+    assert.deepEqual(
+      (await helmHistory('native', 'csa', 'csa')).map((row) => [row.revision, row.status]),
+      [
+        [1, 'superseded'],
+        [2, 'deployed'],
+      ],
+    );
+    // Further edits need no more moving: the release is recorded as server-side applied.
+    const again = await deliverModule(
+      { module: 'csa', namespace: 'csa', manifest: configMaps('csa', ['settings', 'added'], '3') },
+      { helm: side('native').engine, timeoutSeconds: 60 },
+    );
+    assert.equal(again.outcome, 'upgraded');
+    assert.deepEqual((await api.request('GET', '/api/v1/namespaces/csa/configmaps/settings')).data, {
+      x: '3',
+    });
   });
 
   it('records a failed upgrade as helm does and goes on from it', async () => {

@@ -11,6 +11,7 @@ import {
   type ObjectTarget,
 } from '../drift/release-objects.ts';
 import { KubeApiError } from '../kube-client.ts';
+import { upgradedManagedFields } from './client-side-ownership.ts';
 import { isKept } from './release-manifest.ts';
 
 /** A native delivery that could not be done; the release records it as failed, as helm does. */
@@ -110,6 +111,52 @@ export async function applyTargets(
       failures.map((failure) => failure.problem).join(options.upgrade ? ' && ' : '; '),
       { cause: first?.cause },
     );
+}
+
+/** How often a managed-fields move is tried again when the object changed in between (409). */
+const OWNERSHIP_ATTEMPTS = 5;
+
+/**
+ * Before the first server-side apply of a release last written by client-side apply (helm 3,
+ * addon-operator's helm library): each existing object's client-side ownership by `helm` is moved
+ * into its Apply entry (docs/delivery.md "Releases written by client-side apply"), with the
+ * object's resourceVersion in the patch so that a concurrent write makes it fail and be tried
+ * again. Nothing else of the object changes.
+ */
+export async function takeOverClientSideOwnership(
+  api: ApplyApi,
+  release: string,
+  targets: readonly ReleaseTarget[],
+  stop?: AbortSignal,
+): Promise<void> {
+  for (const { target } of targets) {
+    for (let attempt = 1; ; attempt++) {
+      if (stop?.aborted === true) throw new NativeDeliveryError(release, 'stopped: kaddon is stopping');
+      const live = await getLive(api, target);
+      const metadata = isJsonObject(live?.metadata) ? live.metadata : undefined;
+      const managedFields = Array.isArray(metadata?.managedFields) ? metadata.managedFields : [];
+      const upgraded = upgradedManagedFields(managedFields, HELM_FIELD_MANAGER);
+      if (metadata === undefined || upgraded === undefined) break;
+      try {
+        await api.request('PATCH', target.path, {
+          body: [
+            { op: 'replace', path: '/metadata/managedFields', value: upgraded },
+            { op: 'replace', path: '/metadata/resourceVersion', value: metadata.resourceVersion ?? '' },
+          ],
+          contentType: 'application/json-patch+json',
+          ...(stop === undefined ? {} : { signal: stop }),
+        });
+        break;
+      } catch (error: unknown) {
+        if (error instanceof KubeApiError && error.status === 409 && attempt < OWNERSHIP_ATTEMPTS) continue;
+        throw new NativeDeliveryError(
+          release,
+          `moving helm's client-side ownership of ${target.label} to server-side apply failed: ${errorMessage(error)}`,
+          { cause: error },
+        );
+      }
+    }
+  }
 }
 
 /**

@@ -12,6 +12,7 @@ import type { ReleaseHelm } from '../helm/recover-release.ts';
 import type { ChartTemplater } from '../helm/render-chart-module.ts';
 import {
   applyTargets,
+  takeOverClientSideOwnership,
   deleteTargets,
   NativeDeliveryError,
   releaseTargets,
@@ -287,6 +288,8 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
         status: 'pending-rollback',
       },
       version: last.version + 1,
+      // Written by server-side apply whatever the target revision was written by, as helm 4 records.
+      apply_method: 'ssa',
     };
     await this.#write(paced, record, history, now);
     const objects = manifestObjects(target.manifest, `release ${release} revision ${String(revision)}`);
@@ -402,6 +405,9 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     const { name, namespace } = record;
     try {
       const resolved = await targets();
+      // helm 4 moves a client-side applied release's ownership before its first server-side apply.
+      if (from !== undefined && from.apply_method !== 'ssa')
+        await takeOverClientSideOwnership(api, name, resolved, this.#options.stopSignal);
       await applyTargets(api, name, resolved, {
         upgrade: from !== undefined,
         stop: this.#options.stopSignal,
