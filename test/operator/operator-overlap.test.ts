@@ -91,6 +91,8 @@ describe('overlapping helm deliveries (KADDON_CONCURRENT_DELIVERIES)', () => {
     const operator = env.startOperator({
       forceKillAfterDelay: 30_000,
       extraEnv: {
+        // The wrapper watches the helm binary's upgrades: the helm engine, not the default native one.
+        KADDON_DELIVERY: 'helm',
         HELM_BIN_PATH: path.join(env.tree.root, 'helm-wrapper.sh'),
         KADDON_HELM_PATH: '',
         KADDON_CONCURRENT_DELIVERIES: String(LIMIT),

@@ -241,6 +241,8 @@ exec "${env.helmPath}" "$@"
       extraEnv: {
         KADDON_MODULE_FAILURE_POLICY: 'block',
         KADDON_CONCURRENT_MODULE_RUNS: '4',
+        // The wrapper watches the helm binary's upgrades: the helm engine, not the default native one.
+        KADDON_DELIVERY: 'helm',
         HELM_BIN_PATH: path.join(root, 'helm-wrapper.sh'),
         KADDON_HELM_PATH: '',
       },
