@@ -36,14 +36,18 @@ function withoutLastApplied(fields: JsonObject): JsonObject {
   if (!isJsonObject(metadata)) return fields;
   const annotations = metadata['f:annotations'];
   if (!isJsonObject(annotations) || !(LAST_APPLIED in annotations)) return fields;
-  const { [LAST_APPLIED]: _dropped, ...keptAnnotations } = annotations;
-  const { 'f:annotations': _annotations, ...keptMetadata } = metadata;
-  const nextMetadata: JsonObject =
+  const keptAnnotations = withoutKey(annotations, LAST_APPLIED);
+  const keptMetadata =
     Object.keys(keptAnnotations).length > 0
-      ? { ...keptMetadata, 'f:annotations': keptAnnotations }
-      : keptMetadata;
-  const { 'f:metadata': _metadata, ...rest } = fields;
-  return Object.keys(nextMetadata).length > 0 ? { ...rest, 'f:metadata': nextMetadata } : rest;
+      ? { ...metadata, 'f:annotations': keptAnnotations }
+      : withoutKey(metadata, 'f:annotations');
+  return Object.keys(keptMetadata).length > 0
+    ? { ...fields, 'f:metadata': keptMetadata }
+    : withoutKey(fields, 'f:metadata');
+}
+
+function withoutKey(object: JsonObject, key: string): JsonObject {
+  return Object.fromEntries(Object.entries(object).filter(([name]) => name !== key));
 }
 
 function fieldsOf(entry: JsonObject | undefined): JsonObject {
