@@ -9,7 +9,13 @@ import { HelmError } from '../../src/delivery/helm/helm-error.ts';
 import { descendants } from '../processes.ts';
 import { repoRoot } from '../repo-root.ts';
 import { makeTempTree } from '../temp-tree.ts';
-import { ensureReferenceHelm, ensureRenderer, rendererHelmVersion } from './reference-helm.ts';
+import {
+  ensureReferenceHelm,
+  ensureRenderer,
+  outcome,
+  releaseName,
+  rendererHelmVersion,
+} from './reference-helm.ts';
 
 /**
  * The chart renderer against `helm template` of the same Helm version (docs/delivery.md "Chart
@@ -47,17 +53,6 @@ const VALUES: Record<string, JsonObject> = {
   },
 };
 
-type Outcome = { readonly stdout: string } | { readonly stderr: string };
-
-async function outcome(render: () => Promise<string>): Promise<Outcome> {
-  try {
-    return { stdout: await render() };
-  } catch (error: unknown) {
-    if (!(error instanceof HelmError) || error.ended !== undefined) throw error;
-    return { stderr: error.stderr };
-  }
-}
-
 const tmp = makeTempTree('chart-renderer');
 let helm: HelmClient;
 let renderer: ChartRenderer;
@@ -76,7 +71,7 @@ describe(`the chart renderer against helm template ${rendererHelmVersion()}`, ()
     for (const values of [{}, VALUES[name]]) {
       if (values === undefined) continue;
       it(`${name}, ${Object.keys(values).length === 0 ? 'its own values' : `values ${JSON.stringify(values).slice(0, 60)}`}`, async () => {
-        const release = `r-${name.replace(/[^a-z0-9]+/g, '-')}`.slice(0, 40).replace(/-$/, '');
+        const release = releaseName(name);
         const theirs = await outcome(() => helm.template(release, 'corpus', dir, values));
         const ours = await outcome(() => renderer.template(release, 'corpus', dir, values));
         assert.deepEqual(ours, theirs);

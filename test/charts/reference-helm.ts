@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { builtInRenderer } from '../../src/delivery/helm/chart-renderer.ts';
+import { HelmError } from '../../src/delivery/helm/helm-error.ts';
 import { ensureGoBinary } from '../cluster/go-build.ts';
 import { repoRoot } from '../repo-root.ts';
 
@@ -37,4 +38,25 @@ export function ensureRenderer(): string {
   });
   if (result.status !== 0) throw new Error(`scripts/build-chart-renderer.mjs failed: ${result.stderr}`);
   return builtInRenderer();
+}
+
+/** What one render printed: stdout where it rendered, stderr where it refused (exited non-zero). */
+export type Outcome = { readonly stdout: string } | { readonly stderr: string };
+
+/**
+ * The outcome of `render` (HelmClient.template or ChartRenderer.template); a render ended from
+ * outside (a time limit, kaddon stopping) is no outcome and throws.
+ */
+export async function outcome(render: () => Promise<string>): Promise<Outcome> {
+  try {
+    return { stdout: await render() };
+  } catch (error: unknown) {
+    if (!(error instanceof HelmError) || error.ended !== undefined) throw error;
+    return { stderr: error.stderr };
+  }
+}
+
+/** The release a test renders the chart called `name` as: `r-` and the name, a valid release name. */
+export function releaseName(name: string): string {
+  return `r-${name.replace(/[^a-z0-9]+/g, '-')}`.slice(0, 40).replace(/-$/, '');
 }
