@@ -109,9 +109,35 @@ export class ModuleObjects {
     this.#cancelResync = undefined;
   }
 
-  /** Resolves when every write asked for so far is done. */
-  async flush(): Promise<void> {
-    while (this.#writing !== undefined) await this.#writing;
+  /**
+   * Resolves when every write asked for so far is done; with `limitMs`, after that long at most:
+   * the writes still queued then are dropped (a stop must end; the next operator writes every
+   * module's status anew) and how many is logged.
+   */
+  async flush(limitMs?: number): Promise<void> {
+    const drained = (async () => {
+      while (this.#writing !== undefined) await this.#writing;
+    })();
+    if (limitMs === undefined) return drained;
+    let cancel: (() => void) | undefined;
+    const timedOut = new Promise<boolean>((resolve) => {
+      cancel = this.#clock.setTimer(() => {
+        resolve(true);
+      }, limitMs);
+    });
+    const late = await Promise.race([drained.then(() => false), timedOut]);
+    cancel?.();
+    if (!late) return;
+    const dropped = this.#pending.size;
+    this.#pending.clear();
+    this.#off = true;
+    this.#logger.warn(
+      'stopping: Module status writes not sent in time were dropped; the next start writes them',
+      {
+        dropped,
+        limitMs,
+      },
+    );
   }
 
   #kick(): void {

@@ -75,6 +75,38 @@ describe('Module objects against a real kube-apiserver', () => {
     );
   });
 
+  it('a stop waits a bounded time for queued status writes, then drops the rest and says how many', async () => {
+    // At 5 requests a second, 60 modules' status would take 12 s to write.
+    const slow = new KubeClient(connectionFromKubeconfig(cluster.kubeconfigPath), {
+      rateLimit: { qps: 5, burst: 1 },
+    });
+    const logger = createCapturingLogger();
+    const objects = new ModuleObjects(slow, logger);
+    await objects.start({ manageCrd: true });
+    for (let index = 0; index < 60; index++) objects.publish(`queued-${String(index)}`, { enabled: true });
+    const startedAt = performance.now();
+    await objects.flush(1_000);
+    const waited = performance.now() - startedAt;
+    assert.ok(waited < 5_000, `flush(1000) waited ${waited.toFixed(0)} ms`);
+    const [dropped] = logger.entries.filter((entry) =>
+      entry.msg.startsWith('stopping: Module status writes'),
+    );
+    const count = Number(dropped?.fields.dropped);
+    assert.ok(count > 30 && count < 60, JSON.stringify(dropped));
+    const list = await admin.request('GET', MODULES_PATH);
+    const written = (Array.isArray(list.items) ? list.items : []).filter(
+      (item) => isJsonObject(item) && String((item.metadata as JsonObject).name).startsWith('queued-'),
+    ).length;
+    assert.ok(written + count <= 60, `${String(written)} written and ${String(count)} dropped of 60`);
+    // Nothing is written after the stop gave up on them.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const after = await admin.request('GET', MODULES_PATH);
+    const writtenLater = (Array.isArray(after.items) ? after.items : []).filter(
+      (item) => isJsonObject(item) && String((item.metadata as JsonObject).name).startsWith('queued-'),
+    ).length;
+    assert.ok(writtenLater <= written + 1, `${String(writtenLater)} after, ${String(written)} at the stop`);
+  });
+
   it('creates the CRD, a Module with its status on first report, and deletes it', async () => {
     const objects = new ModuleObjects(admin, createCapturingLogger());
     await objects.start({ manageCrd: true });

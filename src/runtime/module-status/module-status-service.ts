@@ -7,7 +7,16 @@ import { ModuleStatusPublisher } from './module-status-publisher.ts';
 import { ModuleStatusTracker, type ModuleStatusListener } from './module-status-tracker.ts';
 
 export interface ModuleStatusServiceOptions {
+  /** Health watches of delivered objects. */
   readonly api: HealthApi;
+  /**
+   * Module objects and Events: a client with a limit of its own (docs/module-status.md "Writes"),
+   * so that status at 1,000 modules neither waits behind nor starves the main client; `api` when
+   * not given.
+   */
+  readonly writeApi?: HealthApi;
+  /** How long a stop waits for status writes not yet sent (STOP_FLUSH_MS by default). */
+  readonly stopFlushMs?: number;
   readonly logger: Logger;
   readonly metrics: OperatorMetrics;
   /** ADDON_OPERATOR_NAMESPACE: the default namespace of delivered objects. */
@@ -36,13 +45,20 @@ export interface ModuleStatusService {
 
 /** How often Module objects deleted behind kaddon's back are looked for (docs/module-status.md "Recovery"). */
 const MODULE_OBJECTS_RESYNC_MS = 20_000;
+/**
+ * How long a stop waits for Module status writes still queued (docs/module-status.md "Writes"):
+ * the process must exit within its stop limit (docs/lifecycle.md "Stopping"), and the next
+ * operator writes every module's status anew.
+ */
+export const STOP_FLUSH_MS = 3_000;
 
 export async function startModuleStatus(options: ModuleStatusServiceOptions): Promise<ModuleStatusService> {
   const logger = options.logger.child({ component: 'module-status' });
-  const objects = options.enabled ? new ModuleObjects(options.api, logger) : undefined;
+  const writeApi = options.writeApi ?? options.api;
+  const objects = options.enabled ? new ModuleObjects(writeApi, logger) : undefined;
   await objects?.start({ manageCrd: true, resyncMs: MODULE_OBJECTS_RESYNC_MS });
   const events = objects?.enabled
-    ? new EventRecorder(options.api, logger, { instance: options.instance, mask: options.mask })
+    ? new EventRecorder(writeApi, logger, { instance: options.instance, mask: options.mask })
     : undefined;
   const tracker = new ModuleStatusTracker({
     listeners: [
@@ -73,7 +89,7 @@ export async function startModuleStatus(options: ModuleStatusServiceOptions): Pr
       events?.stop();
       await health?.stop();
       objects?.stop();
-      await objects?.flush();
+      await objects?.flush(options.stopFlushMs ?? STOP_FLUSH_MS);
     },
   };
 }

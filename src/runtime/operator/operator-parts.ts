@@ -99,6 +99,14 @@ export interface OperatorParts {
 }
 
 /**
+ * The Module objects' and Events' own client limit (docs/module-status.md "Writes"): the limits
+ * Flux's controllers default to. At client-go's 5/s, the status of 1,000 modules took minutes to
+ * write after the first convergence, and a stop waited for it.
+ */
+const MODULE_STATUS_QPS = 50;
+const MODULE_STATUS_BURST = 100;
+
+/**
  * Builds the operator from its parts: the resource monitor with release auto-healing (docs/lifecycle.md
  * "Helm delivery") and the drift check (docs/drift.md), the module status (docs/module-status.md),
  * whose watches start here, and the Operator itself.
@@ -167,6 +175,7 @@ export async function wireOperatorParts(
         }
       : {}),
     api: kube,
+    writeApi: client(MODULE_STATUS_QPS, MODULE_STATUS_BURST),
     logger,
     metrics,
     namespace: settings.namespace,
