@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { isJsonObject, type JsonObject } from '../../src/core/json.ts';
+import { isJsonObject, scalarText, type JsonObject } from '../../src/core/json.ts';
 import { KubeClient } from '../../src/delivery/kube-client.ts';
 import { connectionFromKubeconfig } from '../../src/delivery/kube-connection.ts';
 import { MODULES_PATH } from '../../src/delivery/module-crd.ts';
@@ -95,14 +95,14 @@ describe('Module objects against a real kube-apiserver', () => {
     assert.ok(count > 30 && count < 60, JSON.stringify(dropped));
     const list = await admin.request('GET', MODULES_PATH);
     const written = (Array.isArray(list.items) ? list.items : []).filter(
-      (item) => isJsonObject(item) && String((item.metadata as JsonObject).name).startsWith('queued-'),
+      (item) => isJsonObject(item) && scalarText((item.metadata as JsonObject).name).startsWith('queued-'),
     ).length;
     assert.ok(written + count <= 60, `${String(written)} written and ${String(count)} dropped of 60`);
     // Nothing is written after the stop gave up on them.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const after = await admin.request('GET', MODULES_PATH);
     const writtenLater = (Array.isArray(after.items) ? after.items : []).filter(
-      (item) => isJsonObject(item) && String((item.metadata as JsonObject).name).startsWith('queued-'),
+      (item) => isJsonObject(item) && scalarText((item.metadata as JsonObject).name).startsWith('queued-'),
     ).length;
     assert.ok(writtenLater <= written + 1, `${String(writtenLater)} after, ${String(written)} at the stop`);
   });
