@@ -11,7 +11,7 @@ import {
   type ReleaseHelm,
   type ReleaseRecovery,
 } from './recover-release.ts';
-import { RELEASE_CHART_FORMAT, writeReleaseChart } from './release-chart.ts';
+import { RELEASE_CHART_FORMAT, releaseChartTexts, writeReleaseChart } from './release-chart.ts';
 
 /**
  * The release values key that holds the checksum, as addon-operator kept `_addonOperatorModuleChecksum` in
@@ -153,17 +153,25 @@ async function upgradeRelease(
   checksum: string,
   deps: DeliverDeps,
 ): Promise<number> {
-  const dir = await makeTempDir(path.join(deps.tmpRoot ?? os.tmpdir(), `kaddon-release-${input.module}-`));
-  try {
-    await writeReleaseChart(dir.path, input.module, input.manifest);
-    return await deps.helm.upgradeInstall(input.module, input.namespace, dir.path, {
-      values: { [CHECKSUM_VALUES_KEY]: checksum, ...patchesRecord(input.valuesPatches) },
-      timeoutSeconds: deps.timeoutSeconds,
-      ...(input.handedOver ? { handedOver: input.handedOver } : {}),
-    });
-  } finally {
-    await dir.remove();
-  }
+  const options = {
+    values: { [CHECKSUM_VALUES_KEY]: checksum, ...patchesRecord(input.valuesPatches) },
+    timeoutSeconds: deps.timeoutSeconds,
+    ...(input.handedOver ? { handedOver: input.handedOver } : {}),
+  };
+  const texts = releaseChartTexts(input.module, input.manifest);
+  const withDir = async <T>(use: (dir: string) => Promise<T>): Promise<T> => {
+    const dir = await makeTempDir(path.join(deps.tmpRoot ?? os.tmpdir(), `kaddon-release-${input.module}-`));
+    try {
+      await writeReleaseChart(dir.path, input.module, input.manifest);
+      return await use(dir.path);
+    } finally {
+      await dir.remove();
+    }
+  };
+  // The release engine reads the chart from memory; the helm binary needs it on disk.
+  if (deps.helm.upgradeInstallChart)
+    return deps.helm.upgradeInstallChart(input.module, input.namespace, { texts, withDir }, options);
+  return withDir((dir) => deps.helm.upgradeInstall(input.module, input.namespace, dir, options));
 }
 
 function patchesRecord(patches: OwnerPatches | undefined): JsonObject {

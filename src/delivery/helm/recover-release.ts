@@ -1,5 +1,6 @@
 import type { JsonObject } from '../../core/json.ts';
-import type { HelmClient, ReleaseState } from './helm-client.ts';
+import type { HelmClient, ReleaseState, UpgradeInstallOptions } from './helm-client.ts';
+import type { InMemoryReleaseChart } from './release-chart.ts';
 
 export type ReleaseHelm = Pick<
   HelmClient,
@@ -16,6 +17,13 @@ export type ReleaseHelm = Pick<
     timeoutSeconds?: number,
     handedOver?: (object: JsonObject) => boolean,
   ): Promise<void>;
+  /** `upgradeInstall` of a chart held in memory, where the client can take one (the release engine). */
+  upgradeInstallChart?(
+    release: string,
+    namespace: string,
+    chart: InMemoryReleaseChart,
+    options: UpgradeInstallOptions,
+  ): Promise<number>;
 };
 
 /** What was done to a release that an interrupted helm left behind. */

@@ -24,10 +24,29 @@ export async function writeReleaseChart(
   moduleName: string,
   manifestYaml: string,
 ): Promise<void> {
-  await mkdir(path.join(dir, 'templates'), { recursive: true });
-  await mkdir(path.join(dir, 'files'), { recursive: true });
-  const chart = `apiVersion: v2\nname: ${moduleName}\nversion: 0.0.1\ndescription: kaddon release of module ${moduleName}\n`;
-  await writeFile(path.join(dir, 'Chart.yaml'), chart);
-  await writeFile(path.join(dir, 'templates', 'manifest.yaml'), RELEASE_TEMPLATE);
-  await writeFile(path.join(dir, RELEASE_MANIFEST_FILE), manifestYaml);
+  for (const [file, text] of Object.entries(releaseChartTexts(moduleName, manifestYaml))) {
+    await mkdir(path.dirname(path.join(dir, file)), { recursive: true });
+    await writeFile(path.join(dir, file), text);
+  }
+}
+
+/** The release chart's files by their path in the chart: what writeReleaseChart writes. */
+export type ReleaseChartTexts = Readonly<Record<string, string>>;
+
+export function releaseChartTexts(moduleName: string, manifestYaml: string): ReleaseChartTexts {
+  return {
+    'Chart.yaml': `apiVersion: v2\nname: ${moduleName}\nversion: 0.0.1\ndescription: kaddon release of module ${moduleName}\n`,
+    'templates/manifest.yaml': RELEASE_TEMPLATE,
+    [RELEASE_MANIFEST_FILE]: manifestYaml,
+  };
+}
+
+/**
+ * A release chart held in memory: the native engine reads it from there (no files written and
+ * read back for each release, docs/performance.md), and the helm binary gets it written to a
+ * temporary directory, removed after `use`.
+ */
+export interface InMemoryReleaseChart {
+  readonly texts: ReleaseChartTexts;
+  withDir<T>(use: (dir: string) => Promise<T>): Promise<T>;
 }

@@ -35,17 +35,49 @@ const FILES_GET = /^\{\{ \.Files\.Get "([^"]+)" \}\}$/;
  * `.Files.Get` of one file, which is what the native engine evaluates.
  */
 export async function readReleaseChart(chartDir: string, now: Date): Promise<ReleaseChartFiles> {
-  const meta = parseYamlDocument(await readFile(path.join(chartDir, 'Chart.yaml'), 'utf8'), 'Chart.yaml');
+  const texts: Record<string, Buffer> = {
+    'Chart.yaml': await readFile(path.join(chartDir, 'Chart.yaml')),
+  };
+  for (const folder of ['templates', 'files']) {
+    const entries = await readdir(path.join(chartDir, folder), { withFileTypes: true });
+    for (const entry of entries)
+      if (entry.isFile())
+        texts[`${folder}/${entry.name}`] = await readFile(path.join(chartDir, folder, entry.name));
+  }
+  return releaseChartOf(chartDir, texts, now);
+}
+
+/**
+ * The same from the chart's files in memory (InMemoryReleaseChart in src/delivery/helm/release-chart.ts),
+ * by their path in the chart; `label` names the chart in errors.
+ */
+export function releaseChartOf(
+  label: string,
+  files: Readonly<Record<string, string | Buffer>>,
+  now: Date,
+): ReleaseChartFiles {
+  const bytes = (file: string): Buffer => {
+    const content = files[file] ?? '';
+    return typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+  };
+  const meta = parseYamlDocument(bytes('Chart.yaml').toString('utf8'), 'Chart.yaml');
   const metadata = (meta ?? {}) as JsonObject;
   const name = typeof metadata.name === 'string' ? metadata.name : '';
   const modtime = now.toISOString();
-  const templates = await chartFiles(chartDir, 'templates', modtime);
-  const files = await chartFiles(chartDir, 'files', modtime);
+  const inFolder = (folder: string): ChartFile[] =>
+    Object.keys(files)
+      .filter((file) => file.startsWith(`${folder}/`) && !file.slice(folder.length + 1).includes('/'))
+      .sort()
+      .map((file) => {
+        const content = bytes(file);
+        return { name: file, data: content.toString('base64'), modtime, text: content.toString('utf8') };
+      });
+  const templates = inFolder('templates');
+  const chartFiles = inFolder('files');
   const [template] = templates;
   const fileName = templates.length === 1 && template ? FILES_GET.exec(template.text)?.[1] : undefined;
-  const file = files.find((entry) => entry.name === fileName);
-  if (!template || !file)
-    throw new NativeChartError(chartDir, 'not a release chart (one .Files.Get template)');
+  const file = chartFiles.find((entry) => entry.name === fileName);
+  if (!template || !file) throw new NativeChartError(label, 'not a release chart (one .Files.Get template)');
   const chart: JsonObject = {
     metadata: {
       name,
@@ -58,36 +90,20 @@ export async function readReleaseChart(chartDir: string, now: Date): Promise<Rel
     values: null,
     schema: null,
     schemamodtime: '0001-01-01T00:00:00Z',
-    files: files.map(chartFileEntry),
+    files: chartFiles.map(chartFileEntry),
     modtime,
   };
   return { name, chart, output: file.text, source: `${name}/${template.name}` };
 }
 
-async function chartFiles(
-  chartDir: string,
-  folder: string,
-  modtime: string,
-): Promise<{ name: string; data: string; modtime: string; text: string }[]> {
-  const entries = await readdir(path.join(chartDir, folder), { withFileTypes: true });
-  const names = entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => entry.name)
-    .sort();
-  return Promise.all(
-    names.map(async (name) => {
-      const bytes = await readFile(path.join(chartDir, folder, name));
-      return {
-        name: `${folder}/${name}`,
-        data: bytes.toString('base64'),
-        modtime,
-        text: bytes.toString('utf8'),
-      };
-    }),
-  );
+interface ChartFile {
+  readonly name: string;
+  readonly data: string;
+  readonly modtime: string;
+  readonly text: string;
 }
 
 /** A chart file as helm's chart JSON holds it. */
-function chartFileEntry(file: { name: string; data: string; modtime: string }): JsonObject {
+function chartFileEntry(file: ChartFile): JsonObject {
   return { name: file.name, data: file.data, modtime: file.modtime };
 }

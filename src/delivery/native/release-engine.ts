@@ -21,7 +21,8 @@ import {
 } from './apply-release-objects.ts';
 import { UNINSTALL_ORDER, sortByKind } from './helm-kind-order.ts';
 import { currentRevision, isPending, revisionsToTrim } from './release-history.ts';
-import { readReleaseChart } from './release-chart-files.ts';
+import type { InMemoryReleaseChart } from '../helm/release-chart.ts';
+import { readReleaseChart, releaseChartOf, type ReleaseChartFiles } from './release-chart-files.ts';
 import { isHelmHook, manifestObjects, releaseManifest } from './release-manifest.ts';
 import { withStatus, type ReleaseRecord } from './release-record.ts';
 import { ReleaseRecords } from './release-records.ts';
@@ -45,6 +46,12 @@ const RELEASE_WRITE_LIMIT = { qps: 5, burst: 10 } as const;
 interface ReleaseWrite {
   readonly api: ApplyApi;
   readonly records: ReleaseRecords;
+}
+
+/** Where an upgrade's release chart comes from: read by the native engine, a directory for helm. */
+interface ChartSource {
+  read(now: Date): Promise<ReleaseChartFiles>;
+  withDir<T>(use: (chartDir: string) => Promise<T>): Promise<T>;
 }
 
 /** KADDON_DELIVERY: who writes releases (docs/delivery.md). */
@@ -159,8 +166,31 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     chartDir: string,
     options: UpgradeInstallOptions,
   ): Promise<number> {
+    const source: ChartSource = {
+      read: (now) => readReleaseChart(chartDir, now),
+      withDir: (use) => use(chartDir),
+    };
     return this.#writingRelease(release, namespace, (paced) =>
-      this.#upgradeInstall(paced, release, namespace, chartDir, options),
+      this.#upgradeInstall(paced, release, namespace, source, options),
+    );
+  }
+
+  /**
+   * The same for a release chart held in memory: the native engine writes no chart files; the helm
+   * binary (the `helm` engine, a release with Helm hooks) gets them in a temporary directory.
+   */
+  upgradeInstallChart(
+    release: string,
+    namespace: string,
+    chart: InMemoryReleaseChart,
+    options: UpgradeInstallOptions,
+  ): Promise<number> {
+    const source: ChartSource = {
+      read: (now) => Promise.resolve(releaseChartOf(`release ${release}`, chart.texts, now)),
+      withDir: (use) => chart.withDir(use),
+    };
+    return this.#writingRelease(release, namespace, (paced) =>
+      this.#upgradeInstall(paced, release, namespace, source, options),
     );
   }
 
@@ -207,23 +237,25 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     paced: ReleaseWrite,
     release: string,
     namespace: string,
-    chartDir: string,
+    source: ChartSource,
     options: UpgradeInstallOptions,
   ): Promise<number> {
+    const binary = (): Promise<number> =>
+      source.withDir((chartDir) => this.#options.helm.upgradeInstall(release, namespace, chartDir, options));
     // Read with either engine: a release whose records cannot be trusted is not upgraded
     // (docs/delivery.md "Release records").
     const history = await paced.records.history(release, namespace);
     if (this.#options.engine === 'helm') {
       await this.#handOver(paced, history, options);
-      return this.#options.helm.upgradeInstall(release, namespace, chartDir, options);
+      return binary();
     }
     const now = this.#now();
-    const chart = await readReleaseChart(chartDir, now);
+    const chart = await source.read(now);
     const manifest = releaseManifest(chart.output, chart.source, `release ${release}`);
     if (manifest.objects.some(isHelmHook)) {
       this.#toldHooks(release);
       await this.#handOver(paced, history, options);
-      return this.#options.helm.upgradeInstall(release, namespace, chartDir, options);
+      return binary();
     }
     if (isPending(history))
       throw new NativeDeliveryError(release, 'another operation (install/upgrade/rollback) is in progress');
