@@ -11,9 +11,10 @@ import {
 import type { ModulesTree } from '../../loader/modules-tree.ts';
 import { renderTreeWithCharts, type ChartCache } from '../build/render-charts.ts';
 import { ModuleLoadCache, type RenderTreeResult } from '../build/render-tree.ts';
-import { isJsonObject, type JsonObject } from '../../core/json.ts';
+import type { JsonObject } from '../../core/json.ts';
 import { handoverKey } from '../../delivery/native/object-handover.ts';
 import type { OperatorContext } from './operator-context.ts';
+import { prerequisites } from './delivery-prerequisites.ts';
 
 /** The module whose run delivers the tree, for its render and helm metrics. */
 export interface DeliverRun {
@@ -178,35 +179,6 @@ interface ReleaseText {
 }
 
 const releaseTexts = new WeakMap<readonly Resource[], ReleaseText>();
-
-/**
- * The modules among `isPending` that this one needs first (docs/lifecycle.md "Overlapping
- * delivery"): those that hold a Namespace its objects live in, or a CustomResourceDefinition of
- * one of its kinds.
- */
-function prerequisites(
-  module: string,
-  resources: readonly Resource[],
-  slices: ReadonlyMap<string, readonly Resource[]>,
-  isPending: (module: string) => boolean,
-): string[] {
-  const namespaces = new Set(resources.map((resource) => resource.id.namespace).filter(Boolean));
-  const kinds = new Set(resources.map((resource) => `${resource.id.group}/${resource.id.kind}`));
-  const needed = (resource: Resource): boolean => {
-    if (resource.id.kind === 'Namespace' && resource.id.group === '') return namespaces.has(resource.id.name);
-    if (resource.id.kind !== 'CustomResourceDefinition') return false;
-    const spec = isJsonObject(resource.obj.spec) ? resource.obj.spec : {};
-    const names = isJsonObject(spec.names) ? spec.names : {};
-    return (
-      typeof spec.group === 'string' &&
-      typeof names.kind === 'string' &&
-      kinds.has(`${spec.group}/${names.kind}`)
-    );
-  };
-  return [...slices]
-    .filter(([other, theirs]) => other !== module && isPending(other) && theirs.some(needed))
-    .map(([other]) => other);
-}
 
 interface Slice {
   readonly module: string;
