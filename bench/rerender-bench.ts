@@ -6,7 +6,7 @@ import { loadModulesTree } from '../src/loader/modules-tree.ts';
 import { loadTreeSchemas } from '../src/loader/values-schemas.ts';
 import { componentRoots } from '../src/runtime/build/component-roots.ts';
 import { staticValues } from '../src/runtime/build/prepare-values.ts';
-import { releaseText } from '../src/runtime/operator/deliver-tree.ts';
+import { releaseChecksumOf } from '../src/runtime/operator/deliver-tree.ts';
 import { ModuleLoadCache, renderTree, type RenderTreeResult } from '../src/runtime/build/render-tree.ts';
 import { MemoryConfigStore } from '../src/runtime/memory-config-store.ts';
 import { ValuesStore } from '../src/runtime/values-store.ts';
@@ -56,7 +56,7 @@ try {
     });
   // As deliver-tree.ts compares them: a slice handed on unchanged keeps its text and checksum.
   const checksums = (result: RenderTreeResult): void => {
-    for (const resources of result.rendered.slices.values()) releaseText(resources);
+    for (const resources of result.rendered.slices.values()) releaseChecksumOf(resources);
   };
   const timed = (run: () => void): number => {
     const startedAt = performance.now();

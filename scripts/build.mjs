@@ -27,6 +27,14 @@ const externalPackages = {
   },
 };
 
+/** `undici` in the bundle is the three parts of it the bundle uses (scripts/undici-parts.mjs says why). */
+const undiciParts = {
+  name: 'undici-parts',
+  setup(builder) {
+    builder.onResolve({ filter: /^undici$/ }, () => ({ path: path.join(root, 'scripts/undici-parts.mjs') }));
+  },
+};
+
 rmSync(outdir, { recursive: true, force: true });
 await build({
   entryPoints: [path.join(root, 'src/main.ts')],
@@ -36,7 +44,7 @@ await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  plugins: [externalPackages],
+  plugins: [undiciParts, externalPackages],
   // Stack traces of a bundled kaddon point at src/ (bin/kaddon.js turns Node's source maps on).
   sourcemap: true,
   sourcesContent: false,

@@ -41,7 +41,11 @@ const commands = {
   kustomize: async () => (await import('./cli/kustomize.ts')).runKustomize,
   sync: async () => (await import('./cli/sync.ts')).runSync,
   rbac: async () => (await import('./cli/rbac.ts')).runRbac,
-  operator: async () => (await import('./cli/operator.ts')).runOperator,
+  operator: async () => {
+    // Before the operator loads anything: V8's heap sized for an idle process (memory-footprint.ts).
+    (await import('./runtime/operator/memory-footprint.ts')).sizeHeapForOperator();
+    return (await import('./cli/operator.ts')).runOperator;
+  },
   queue: async () => (await import('./cli/debug.ts')).runQueue,
   global: async () => (await import('./cli/debug.ts')).runGlobal,
   module: async () => (await import('./cli/debug.ts')).runModule,

@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { JsonObject } from './json.ts';
-import { objectHealth } from './object-health.ts';
+import { healthFields, objectHealth as wholeObjectHealth } from './object-health.ts';
+
+/** objectHealth, checked to give the same for the fields a health watch keeps (healthFields). */
+function objectHealth(object: JsonObject): ReturnType<typeof wholeObjectHealth> {
+  const health = wholeObjectHealth(object);
+  assert.deepEqual(wholeObjectHealth(healthFields(object)), health);
+  return health;
+}
 
 /** Object states as the API server reports them (recorded from the test cluster with controllers). */
 const deployment = (status: JsonObject, spec: JsonObject = { replicas: 2 }, generation = 1): JsonObject => ({
@@ -272,5 +279,36 @@ describe('objectHealth (kstatus rules)', () => {
       ).message,
       'Unschedulable: 0/1 nodes are available',
     );
+  });
+});
+
+describe('healthFields', () => {
+  it('keeps what objectHealth reads and what names the object, not its pod template or managedFields', () => {
+    const live: JsonObject = {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: {
+        name: 'web',
+        namespace: 'demo',
+        uid: 'c0ffee',
+        resourceVersion: '42',
+        generation: 3,
+        labels: { app: 'web' },
+        managedFields: [{ manager: 'helm', operation: 'Apply', fieldsV1: { 'f:spec': {} } }],
+      },
+      spec: {
+        replicas: 2,
+        strategy: { type: 'RollingUpdate' },
+        template: { spec: { containers: [{ name: 'app', image: 'web:1' }] } },
+      },
+      status: rolledOut,
+    };
+    assert.deepEqual(healthFields(live), {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'demo', resourceVersion: '42', generation: 3 },
+      spec: { replicas: 2 },
+      status: rolledOut,
+    });
   });
 });

@@ -63,6 +63,39 @@ export function objectHealth(object: JsonObject): ObjectHealth {
   return genericHealth(status);
 }
 
+/** The fields of `spec` the kind rules read; objectHealth reads nothing else of it. */
+const HEALTH_SPEC_FIELDS = ['replicas', 'updateStrategy', 'type', 'clusterIP'] as const;
+/** The fields of `metadata` objectHealth reads, with those that name the object and its version. */
+const HEALTH_METADATA_FIELDS = [
+  'name',
+  'namespace',
+  'resourceVersion',
+  'generation',
+  'deletionTimestamp',
+] as const;
+
+/**
+ * What objectHealth reads of an object, with its name, namespace and resourceVersion: what a watch
+ * that only follows health keeps of each object (DeliveredHealth), instead of the whole object with
+ * its pod template and managedFields. objectHealth gives the same for it as for the whole object
+ * (object-health.test.ts checks every case both ways): a rule that reads another field of `spec` or
+ * `metadata` adds it here.
+ */
+export function healthFields(object: JsonObject): JsonObject {
+  const kept: JsonObject = { metadata: pick(asObject(object.metadata), HEALTH_METADATA_FIELDS) };
+  if (object.apiVersion !== undefined) kept.apiVersion = object.apiVersion;
+  if (object.kind !== undefined) kept.kind = object.kind;
+  if (isJsonObject(object.spec)) kept.spec = pick(object.spec, HEALTH_SPEC_FIELDS);
+  if (object.status !== undefined) kept.status = object.status;
+  return kept;
+}
+
+function pick(from: JsonObject, fields: readonly string[]): JsonObject {
+  const picked: JsonObject = {};
+  for (const field of fields) if (from[field] !== undefined) picked[field] = from[field];
+  return picked;
+}
+
 /**
  * A custom resource: kstatus reads only Reconciling and Stalled; kaddon also reads `Ready`, which
  * most controllers set (docs/module-status.md "Health rules"). No status at all is healthy.

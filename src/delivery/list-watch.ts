@@ -50,6 +50,13 @@ export interface ListWatchDeps {
   readonly counters?: WatchCounters;
   /** Told before each pause, so the owner logs it in its own words. */
   readonly onFailure?: (failure: ListWatchFailure) => void;
+  /**
+   * What `objects` holds of each object, when not all of it: a watch that only follows health
+   * keeps what the health rules read (DeliveredHealth). Subscribers still get each event's whole
+   * object; a relist's Deleted events and `subscribe`'s answer carry what was kept. It must keep
+   * metadata's name, namespace and resourceVersion (a relist compares by them).
+   */
+  readonly keep?: (object: JsonObject) => JsonObject;
 }
 
 /** A subscriber: receives every change after the moment it subscribed. */
@@ -111,7 +118,7 @@ export class ListWatch {
     return this.#listed;
   }
 
-  /** The objects as last seen, by `namespace/name`. */
+  /** The objects as last seen (what `keep` keeps of them), by `namespace/name`. */
   get objects(): ReadonlyMap<string, JsonObject> {
     return this.#objects;
   }
@@ -202,7 +209,7 @@ export class ListWatch {
     if (this.#listedOnce) this.#counters.relists += 1;
     this.#listedOnce = true;
     this.#objects.clear();
-    for (const item of items) this.#objects.set(objectKeyOf(item), item);
+    for (const item of items) this.#objects.set(objectKeyOf(item), this.#kept(item));
     this.#resourceVersion = resourceVersionOf(list);
     this.#resolveListed();
     for (const change of changes) this.#notify(change);
@@ -248,12 +255,16 @@ export class ListWatch {
     const object = this.#withKind(event.object);
     const key = objectKeyOf(object);
     if (event.type === 'DELETED') this.#objects.delete(key);
-    else this.#objects.set(key, object);
+    else this.#objects.set(key, this.#kept(object));
     this.#notify({ type: WATCH_EVENT[event.type], object });
   }
 
   #notify(event: ResourceEvent): void {
     for (const subscriber of [...this.#subscribers]) subscriber.onEvent(event);
+  }
+
+  #kept(object: JsonObject): JsonObject {
+    return this.#deps.keep === undefined ? object : this.#deps.keep(object);
   }
 
   #withKind(object: JsonObject): JsonObject {

@@ -1,7 +1,8 @@
 import path from 'node:path';
-import { RE2JS } from 're2js';
+import type * as Re2js from 're2js';
 import { closestName } from '../core/closest-name.ts';
 import { KaddonError } from '../core/errors.ts';
+import { loadOnUse } from '../core/load-on-use.ts';
 import { isTooLongForTimer, parseGoDuration, TOO_LONG_HINT, tooLongProblem } from '../core/go-duration.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import { parseYamlDocument } from '../core/yaml/yaml.ts';
@@ -211,9 +212,12 @@ function isJsonPointer(pointer: string): boolean {
 /** The selector fields matched as Go (RE2) regular expressions, as a kustomize patch target's are. */
 const REGEX_FIELDS = ['group', 'version', 'kind', 'name', 'namespace'];
 
+/** re2js loaded on first use, one copy with select-resources.ts' (values-schema.ts says why). */
+const re2js = loadOnUse('re2js') as () => typeof Re2js;
+
 function checkPattern(pattern: string, where: string, file: string): void {
   try {
-    RE2JS.compile(pattern);
+    re2js().RE2JS.compile(pattern);
   } catch {
     throw new ModuleManifestError(
       file,

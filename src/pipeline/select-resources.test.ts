@@ -226,5 +226,23 @@ describe('compileGoRegExp', () => {
     assert.equal(compileGoRegExp('a(?=b)'), undefined);
     assert.equal(compileGoRegExp('(a)\\1'), undefined);
     assert.equal(compileGoRegExp('a('), undefined);
+    // Refused again: a refusal is not kept as if it compiled.
+    assert.equal(compileGoRegExp('a('), undefined);
+  });
+
+  it('compiles a pattern once for all its copies, and keeps answering past the bound of kept ones', () => {
+    const around = { before: '^(?:', after: ')$' };
+    const first = compileGoRegExp('Deployment|StatefulSet', around);
+    assert.equal(compileGoRegExp('Deployment|StatefulSet', around), first);
+    // The same text wrapped otherwise is another pattern.
+    assert.notEqual(compileGoRegExp('Deployment|StatefulSet'), first);
+    for (let index = 0; index < 2500; index++) {
+      const pattern = compileGoRegExp(`kind${String(index)}|other`, around);
+      assert.equal(pattern?.test(`kind${String(index)}`), true);
+      assert.equal(pattern.test(`kind${String(index)}x`), false);
+    }
+    const again = compileGoRegExp('Deployment|StatefulSet', around);
+    assert.equal(again?.test('StatefulSet'), true);
+    assert.equal(again.test('DaemonSet'), false);
   });
 });

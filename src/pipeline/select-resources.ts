@@ -115,6 +115,22 @@ export function compileGoRegExp(
   pattern: string,
   around: { readonly before: string; readonly after: string } = { before: '', after: '' },
 ): GoRegExp | undefined {
+  const key = `${around.before}\0${pattern}\0${around.after}`;
+  let compiled = compiledPatterns.get(key);
+  if (compiled === undefined) {
+    compiled = compile(pattern, around);
+    if (compiled === undefined) return undefined;
+    if (compiledPatterns.size >= MAX_COMPILED_PATTERNS)
+      compiledPatterns.delete(compiledPatterns.keys().next().value ?? '');
+    compiledPatterns.set(key, compiled);
+  }
+  return compiled;
+}
+
+function compile(
+  pattern: string,
+  around: { readonly before: string; readonly after: string },
+): GoRegExp | undefined {
   if (PLAIN_PATTERN.test(pattern)) {
     // Literal text and `.` read the same in both engines; '.' is spelled out as RE2's (not \r-aware).
     const native = new RegExp(`${around.before}${pattern.replace(/\./g, '[^\\n]')}${around.after}`, 'u');
@@ -127,6 +143,16 @@ export function compileGoRegExp(
     return undefined;
   }
 }
+
+/**
+ * Compiled patterns by their text: every module that uses a shared component (`kind:
+ * Deployment|StatefulSet|DaemonSet`) reads its own copy of the component's selectors, and the
+ * operator keeps each module's read; one compiled program per pattern instead of one per copy
+ * (some 4 kB each in re2js). A test keeps no state (a RegExp without `g`, a new re2js matcher per
+ * call), so a compiled pattern is shared as it is. Bounded, oldest first out.
+ */
+const compiledPatterns = new Map<string, GoRegExp>();
+const MAX_COMPILED_PATTERNS = 1000;
 
 /** One requirement of a Kubernetes label selector. */
 export interface LabelRequirement {

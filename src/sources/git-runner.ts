@@ -1,4 +1,5 @@
-import { GitError, simpleGit } from 'simple-git';
+import type * as SimpleGit from 'simple-git';
+import { loadOnUse } from '../core/load-on-use.ts';
 import type { GitEnvironment } from './git-environment.ts';
 import { GitSourceError } from './git-source-error.ts';
 import type { Redact } from './redact-secrets.ts';
@@ -23,10 +24,17 @@ export interface GitRunnerOptions {
   readonly stopSignal?: AbortSignal;
 }
 
+/**
+ * simple-git, loaded when the first git command runs: an operator without a Git source never loads
+ * it (1.5 MiB of heap, its code and source text kept for the life of the process otherwise).
+ */
+const simpleGitLibrary = loadOnUse('simple-git') as () => typeof SimpleGit;
+
 /** git through simple-git, with the source's environment and nothing inherited. */
 export function createGitRunner(options: GitRunnerOptions): RunGit {
   const { environment, redact, subject } = options;
   return async (args, run = {}) => {
+    const { simpleGit, GitError } = simpleGitLibrary();
     const git = simpleGit({
       binary: environment.binary,
       ...(run.cwd === undefined ? {} : { baseDir: run.cwd }),

@@ -102,6 +102,11 @@ describe('DeliveredHealth', () => {
         assert.ok(Date.now() < deadline, 'a Modified event of c');
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
+      // The watch keeps only what health reads of each object; drift is told the whole object.
+      const modified = events.find(({ module, event }) => module === 'c' && event.type === 'Modified');
+      const object = modified?.event.object as { spec?: JsonObject; metadata?: JsonObject } | undefined;
+      assert.ok(object?.spec?.template, 'the event carries the pod template');
+      assert.ok(object.metadata?.managedFields, 'the event carries managedFields');
     } finally {
       await health.stop();
     }

@@ -1,6 +1,7 @@
 import { builtinKind } from '../../core/builtin-kinds.ts';
 import { errorMessage } from '../../core/errors.ts';
 import {
+  healthFields,
   isHealthFollowed,
   objectHealth,
   type HealthStatus,
@@ -179,6 +180,8 @@ export class DeliveredHealth {
       },
       {
         api: this.#options.api,
+        // Every object of the kind in the namespace is listed; only what health reads is kept.
+        keep: healthFields,
         ...(this.#options.timing ? { timing: this.#options.timing } : {}),
         onFailure: (failure) => {
           this.#options.logger[failure.level]('health watch interrupted', {

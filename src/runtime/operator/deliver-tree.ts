@@ -52,7 +52,9 @@ export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promis
   for (const module of enabled) {
     const resources = result.rendered.slices.get(module) ?? [];
     if (states.get(module)?.prepared !== true) continue;
-    const { manifest, checksum } = releaseText(resources);
+    // Only the running module's manifest is needed: the others' are compared by checksum.
+    const manifest = module === run.module ? releaseManifest(resources) : undefined;
+    const checksum = releaseChecksumOf(resources, manifest);
     if (resources.length === 0 && module === run.module) {
       await deliverEmptySlice(ctx, run, module, result);
       continue;
@@ -63,7 +65,7 @@ export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promis
       if (hadObjects(states.get(module)?.checksum) && run.willRun?.(module) !== true) changed.push(module);
       continue;
     }
-    if (module === run.module) {
+    if (manifest !== undefined) {
       const resourcesMissing = states.get(module)?.resourcesMissing === true;
       const slice = { module, resources, manifest, resourcesMissing, others: result.rendered.slices };
       await deliverOwnSlice(ctx, run, slice, result);
@@ -135,7 +137,7 @@ async function deliverOwnSlice(
   }
   const after = prerequisites(module, resources, slices, (other) => pool.pending(other));
   if (run.background === true) {
-    ctx.state.modules.startDelivery(module, releaseText(resources).checksum);
+    ctx.state.modules.startDelivery(module, releaseChecksumOf(resources, slice.manifest));
     pool.start(module, () => deliverSlice(ctx, run, slice), after);
   } else await pool.run(module, () => deliverSlice(ctx, run, slice), after);
 }
@@ -157,28 +159,28 @@ function reportRender(ctx: OperatorContext, result: RenderTreeResult): void {
 
 const reported = new WeakSet<RenderTreeResult>();
 
+/** A slice's release manifest, printed anew: only the running module's delivery needs it. */
+function releaseManifest(resources: readonly Resource[]): string {
+  return stringifyYamlStream(resources.map((resource) => resource.obj));
+}
+
 /**
- * A slice's release manifest and checksum, made once per slice: every run compares every prepared
- * module's checksum, and a render composed from the modules that changed hands the other modules'
- * slices on as they were (docs/architecture.md "Incremental composition"), so only new slices are
- * printed again.
+ * A slice's release checksum, made once per slice: every run compares every prepared module's
+ * checksum, and a render composed from the modules that changed hands the other modules' slices
+ * on as they were (docs/architecture.md "Incremental composition"), so only new slices are printed
+ * again. Only the checksum is kept: the manifests of every slice of the last render were some
+ * 2.5 kB a module held for nothing. `manifest`, when the caller printed it already, is the slice's.
  */
-export function releaseText(resources: readonly Resource[]): ReleaseText {
-  let text = releaseTexts.get(resources);
-  if (text === undefined) {
-    const manifest = stringifyYamlStream(resources.map((resource) => resource.obj));
-    text = { manifest, checksum: releaseChecksum(manifest) };
-    releaseTexts.set(resources, text);
+export function releaseChecksumOf(resources: readonly Resource[], manifest?: string): string {
+  let checksum = releaseChecksums.get(resources);
+  if (checksum === undefined) {
+    checksum = releaseChecksum(manifest ?? releaseManifest(resources));
+    releaseChecksums.set(resources, checksum);
   }
-  return text;
+  return checksum;
 }
 
-interface ReleaseText {
-  readonly manifest: string;
-  readonly checksum: string;
-}
-
-const releaseTexts = new WeakMap<readonly Resource[], ReleaseText>();
+const releaseChecksums = new WeakMap<readonly Resource[], string>();
 
 interface Slice {
   readonly module: string;
