@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { JsonObject } from '../../src/core/json.ts';
 import { ChartRenderer } from '../../src/delivery/helm/chart-renderer.ts';
-import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
 import { HelmError } from '../../src/delivery/helm/helm-error.ts';
 import { descendants } from '../processes.ts';
 import { repoRoot } from '../repo-root.ts';
-import { makeTempTree } from '../temp-tree.ts';
 import {
-  ensureReferenceHelm,
+  bothRenderers,
   ensureRenderer,
   outcome,
   releaseName,
@@ -53,18 +51,8 @@ const VALUES: Record<string, JsonObject> = {
   },
 };
 
-const tmp = makeTempTree('chart-renderer');
-let helm: HelmClient;
-let renderer: ChartRenderer;
-before(async () => {
-  const binary = ensureRenderer();
-  helm = new HelmClient({ helmPath: await ensureReferenceHelm(), tmpRoot: tmp.root });
-  renderer = new ChartRenderer({ binary, tmpRoot: tmp.root });
-});
-after(() => {
-  renderer.stop();
-  tmp.remove();
-});
+const both = bothRenderers('chart-renderer');
+const tmp = both.tmp;
 
 describe(`the chart renderer against helm template ${rendererHelmVersion()}`, () => {
   for (const [name, dir] of charts)
@@ -72,8 +60,8 @@ describe(`the chart renderer against helm template ${rendererHelmVersion()}`, ()
       if (values === undefined) continue;
       it(`${name}, ${Object.keys(values).length === 0 ? 'its own values' : `values ${JSON.stringify(values).slice(0, 60)}`}`, async () => {
         const release = releaseName(name);
-        const theirs = await outcome(() => helm.template(release, 'corpus', dir, values));
-        const ours = await outcome(() => renderer.template(release, 'corpus', dir, values));
+        const theirs = await outcome(() => both.helm.template(release, 'corpus', dir, values));
+        const ours = await outcome(() => both.renderer.template(release, 'corpus', dir, values));
         assert.deepEqual(ours, theirs);
       });
     }
@@ -81,7 +69,8 @@ describe(`the chart renderer against helm template ${rendererHelmVersion()}`, ()
   it('covers both outcomes: most charts render, the refusing ones are refused', async () => {
     const refused = [];
     for (const [name, dir] of charts)
-      if ('stderr' in (await outcome(() => renderer.template('r', 'corpus', dir, {})))) refused.push(name);
+      if ('stderr' in (await outcome(() => both.renderer.template('r', 'corpus', dir, {}))))
+        refused.push(name);
     // The example chart module needs the global section addon-operator passes.
     assert.deepEqual(refused, [
       'application-type',
@@ -133,7 +122,7 @@ describe('the chart renderer process', () => {
   it('gives each of many renders sent at once its own answer', async () => {
     const names = Array.from({ length: 30 }, (_, index) => `svc-${String(index)}`);
     const outputs = await Promise.all(
-      names.map((name) => renderer.template('lib', 'ns', small, { name, ports: [1] })),
+      names.map((name) => both.renderer.template('lib', 'ns', small, { name, ports: [1] })),
     );
     outputs.forEach((output, index) => {
       assert.match(output, new RegExp(`\\n  name: ${names[index] ?? ''}\\n`));
@@ -141,12 +130,12 @@ describe('the chart renderer process', () => {
   });
 
   it('replaces a renderer that died between renders', async () => {
-    const before = await renderer.template('lib', 'ns', small, {});
+    const before = await both.renderer.template('lib', 'ns', small, {});
     const pids = rendererPids();
     assert.equal(pids.length, 1, 'one renderer runs');
     for (const pid of pids) process.kill(pid, 'SIGKILL');
     await new Promise((resolve) => setTimeout(resolve, 100));
-    assert.equal(await renderer.template('lib', 'ns', small, {}), before);
+    assert.equal(await both.renderer.template('lib', 'ns', small, {}), before);
     assert.notDeepEqual(rendererPids(), pids);
   });
 

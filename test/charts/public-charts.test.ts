@@ -1,21 +1,11 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import type { JsonObject } from '../../src/core/json.ts';
-import { ChartRenderer } from '../../src/delivery/helm/chart-renderer.ts';
-import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
 import { repoRoot } from '../repo-root.ts';
-import { makeTempTree } from '../temp-tree.ts';
-import {
-  ensureReferenceHelm,
-  ensureRenderer,
-  outcome,
-  type Outcome,
-  releaseName,
-  rendererHelmVersion,
-} from './reference-helm.ts';
+import { bothRenderers, outcome, type Outcome, releaseName, rendererHelmVersion } from './reference-helm.ts';
 
 /**
  * The chart renderer against `helm template` of the same Helm version on real charts
@@ -228,18 +218,7 @@ const OPTIONAL: Record<string, { readonly what: string; readonly values: JsonObj
   },
 };
 
-const tmp = makeTempTree('public-charts');
-let helm: HelmClient;
-let renderer: ChartRenderer;
-before(async () => {
-  const binary = ensureRenderer();
-  helm = new HelmClient({ helmPath: await ensureReferenceHelm(), tmpRoot: tmp.root });
-  renderer = new ChartRenderer({ binary, tmpRoot: tmp.root });
-});
-after(() => {
-  renderer.stop();
-  tmp.remove();
-});
+const both = bothRenderers('public-charts');
 
 /**
  * Renders the chart with helm and with the renderer and asserts the same outcome; returns helm's.
@@ -252,14 +231,14 @@ after(() => {
 async function sameAsHelm(name: string, dir: string, values: JsonObject): Promise<Outcome> {
   const release = releaseName(name);
   const [theirs, ours] = await Promise.all([
-    outcome(() => helm.template(release, 'corpus', dir, values)),
-    outcome(() => renderer.template(release, 'corpus', dir, values)),
+    outcome(() => both.helm.template(release, 'corpus', dir, values)),
+    outcome(() => both.renderer.template(release, 'corpus', dir, values)),
   ]);
   if (isDeepStrictEqual(ours, theirs) || !('stdout' in ours) || !('stdout' in theirs)) {
     assert.deepEqual(ours, theirs);
     return theirs;
   }
-  const again = await outcome(() => helm.template(release, 'corpus', dir, values));
+  const again = await outcome(() => both.helm.template(release, 'corpus', dir, values));
   assert.ok('stdout' in again, 'helm rendered the chart once and refused it the next time');
   if (again.stdout === theirs.stdout) assert.equal(ours.stdout, theirs.stdout);
   const generated = generatedParts(theirs.stdout, again.stdout);

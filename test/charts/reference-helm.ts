@@ -1,8 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { builtInRenderer } from '../../src/delivery/helm/chart-renderer.ts';
+import { after, before } from 'node:test';
+import { builtInRenderer, ChartRenderer } from '../../src/delivery/helm/chart-renderer.ts';
+import { HelmClient } from '../../src/delivery/helm/helm-client.ts';
 import { HelmError } from '../../src/delivery/helm/helm-error.ts';
+import { makeTempTree, type TempTree } from '../temp-tree.ts';
 import { ensureGoBinary } from '../cluster/go-build.ts';
 import { repoRoot } from '../repo-root.ts';
 
@@ -59,4 +62,43 @@ export async function outcome(render: () => Promise<string>): Promise<Outcome> {
 /** The release a test renders the chart called `name` as: `r-` and the name, a valid release name. */
 export function releaseName(name: string): string {
   return `r-${name.replace(/[^a-z0-9]+/g, '-')}`.slice(0, 40).replace(/-$/, '');
+}
+
+/** The reference helm and the renderer a test file compares, with the temp tree they write in. */
+export interface BothRenderers {
+  readonly tmp: TempTree;
+  readonly helm: HelmClient;
+  readonly renderer: ChartRenderer;
+}
+
+/**
+ * Makes both in the file's before() (the reference helm may need building first) and stops the
+ * renderer and removes the temp tree in its after(); read `helm` and `renderer` inside tests.
+ */
+export function bothRenderers(prefix: string): BothRenderers {
+  const tmp = makeTempTree(prefix);
+  let made: { helm: HelmClient; renderer: ChartRenderer } | undefined;
+  const get = (): { helm: HelmClient; renderer: ChartRenderer } => {
+    if (made === undefined) throw new Error("bothRenderers: used before the test file's before() ran");
+    return made;
+  };
+  before(async () => {
+    made = {
+      helm: new HelmClient({ helmPath: await ensureReferenceHelm(), tmpRoot: tmp.root }),
+      renderer: new ChartRenderer({ binary: ensureRenderer(), tmpRoot: tmp.root }),
+    };
+  });
+  after(() => {
+    made?.renderer.stop();
+    tmp.remove();
+  });
+  return {
+    tmp,
+    get helm() {
+      return get().helm;
+    },
+    get renderer() {
+      return get().renderer;
+    },
+  };
 }
