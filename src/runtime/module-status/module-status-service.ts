@@ -50,7 +50,7 @@ const MODULE_OBJECTS_RESYNC_MS = 20_000;
  * the process must exit within its stop limit (docs/lifecycle.md "Stopping"), and the next
  * operator writes every module's status anew.
  */
-export const STOP_FLUSH_MS = 3_000;
+const STOP_FLUSH_MS = 3_000;
 
 export async function startModuleStatus(options: ModuleStatusServiceOptions): Promise<ModuleStatusService> {
   const logger = options.logger.child({ component: 'module-status' });
