@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { moduleValuesKey } from '../src/core/module-name.ts';
-import type { GeneratedModulesTree } from './generate-modules.ts';
+import { appName, isDisabled, teamOf, type GeneratedModulesTree } from './generate-modules.ts';
 import { writeManifest, writeTextFile, type Manifest } from './manifest-file.ts';
 
 /**
@@ -13,18 +13,11 @@ import { writeManifest, writeTextFile, type Manifest } from './manifest-file.ts'
  * so the two kinds of tree have the same modules and releases; the ConfigMap edit of
  * bench/operator-bench.ts (`<module>: replicas: 7`) changes the Deployment.
  */
-const WORDS = ['billing', 'catalog', 'checkout', 'search', 'orders', 'ledger', 'shipping', 'profile'];
-const ROLES = ['api', 'worker', 'gateway'];
 const GLOBAL_VALUES = {
   registry: 'registry.example.com/platform',
   domain: 'apps.example.com',
   clusterName: 'bench-cluster',
 };
-
-const isDisabled = (index: number): boolean => index % 10 === 7;
-const teamOf = (index: number): string => `team-${String(index % 8)}`;
-const appName = (index: number): string =>
-  `${WORDS[index % WORDS.length]!}-${ROLES[index % ROLES.length]!}${String(index + 1)}`;
 
 /** Writes `modules` chart modules under os.tmpdir(). */
 export function generateChartModulesTree(modules: number): GeneratedModulesTree {

@@ -37,15 +37,15 @@ const GLOBAL_VALUES = {
 const WORDS = ['billing', 'catalog', 'checkout', 'search', 'orders', 'ledger', 'shipping', 'profile'];
 const ROLES = ['api', 'worker', 'gateway'];
 
-const isDisabled = (index: number): boolean => index % 10 === 7;
+export const isDisabled = (index: number): boolean => index % 10 === 7;
 const isEnabledInModuleValues = (index: number): boolean => index % 5 === 2;
 const hasIngress = (index: number): boolean => index % 3 === 0;
 const isHighlyAvailable = (index: number): boolean => index % 4 === 1;
 const isScraped = (index: number): boolean => index % 3 === 1;
 const hasRootSection = (index: number): boolean => index % 4 === 0;
 
-const teamOf = (index: number): string => `team-${String(index % 8)}`;
-const appName = (index: number): string =>
+export const teamOf = (index: number): string => `team-${String(index % 8)}`;
+export const appName = (index: number): string =>
   `${WORDS[index % WORDS.length]!}-${ROLES[index % ROLES.length]!}${String(index + 1)}`;
 
 /** Deployment, Service and ConfigMap, an Ingress for some, a PodDisruptionBudget when highly available. */

@@ -1,9 +1,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { secretValuesOf, withoutSecretValues } from './secret-values.ts';
 import type { RegExpEngine } from 'ajv/dist/types/index.js';
-import type * as Re2js from 're2js';
 import { errorMessage, KaddonError } from './errors.ts';
-import { loadOnUse } from './load-on-use.ts';
+import { compileRe2 } from './re2.ts';
 import { deepClone, isJsonObject, type JsonObject, type JsonValue } from './json.ts';
 import { addValuesFormats } from './values-schema-formats.ts';
 import { effectiveSchemas, mapSubschemas } from './values-schema-transform.ts';
@@ -167,20 +166,13 @@ function sharedValidators(): { readonly validating: Ajv; readonly defaulting: Aj
 }
 
 /**
- * re2js as CommonJS, loaded on first use as select-resources.ts loads it: an `import` of it beside
- * those `require`s kept two copies of re2js (its code and Unicode tables) in the operator.
- */
-const re2js = loadOnUse('re2js') as () => typeof Re2js;
-
-/**
  * `pattern` and `patternProperties` run with RE2 semantics (re2js, a port of RE2), as addon-operator's
  * Go validator runs them: matching takes linear time, so a schema from a modules tree cannot make
  * validation take exponential time (`(a+)+$` against a long value). Lookarounds and backreferences,
  * which RE2 does not have, are schema errors.
  */
 function re2(pattern: string): { test: (text: string) => boolean } {
-  const compiled = re2js().RE2JS.compile(pattern);
-  return { test: (text) => compiled.matcher(text).find() };
+  return compileRe2(pattern);
 }
 
 /** ajv's engine interface: the constructor, and where standalone code would import it from (unused). */

@@ -117,17 +117,16 @@ export class ModuleObjects {
   async flush(limitMs?: number): Promise<void> {
     const drained = (async () => {
       while (this.#writing !== undefined) await this.#writing;
+      return true;
     })();
-    if (limitMs === undefined) return drained;
-    let cancel: (() => void) | undefined;
-    const timedOut = new Promise<boolean>((resolve) => {
-      cancel = this.#clock.setTimer(() => {
-        resolve(true);
-      }, limitMs);
-    });
-    const late = await Promise.race([drained.then(() => false), timedOut]);
-    cancel?.();
-    if (!late) return;
+    if (limitMs === undefined) {
+      await drained;
+      return;
+    }
+    const done = new AbortController();
+    const inTime = await Promise.race([drained, sleep(this.#clock, limitMs, done.signal).then(() => false)]);
+    done.abort();
+    if (inTime) return;
     const dropped = this.#pending.size;
     this.#pending.clear();
     this.#off = true;

@@ -1,8 +1,7 @@
 import path from 'node:path';
-import type * as Re2js from 're2js';
 import { closestName } from '../core/closest-name.ts';
 import { KaddonError } from '../core/errors.ts';
-import { loadOnUse } from '../core/load-on-use.ts';
+import { compileRe2 } from '../core/re2.ts';
 import { isTooLongForTimer, parseGoDuration, TOO_LONG_HINT, tooLongProblem } from '../core/go-duration.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import { parseYamlDocument } from '../core/yaml/yaml.ts';
@@ -212,12 +211,9 @@ function isJsonPointer(pointer: string): boolean {
 /** The selector fields matched as Go (RE2) regular expressions, as a kustomize patch target's are. */
 const REGEX_FIELDS = ['group', 'version', 'kind', 'name', 'namespace'];
 
-/** re2js loaded on first use, one copy with select-resources.ts' (values-schema.ts says why). */
-const re2js = loadOnUse('re2js') as () => typeof Re2js;
-
 function checkPattern(pattern: string, where: string, file: string): void {
   try {
-    re2js().RE2JS.compile(pattern);
+    compileRe2(pattern);
   } catch {
     throw new ModuleManifestError(
       file,

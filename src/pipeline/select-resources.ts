@@ -1,12 +1,8 @@
-import type * as Re2js from 're2js';
-import { loadOnUse } from '../core/load-on-use.ts';
+import { compileRe2 } from '../core/re2.ts';
 import { KaddonError } from '../core/errors.ts';
 import type { Selector } from '../core/kustomization.ts';
 import { isClusterScoped, type ResId } from '../core/res-id.ts';
 import type { Resource } from '../core/resource.ts';
-
-/** re2js, for patterns beyond PLAIN_PATTERN (compileGoRegExp): loaded when the first one is met. */
-const re2js = loadOnUse('re2js') as () => typeof Re2js;
 
 /** A target selector, or a label or annotation selector, that kustomize would refuse. */
 export class SelectorError extends KaddonError {
@@ -137,8 +133,7 @@ function compile(
     return { test: (text) => native.test(text) };
   }
   try {
-    const compiled = re2js().RE2JS.compile(`${around.before}${pattern}${around.after}`);
-    return { test: (text) => compiled.matcher(text).find() };
+    return compileRe2(`${around.before}${pattern}${around.after}`);
   } catch {
     return undefined;
   }

@@ -22,8 +22,8 @@ export function selectReleaseEngine(
   engine: DeliveryEngine,
   options: {
     /** Whether KADDON_DELIVERY was set; when not, another HELM_DRIVER falls back to the binary. */
-    readonly chosen?: boolean;
-    readonly onBinaryStorage?: (driver: string) => void;
+    readonly chosen: boolean;
+    readonly onBinaryStorage: (driver: string) => void;
     readonly api: ApplyApi;
     readonly writeApi?: ApplyApi;
     readonly helm: HelmClient;
@@ -35,8 +35,10 @@ export function selectReleaseEngine(
 ): HelmClient | ReleaseEngine {
   const driver = options.helmDriver ?? '';
   if (!['', 'secret', 'secrets'].includes(driver)) {
-    if (engine === 'native' && options.chosen !== false) throw new DeliveryStorageError(driver);
-    if (engine === 'native') options.onBinaryStorage?.(driver);
+    if (engine === 'native') {
+      if (options.chosen) throw new DeliveryStorageError(driver);
+      options.onBinaryStorage(driver);
+    }
     return options.helm;
   }
   return new ReleaseEngine({ engine, ...options });
