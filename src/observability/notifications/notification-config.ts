@@ -289,7 +289,7 @@ function readDuration(
   if (ms < min || ms > max)
     throw new NotificationConfigError(
       `${prefix}${key}`,
-      `'${String(value)}' is out of range`,
+      `${JSON.stringify(value)} is out of range`,
       `Use from ${describeMs(min)} to ${describeMs(max)}.`,
     );
   return ms;

@@ -53,8 +53,9 @@ export class NotificationEpisodes {
   toJson(): JsonObject {
     const episodes: JsonObject = {};
     for (const [module, { since, reason, message, count, announced, recoveredAt }] of this.#open) {
-      episodes[module] = { since, reason, message, count, announced };
-      if (recoveredAt !== undefined) (episodes[module] as JsonObject).recoveredAt = recoveredAt;
+      const episode: JsonObject = { since, reason, message, count, announced };
+      if (recoveredAt !== undefined) episode.recoveredAt = recoveredAt;
+      episodes[module] = episode;
     }
     return { episodes };
   }
