@@ -5,7 +5,7 @@ import { GO_DURATION_UNITS, parseGoDuration } from '../../core/go-duration.ts';
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
 import { NOTIFICATION_KINDS, type NotificationKind } from './notification-event.ts';
 
-export const CHANNEL_TYPES = ['slack', 'teams', 'webhook'] as const;
+const CHANNEL_TYPES = ['slack', 'teams', 'webhook'] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
 
 /** One destination, with its URL and HMAC key already read from the Secret. */
@@ -45,7 +45,7 @@ export class NotificationConfigError extends KaddonError {
  * The quiet default: what needs a person. Deliveries and corrected drift happen all day and are
  * asked for by name (docs/notifications.md "Channels").
  */
-export const DEFAULT_EVENTS: readonly NotificationKind[] = [
+const DEFAULT_EVENTS: readonly NotificationKind[] = [
   'failure',
   'recovery',
   'held-uninstall',

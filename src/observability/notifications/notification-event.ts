@@ -20,7 +20,3 @@ export interface NotificationEvent {
   /** The Git revision the event is about, when known: events of one revision are grouped together. */
   readonly revision?: string | undefined;
 }
-
-export function isNotificationKind(text: unknown): text is NotificationKind {
-  return typeof text === 'string' && (NOTIFICATION_KINDS as readonly string[]).includes(text);
-}

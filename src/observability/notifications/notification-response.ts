@@ -31,7 +31,7 @@ export function classifyResponse(status: number, retryAfter: string | null, now:
 }
 
 /** Retry-After as seconds or as an HTTP date, in milliseconds from `now`; undefined when absent or unreadable. */
-export function parseRetryAfter(text: string | null, now: number): number | undefined {
+function parseRetryAfter(text: string | null, now: number): number | undefined {
   if (text === null) return undefined;
   const trimmed = text.trim();
   const ms = /^\d+$/.test(trimmed) ? Number(trimmed) * 1000 : Date.parse(trimmed) - now;

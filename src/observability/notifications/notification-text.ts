@@ -6,7 +6,7 @@ import type { NotificationKind } from './notification-event.ts';
  * A revision that breaks every module must not become a wall of text (docs/notifications.md
  * "Grouping").
  */
-export const MAX_LISTED_MODULES = 20;
+const MAX_LISTED_MODULES = 20;
 
 /** One module's line is cut here: a hook's error output can be long. */
 const MAX_ENTRY_CHARS = 500;
@@ -37,7 +37,7 @@ export function describeTitle(message: NotificationMessage): string {
 }
 
 /** One module's line, without its name. */
-export function describeEntry(kind: NotificationKind, entry: MessageEntry): string {
+function describeEntry(kind: NotificationKind, entry: MessageEntry): string {
   const { episode } = entry;
   if (kind === 'recovery' && episode?.downMs !== undefined)
     return `recovered after ${describeDuration(episode.downMs)}, ${describeCount(episode.failures)}`;
@@ -46,7 +46,7 @@ export function describeEntry(kind: NotificationKind, entry: MessageEntry): stri
 }
 
 /** `12m 30s`, `2h 5m`, `45s`: the largest two units, down to seconds. */
-export function describeDuration(ms: number): string {
+function describeDuration(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));
   const parts = [
     [Math.floor(seconds / 86_400), 'd'],

@@ -23,6 +23,6 @@ export const formatSlackMessage: FormatMessage = (message) => {
 };
 
 /** Slack reads `&`, `<` and `>` as control characters; these three are the ones to escape. */
-export function escapeSlackText(text: string): string {
+function escapeSlackText(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
