@@ -38,7 +38,7 @@ const modules: UiModule[] = Array.from({ length: COUNT }, (_, index) => {
 });
 const state: UiState = {
   overview: () => ({
-    counts: { Ready: 0, Progressing: 0, Failed: 0, Disabled: 0 },
+    counts: { Ready: 0, Progressing: 0, Failed: 0, Maintenance: 0, Disabled: 0 },
     attention: [],
     git: undefined,
     replica: { role: 'leader', version: 'bench', uptimeSeconds: 0 },

@@ -19,6 +19,10 @@ Commands:
   module list|values|patches|config|resource-monitor|render|snapshots|diff [NAME]
                            dump modules, a module's state, its manifests as delivered now,
                            or what delivering it now would change
+  module maintenance NAME on|off
+                           hands off a module: no delivery, drift correction or uninstall
+  module reconcile NAME|--all
+                           run a module (or the whole tree, fetching Git) now
   hook snapshots [NAME]    dump the snapshots of each hook, per binding
   git status               the Git source of the modules: revision in use, last error
   version                  the version of kaddon (also --version)
@@ -48,7 +52,18 @@ const commands = {
   },
   queue: async () => (await import('./cli/debug.ts')).runQueue,
   global: async () => (await import('./cli/debug.ts')).runGlobal,
-  module: async () => (await import('./cli/debug.ts')).runModule,
+  module: async () => {
+    const debug = (await import('./cli/debug.ts')).runModule;
+    const control = (await import('./cli/module-control.ts')).runModuleControl;
+    // maintenance and reconcile act on the Module objects in the cluster; the rest ask the debug socket.
+    const { moduleControlUsage } = await import('./cli/module-control.ts');
+    return async (args: readonly string[], io: CliIo) => {
+      if (args[0] === 'maintenance' || args[0] === 'reconcile') return control(args, io);
+      await debug(args, io);
+      if (args[0] === '--help' || args[0] === '-h') io.stdout(`\n${moduleControlUsage}\n`);
+      return 0;
+    };
+  },
   hook: async () => (await import('./cli/debug.ts')).runHook,
   git: async () => (await import('./cli/debug.ts')).runGit,
   version: async () => (await import('./cli/version.ts')).runVersion,

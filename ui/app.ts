@@ -78,7 +78,7 @@ async function overview(): Promise<Child[]> {
     queues: { name: string; length: number }[];
     running?: string;
   }>('overview');
-  const cards = ['Failed', 'Progressing', 'Ready', 'Disabled'].map((name) =>
+  const cards = ['Failed', 'Maintenance', 'Progressing', 'Ready', 'Disabled'].map((name) =>
     h('div', { class: 'card', 'data-count': name }, h('b', { class: name }, data.counts[name] ?? 0), name),
   );
   return [
@@ -128,7 +128,7 @@ async function modules(query: URLSearchParams): Promise<Child[]> {
   const select = h(
     'select',
     { name: 'state' },
-    ...['', 'Failed', 'Progressing', 'Ready', 'Disabled'].map((value) =>
+    ...['', 'Failed', 'Maintenance', 'Progressing', 'Ready', 'Disabled'].map((value) =>
       h(
         'option',
         value === wanted ? { value, selected: '' } : { value },

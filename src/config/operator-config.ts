@@ -135,6 +135,13 @@ export interface OperatorConfig {
    * guard off (docs/lifecycle.md "Missing inputs and mass deletion").
    */
   readonly pruneGuardPercent: number;
+  /**
+   * KADDON_NOTIFICATIONS_CONFIG_MAP and KADDON_NOTIFICATIONS_SECRET: the routing of notifications
+   * and the URLs it names, in the operator's namespace; no ConfigMap, no notifications
+   * (docs/notifications.md).
+   */
+  readonly notificationsConfigMap: string;
+  readonly notificationsSecret: string;
 }
 
 export type { GitWebhookSecret } from './webhook-secret.ts';
@@ -213,6 +220,8 @@ export function loadOperatorConfig(env: SettingSource, flags: SettingSource = {}
     ui: read.choice('ui', ['on', 'off'] as const, 'on') === 'on',
     uiAuth: read.choice('uiAuth', ['kubernetes', 'off'] as const, 'kubernetes'),
     pruneGuardPercent: read.percent('pruneGuardPercent', 50),
+    notificationsConfigMap: read.text('notificationsConfigMap', 'kaddon-notifications'),
+    notificationsSecret: read.text('notificationsSecret', 'kaddon-notifications'),
   };
 }
 

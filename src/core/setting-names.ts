@@ -77,6 +77,8 @@ export const SETTINGS = {
   driftInterval: { flag: 'drift-interval', env: ['KADDON_DRIFT_INTERVAL'] },
   delivery: { flag: 'delivery', env: ['KADDON_DELIVERY'] },
   pruneGuardPercent: { flag: 'prune-guard-percent', env: ['KADDON_PRUNE_GUARD_PERCENT'] },
+  notificationsConfigMap: { flag: 'notifications-config-map', env: ['KADDON_NOTIFICATIONS_CONFIG_MAP'] },
+  notificationsSecret: { flag: 'notifications-secret', env: ['KADDON_NOTIFICATIONS_SECRET'] },
   gitWebhookSecret: { flag: 'git-webhook-secret', env: ['KADDON_GIT_WEBHOOK_SECRET'] },
   gitWebhookSecretFile: { flag: 'git-webhook-secret-file', env: ['KADDON_GIT_WEBHOOK_SECRET_FILE'] },
   ui: { flag: 'ui', env: ['KADDON_UI'] },

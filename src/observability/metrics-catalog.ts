@@ -86,6 +86,9 @@ export const METRIC_CATALOG = {
   // kaddon's own: module status (docs/module-status.md).
   moduleReady: spec('module_ready', 'gauge', ['module'], '1 while the module is Ready (delivered and healthy), 0 otherwise.'),
   moduleStatusReason: spec('module_status_reason', 'gauge', ['module', 'reason'], "1 for the reason of the module's Ready condition now."),
+  notificationsSent: spec('notifications_sent_total', 'counter', ['channel'], 'Notification messages a channel took (docs/notifications.md).'),
+  notificationsFailed: spec('notification_failures_total', 'counter', ['channel', 'reason'], 'Notification tries that failed (http, network) and messages dropped (budget, rejected).'),
+  moduleMaintenance: spec('module_maintenance', 'gauge', ['module'], '1 while the module is in maintenance: not delivered, drift not corrected, not uninstalled (docs/operations.md).'),
 
   // kaddon's own: drift (docs/drift.md).
   moduleDriftedObjects: spec('module_drifted_objects', 'gauge', ['module'], "Objects of the module's release found changed or deleted outside kaddon at its last drift check."),

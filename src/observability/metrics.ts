@@ -96,6 +96,12 @@ export interface OperatorMetrics {
   haLeader(leading: boolean): void;
   /** A module's Ready condition (docs/module-status.md); undefined drops its series. */
   moduleStatus(module: string, status: { ready: boolean; reason: string } | undefined): void;
+  /** A notification message a channel took (docs/notifications.md). */
+  notificationSent(channel: string): void;
+  /** A failed try (`http`, `network`) or a dropped message (`budget`, `rejected`). */
+  notificationFailed(channel: string, reason: string): void;
+  /** 1 while in maintenance, 0 otherwise; undefined: the module is gone (docs/operations.md). */
+  moduleMaintenance(module: string, on: boolean | undefined): void;
   gitSyncSucceeded(unixSeconds: number): void;
   gitSyncError(): void;
   /** Drifted objects found at the module's last check (docs/drift.md); undefined drops the series. */
@@ -263,6 +269,16 @@ export function createOperatorMetrics(options: OperatorMetricsOptions): Operator
       m.moduleReady.set({ module }, status.ready ? 1 : 0);
       m.moduleStatusReason.set({ module, reason: status.reason }, 1);
       statusReasons.set(module, status.reason);
+    },
+    notificationSent(channel) {
+      m.notificationsSent.inc({ channel });
+    },
+    notificationFailed(channel, reason) {
+      m.notificationsFailed.inc({ channel, reason });
+    },
+    moduleMaintenance(module, on) {
+      if (on === undefined) m.moduleMaintenance.remove({ module });
+      else m.moduleMaintenance.set({ module }, on ? 1 : 0);
     },
     driftedObjects(module, count) {
       if (count === undefined) m.moduleDriftedObjects.remove({ module });

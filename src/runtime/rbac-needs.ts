@@ -59,7 +59,7 @@ const MODULE_STATUS_PERMISSIONS: readonly Permission[] = [
     resource: 'customresourcedefinitions',
     verbs: ['get', 'create', 'update'],
   },
-  { group: 'kaddon.dev', resource: 'modules', verbs: ['get', 'list', 'create', 'delete'] },
+  { group: 'kaddon.dev', resource: 'modules', verbs: ['get', 'list', 'watch', 'create', 'delete'] },
   { group: 'kaddon.dev', resource: 'modules/status', verbs: ['patch'] },
   { group: 'events.k8s.io', resource: 'events', verbs: ['create', 'patch'], namespace: 'default' },
 ];

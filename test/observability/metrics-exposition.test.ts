@@ -74,6 +74,9 @@ function recordEverything(metrics: OperatorMetrics): void {
   metrics.driftedObjects('echo', 2);
   metrics.driftCorrected('echo', 2);
   metrics.driftBackoff('echo');
+  metrics.notificationSent('on-call');
+  metrics.notificationFailed('on-call', 'http');
+  metrics.moduleMaintenance('echo', true);
 }
 
 describe('/metrics exposition', () => {

@@ -88,6 +88,7 @@ describe('kaddon rbac', () => {
     assert.deepEqual(verbs(objects, 'ClusterRole', 'kaddon.dev', 'modules'), [
       'get',
       'list',
+      'watch',
       'create',
       'delete',
     ]);

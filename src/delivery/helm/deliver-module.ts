@@ -60,6 +60,8 @@ export interface DeliverModuleInput {
    * is handed over, never deleted (docs/delivery.md "Objects moving between modules").
    */
   readonly handedOver?: (object: JsonObject) => boolean;
+  /** Take back fields changed by hand (helm's --force-conflicts): the end of maintenance. */
+  readonly forceConflicts?: boolean;
 }
 
 export interface DeliverDeps {
@@ -157,6 +159,7 @@ async function upgradeRelease(
     values: { [CHECKSUM_VALUES_KEY]: checksum, ...patchesRecord(input.valuesPatches) },
     timeoutSeconds: deps.timeoutSeconds,
     ...(input.handedOver ? { handedOver: input.handedOver } : {}),
+    ...(input.forceConflicts === true ? { forceConflicts: true } : {}),
   };
   const texts = releaseChartTexts(input.module, input.manifest);
   const withDir = async <T>(use: (dir: string) => Promise<T>): Promise<T> => {

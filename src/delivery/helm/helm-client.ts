@@ -53,6 +53,11 @@ export interface UpgradeInstallOptions {
    * which reads helm's records itself, honours it.
    */
   readonly handedOver?: (object: JsonObject) => boolean;
+  /**
+   * `--force-conflicts`: the apply takes the fields other field managers changed by hand, as the
+   * end of maintenance does (docs/operations.md "Hands off").
+   */
+  readonly forceConflicts?: boolean;
 }
 
 export interface HelmClientOptions {
@@ -132,6 +137,7 @@ export class HelmClient {
       // of an upgrade's CPU (docs/performance.md "What one helm upgrade costs").
       args.push('--disable-openapi-validation');
       if (options.wait === true) args.push('--wait=watcher');
+      if (options.forceConflicts === true) args.push('--force-conflicts');
       const stdout = await this.#run(release, args, options.timeoutSeconds * 1000 + PROCESS_GRACE_MS);
       // The release helm printed: its `version` is the revision just written.
       const printed = this.#parseJson(release, args, stdout);

@@ -66,7 +66,8 @@ export async function releaseTargets(
 
 /**
  * Server-side apply of each object in order as field manager `helm`, as helm 4 applies: no forcing
- * over other managers' fields (a conflict fails the release) and strict field validation. A failed
+ * over other managers' fields (a conflict fails the release) unless `force` (helm's
+ * --force-conflicts), and strict field validation. A failed
  * object does not stop the others where helm's would not (docs/delivery.md "What the native engine
  * does"): an install (`upgrade` false) sends every object, and an upgrade goes on past an object it
  * updates, stopping at one it creates; the failures are then reported together. `stop` also ends
@@ -77,7 +78,12 @@ export async function applyTargets(
   api: ApplyApi,
   release: string,
   targets: readonly ReleaseTarget[],
-  options: { readonly upgrade: boolean; readonly stop?: AbortSignal | undefined },
+  options: {
+    readonly upgrade: boolean;
+    readonly stop?: AbortSignal | undefined;
+    /** helm's --force-conflicts: take the fields other managers changed (docs/operations.md). */
+    readonly force?: boolean;
+  },
 ): Promise<void> {
   const { stop } = options;
   const stopped = (): boolean => stop?.aborted === true;
@@ -86,7 +92,7 @@ export async function applyTargets(
     if (stopped()) throw new NativeDeliveryError(release, 'stopped: kaddon is stopping');
     try {
       await api.request('PATCH', target.path, {
-        query: { fieldManager: HELM_FIELD_MANAGER, force: false, fieldValidation: 'Strict' },
+        query: { fieldManager: HELM_FIELD_MANAGER, force: options.force === true, fieldValidation: 'Strict' },
         body,
         contentType: 'application/apply-patch+yaml',
         ...(stop === undefined ? {} : { signal: stop }),

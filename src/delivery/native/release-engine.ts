@@ -290,6 +290,7 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
       done,
       failed,
       supersede: current ? [current] : [],
+      forceConflicts: options.forceConflicts === true,
     });
     return record.version;
   }
@@ -431,6 +432,7 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
       failed: string;
       supersede: readonly ReleaseRecord[];
       supersedeOnFailure?: readonly ReleaseRecord[];
+      forceConflicts?: boolean;
     },
   ): Promise<void> {
     const { api, records } = paced;
@@ -443,6 +445,7 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
       await applyTargets(api, name, resolved, {
         upgrade: from !== undefined,
         stop: this.#options.stopSignal,
+        force: outcome.forceConflicts === true,
       });
       const before = from ? manifestObjects(from.manifest, `release ${name}`) : [];
       await deleteTargets(api, name, await removedTargets(api, before, resolved, name, namespace), namespace);

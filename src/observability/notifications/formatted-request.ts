@@ -6,7 +6,7 @@ export interface FormattedRequest {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-export interface FormatContext {
+interface FormatContext {
   /** The key the generic webhook signs with; undefined for Slack and Teams. */
   readonly hmacKey: string | undefined;
   /** Unique per message and channel, the same on retries, so that a receiver can drop repeats. */

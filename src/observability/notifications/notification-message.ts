@@ -31,7 +31,7 @@ export interface EventMessage {
  * What changed while the operator was not running, sent once after its first pass
  * (docs/notifications.md "Restarts").
  */
-export interface SummaryMessage {
+interface SummaryMessage {
   readonly kind: 'summary';
   readonly at: number;
   /** Failing now, never announced. */

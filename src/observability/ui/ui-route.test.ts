@@ -54,7 +54,7 @@ const queue: UiQueue = {
 };
 const state: UiState = {
   overview: () => ({
-    counts: { Ready: 1, Progressing: 0, Failed: 0, Disabled: 0 },
+    counts: { Ready: 1, Progressing: 0, Failed: 0, Maintenance: 0, Disabled: 0 },
     attention: [],
     git: undefined,
     replica: { role: 'leader', version: 'test', uptimeSeconds: 1 },

@@ -73,7 +73,7 @@ export interface UiRelease {
   readonly checksum: string;
 }
 
-export type UiModuleState = 'Ready' | 'Progressing' | 'Failed' | 'Disabled';
+export type UiModuleState = 'Ready' | 'Progressing' | 'Failed' | 'Maintenance' | 'Disabled';
 
 export interface UiModule {
   readonly name: string;

@@ -11,7 +11,7 @@ import type { ModuleEvent, ModuleStatusListener } from './module-status-tracker.
 export interface ModuleStatusPublisherDeps {
   readonly objects?: ModuleObjects | undefined;
   readonly events?: EventRecorder | undefined;
-  readonly metrics: Pick<OperatorMetrics, 'moduleStatus'>;
+  readonly metrics: Pick<OperatorMetrics, 'moduleStatus' | 'moduleMaintenance'>;
   readonly clock?: Clock;
   /** Masks secret values (core/secret-mask.ts). */
   readonly mask?: ((text: string) => string) | undefined;
@@ -37,9 +37,6 @@ export function publishedText(
   return cleanText((mask ?? ((same: string) => same))(clean), { maxBytes, keepLineFeeds: true });
 }
 
-/** Module objects have no spec to change: their generation stays 1. */
-const GENERATION = 1;
-
 /**
  * Tells a module's status where it is shown (docs/module-status.md): the Module object's status,
  * the module_ready and module_status_reason metrics, and Events about the Module.
@@ -54,8 +51,9 @@ export class ModuleStatusPublisher implements ModuleStatusListener {
 
   changed(module: string, record: Readonly<ModuleRecord>, ready: ReadyState): void {
     this.#deps.metrics.moduleStatus(module, { ready: ready.status === 'True', reason: ready.reason });
+    this.#deps.metrics.moduleMaintenance(module, record.maintenance !== undefined);
     const now = new Date((this.#deps.clock ?? systemClock).now()).toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const conditions = conditionsOf(ready, this.#conditions.get(module) ?? [], now, GENERATION);
+    const conditions = conditionsOf(ready, this.#conditions.get(module) ?? [], now, record.generation);
     this.#conditions.set(module, conditions);
     this.#deps.objects?.publish(
       module,
@@ -74,6 +72,7 @@ export class ModuleStatusPublisher implements ModuleStatusListener {
   removed(module: string): void {
     this.#conditions.delete(module);
     this.#deps.metrics.moduleStatus(module, undefined);
+    this.#deps.metrics.moduleMaintenance(module, undefined);
     this.#deps.objects?.remove(module);
   }
 
@@ -97,8 +96,19 @@ function statusBody(
 ): JsonObject {
   const delivered = record.delivered;
   return {
-    observedGeneration: GENERATION,
+    observedGeneration: record.generation,
     enabled: record.enabled,
+    maintenance:
+      record.maintenance === undefined
+        ? null
+        : {
+            since: new Date(record.maintenance.since).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+            hooks: record.maintenance.hooks,
+            pending: record.maintenance.pending,
+          },
+    ...(record.lastHandledReconcileAt === undefined
+      ? {}
+      : { lastHandledReconcileAt: record.lastHandledReconcileAt }),
     conditions: conditions.map((condition) => ({ ...condition, message: text(condition.message) })),
     health: { status: record.health.status, message: text(record.health.message) },
     drift:

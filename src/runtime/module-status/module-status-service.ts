@@ -1,5 +1,7 @@
 import { EventRecorder } from '../../delivery/event-recorder.ts';
 import { ModuleObjects } from '../../delivery/module-objects.ts';
+import { ModuleRequests, type ModuleRequest } from '../../delivery/module-requests.ts';
+import { sleep, systemClock } from '../../core/clock.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { OperatorMetrics } from '../../observability/metrics.ts';
 import { DeliveredHealth, type DeliveredHealthOptions, type HealthApi } from './delivered-health.ts';
@@ -40,8 +42,17 @@ export interface ModuleStatusServiceOptions {
 export interface ModuleStatusService {
   readonly tracker: ModuleStatusTracker;
   readonly health: DeliveredHealth | undefined;
+  /**
+   * Follows what people on call ask on the Module objects (docs/operations.md) and resolves once
+   * they are listed (30 s at most), so that maintenance is known before the first delivery; false
+   * when module status is off.
+   */
+  followRequests(onRequest: (module: string, request: ModuleRequest) => void): Promise<boolean>;
   stop(): Promise<void>;
 }
+
+/** How long a start waits for the Module objects' list before it goes on without their requests. */
+const REQUESTS_LISTED_WAIT_MS = 30_000;
 
 /** How often Module objects deleted behind kaddon's back are looked for (docs/module-status.md "Recovery"). */
 const MODULE_OBJECTS_RESYNC_MS = 20_000;
@@ -81,10 +92,27 @@ export async function startModuleStatus(options: ModuleStatusServiceOptions): Pr
         ...(options.onForget ? { onForget: options.onForget } : {}),
       })
     : undefined;
+  let requests: ModuleRequests | undefined;
   return {
     tracker,
     health,
+    followRequests: async (onRequest) => {
+      if (objects?.enabled !== true) return false;
+      requests = new ModuleRequests({ api: options.api, logger, onRequest });
+      const done = new AbortController();
+      const listed = await Promise.race([
+        requests.start().then(() => true),
+        sleep(systemClock, REQUESTS_LISTED_WAIT_MS, done.signal).then(() => false),
+      ]);
+      done.abort();
+      if (!listed)
+        logger.warn('the Module objects were not listed in time: maintenance is read once they are', {
+          waitedMs: REQUESTS_LISTED_WAIT_MS,
+        });
+      return true;
+    },
     stop: async () => {
+      await requests?.stop();
       tracker.stop();
       events?.stop();
       await health?.stop();

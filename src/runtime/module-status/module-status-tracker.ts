@@ -44,6 +44,8 @@ export class ModuleStatusTracker {
   /** Modules whose last health Event was HealthCheckFailed. */
   readonly #healthFailed = new Set<string>();
   readonly #readyListeners: ((module: string) => void)[] = [];
+  /** Each Module object's metadata.generation as last seen, for records made later. */
+  readonly #generations = new Map<string, number>();
   #gitRevision: string | undefined;
   #existing: readonly string[];
 
@@ -183,6 +185,66 @@ export class ModuleStatusTracker {
     });
   }
 
+  /**
+   * Hands off begins, changes or ends (docs/operations.md "Hands off"); an Event marks the start
+   * and the end.
+   */
+  maintenance(module: string, maintenance: { since: number; hooks: 'Run' | 'Stop' } | undefined): void {
+    const before = this.#records.get(module)?.maintenance;
+    this.#update(module, (record) => {
+      record.maintenance =
+        maintenance === undefined ? undefined : { ...maintenance, pending: before?.pending ?? false };
+    });
+    if (before === undefined && maintenance !== undefined)
+      this.#event(module, {
+        type: 'Normal',
+        reason: 'MaintenanceStarted',
+        action: 'Maintenance',
+        note: `in maintenance${maintenance.hooks === 'Stop' ? ' with its hooks held' : ''}: kaddon does not deliver, correct drift or uninstall it until spec.maintenance is Off`,
+      });
+    else if (before !== undefined && maintenance === undefined)
+      this.#event(module, {
+        type: 'Normal',
+        reason: 'MaintenanceEnded',
+        action: 'Maintenance',
+        note: `maintenance ended after ${durationText(this.#clock.now() - before.since)}: the module is delivered as the tree says`,
+      });
+  }
+
+  /** A run in maintenance left its delivery for when maintenance ends. */
+  deliveryHeld(module: string): void {
+    this.#update(module, (record) => {
+      if (record.maintenance !== undefined) record.maintenance = { ...record.maintenance, pending: true };
+    });
+  }
+
+  /** The module would be uninstalled now, but is in maintenance: the uninstall waits for its end. */
+  uninstallHeld(module: string, why: string): void {
+    this.#event(module, {
+      type: 'Warning',
+      reason: 'UninstallHeld',
+      action: 'Uninstall',
+      note: `not uninstalled (${why}): the module is in maintenance; the uninstall runs when it ends`,
+    });
+  }
+
+  /** A run that answered a reconcile request (docs/operations.md "Reconcile now") ended. */
+  reconcileHandled(module: string, token: string): void {
+    this.#update(module, (record) => {
+      record.lastHandledReconcileAt = token;
+    });
+  }
+
+  /** The Module object's generation, echoed as status.observedGeneration. */
+  generation(module: string, generation: number): void {
+    this.#generations.set(module, generation);
+    const record = this.#records.get(module);
+    if (record === undefined || record.generation === generation) return;
+    this.#update(module, (changed) => {
+      changed.generation = generation;
+    });
+  }
+
   disabled(module: string): void {
     this.#cancelTimer(module);
     this.#update(module, (record) => {
@@ -218,8 +280,13 @@ export class ModuleStatusTracker {
     return record === undefined ? undefined : readyStateOf(record);
   }
 
+  /**
+   * Whether modules that require this one may run: Ready, or in maintenance (the person on call
+   * holds it as it is; docs/operations.md "Hands off").
+   */
   isReady(module: string): boolean {
-    return this.readyState(module)?.status === 'True';
+    const record = this.#records.get(module);
+    return record?.maintenance !== undefined || this.readyState(module)?.status === 'True';
   }
 
   stop(): void {
@@ -267,11 +334,18 @@ export class ModuleStatusTracker {
     let record = this.#records.get(module);
     if (record === undefined) {
       record = newModuleRecord();
+      record.generation = this.#generations.get(module) ?? 1;
       this.#records.set(module, record);
     }
     change(record);
     const ready = readyStateOf(record);
-    const key = JSON.stringify([ready, record.enabled, record.delivered]);
+    const key = JSON.stringify([
+      ready,
+      record.enabled,
+      record.delivered,
+      record.lastHandledReconcileAt,
+      record.generation,
+    ]);
     if (this.#published.get(module) === key) return;
     const wasReady = this.#wasReady.has(module);
     this.#published.set(module, key);
@@ -284,4 +358,13 @@ export class ModuleStatusTracker {
   #event(module: string, event: ModuleEvent): void {
     for (const listener of this.#options.listeners) listener.event?.(module, event);
   }
+}
+
+/** `2h 5m`, `12m 30s`, `45s`: how long something lasted, for people. */
+function durationText(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor((seconds % 3600) / 60), seconds % 60];
+  if (h > 0) return `${String(h)}h ${String(m)}m`;
+  if (m > 0) return `${String(m)}m ${String(s)}s`;
+  return `${String(s)}s`;
 }

@@ -9,11 +9,12 @@ type ReadyReason =
   | 'HealthCheckFailed'
   | 'DependencyNotReady'
   | 'Drifted'
+  | 'Maintenance'
   | FailureReason;
 
 /** A metav1.Condition. */
 export interface ModuleCondition {
-  readonly type: 'Ready' | 'Reconciling' | 'Stalled';
+  readonly type: 'Ready' | 'Reconciling' | 'Stalled' | 'Maintenance';
   readonly status: 'True' | 'False' | 'Unknown';
   readonly reason: ReadyReason;
   readonly message: string;
@@ -45,6 +46,13 @@ export interface ModuleRecord {
   /** The last drift check that found drift (docs/drift.md); cleared by a delivery. */
   drift:
     { readonly at: number; readonly objects: readonly string[]; readonly corrected: boolean } | undefined;
+  /** Hands off (docs/operations.md): since when, whether hooks are held, whether a delivery waits. */
+  maintenance:
+    { readonly since: number; readonly hooks: 'Run' | 'Stop'; readonly pending: boolean } | undefined;
+  /** The reconcile request (reconcile.kaddon.dev/requestedAt) the last run answered. */
+  lastHandledReconcileAt: string | undefined;
+  /** The Module object's metadata.generation last seen. */
+  generation: number;
 }
 
 export function newModuleRecord(): ModuleRecord {
@@ -57,6 +65,9 @@ export function newModuleRecord(): ModuleRecord {
     healthTimedOut: false,
     waitingFor: undefined,
     drift: undefined,
+    maintenance: undefined,
+    lastHandledReconcileAt: undefined,
+    generation: 1,
   };
 }
 
@@ -66,7 +77,7 @@ export interface ReadyState {
   readonly reason: ReadyReason;
   readonly message: string;
   /** Reconciling=True (InProgress) or Stalled=True (Failed) beside it; neither when done. */
-  readonly beside: 'Reconciling' | 'Stalled' | undefined;
+  readonly beside: 'Reconciling' | 'Stalled' | 'Maintenance' | undefined;
 }
 
 /**
@@ -75,6 +86,14 @@ export interface ReadyState {
  * delivered (docs/module-status.md "Conditions").
  */
 export function readyStateOf(record: ModuleRecord): ReadyState {
+  const { maintenance } = record;
+  if (maintenance !== undefined)
+    return {
+      status: 'Unknown',
+      reason: 'Maintenance',
+      message: `in maintenance since ${new Date(maintenance.since).toISOString()}: kaddon does not deliver, correct drift or uninstall it${maintenance.hooks === 'Stop' ? ', and holds its hooks' : ''}${maintenance.pending ? '; a delivery is held until it ends' : ''}; spec.maintenance Off ends it`,
+      beside: 'Maintenance',
+    };
   if (!record.enabled)
     return { status: 'False', reason: 'Disabled', message: 'the module is disabled', beside: undefined };
   if (record.failure !== undefined)
@@ -144,7 +163,7 @@ export function conditionsOf(
     };
   };
   const conditions = [make('Ready', state.status)];
-  // Reconciling and Stalled are abnormal-true: present only while True.
+  // Reconciling, Stalled and Maintenance are abnormal-true: present only while True.
   if (state.beside !== undefined) conditions.push(make(state.beside, 'True'));
   return conditions;
 }

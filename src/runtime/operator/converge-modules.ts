@@ -39,6 +39,7 @@ export async function startConverge(
   const previous = ctx.state.modules.enabled;
   const releases = await ctx.helm.list(ctx.namespace);
   ctx.state.modules.discovered(discovery.enabled, releases);
+  for (const module of discovery.enabled) ctx.controls?.releaseUninstall(module);
   // docs/lifecycle.md step 6: modules enabled before; at start, disabled modules that still have a release.
   const heldBefore = [
     ...(ctx.state.pruneHold?.releases ?? []),
@@ -51,6 +52,7 @@ export async function startConverge(
       (name) =>
         previous.includes(name) ||
         heldBefore.includes(name) ||
+        ctx.controls?.isUninstallHeld(name) === true ||
         (!ctx.state.converged && releases.includes(name)),
     );
   // docs/lifecycle.md step 7: releases whose module directory is gone (HELM_IGNORE_RELEASE kept).
@@ -63,9 +65,14 @@ export async function startConverge(
     delivered,
   );
   const toDelete = candidates.filter((name) => !held.includes(name));
-  const toPurge = purges.filter((release) => !held.includes(release));
+  // docs/operations.md "Hands off": a release whose Module is in maintenance is not purged either.
+  const inMaintenance = (release: string): boolean => ctx.controls?.isInMaintenance(release) === true;
+  const toPurge = purges.filter((release) => !held.includes(release) && !inMaintenance(release));
+  for (const release of purges.filter(inMaintenance))
+    ctx.status?.uninstallHeld(release, 'its module is gone from the tree');
+  const kept = [...held, ...purges.filter(inMaintenance)];
   // A release held from purging keeps its Module object until it is uninstalled.
-  ctx.status?.setModules([...known, ...held.filter((name) => !known.has(name))], discovery.enabled);
+  ctx.status?.setModules([...known, ...kept.filter((name) => !known.has(name))], discovery.enabled);
   const activation = { event };
   const headTasks = [
     ...discovery.enabled.map((module) =>

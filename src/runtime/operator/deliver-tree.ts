@@ -67,7 +67,15 @@ export async function deliverTree(ctx: OperatorContext, run: DeliverRun): Promis
     }
     if (manifest !== undefined) {
       const resourcesMissing = states.get(module)?.resourcesMissing === true;
-      const slice = { module, resources, manifest, resourcesMissing, others: result.rendered.slices };
+      const takeOver = states.get(module)?.takeOver === true;
+      const slice = {
+        module,
+        resources,
+        manifest,
+        resourcesMissing,
+        takeOver,
+        others: result.rendered.slices,
+      };
       await deliverOwnSlice(ctx, run, slice, result);
     } else if (states.get(module)?.checksum !== checksum && run.willRun?.(module) !== true)
       changed.push(module);
@@ -106,7 +114,15 @@ async function deliverEmptySlice(
     return;
   }
   const resourcesMissing = state?.resourcesMissing === true;
-  const slice = { module, resources: [], manifest: '', resourcesMissing, others: result.rendered.slices };
+  const takeOver = state?.takeOver === true;
+  const slice = {
+    module,
+    resources: [],
+    manifest: '',
+    resourcesMissing,
+    takeOver,
+    others: result.rendered.slices,
+  };
   await deliverOwnSlice(ctx, run, slice, result);
 }
 
@@ -187,6 +203,8 @@ interface Slice {
   readonly resources: readonly Resource[];
   readonly manifest: string;
   readonly resourcesMissing: boolean;
+  /** Take back fields changed by hand (the end of maintenance, docs/operations.md). */
+  readonly takeOver: boolean;
   /** Every module's slice of the same render: what the others hold is handed over, not deleted. */
   readonly others: ReadonlyMap<string, readonly Resource[]>;
 }
@@ -241,7 +259,7 @@ const renderKeys = new WeakMap<ReadonlyMap<string, readonly Resource[]>, Map<str
 
 /** One module's release upgraded (or found unchanged), with what the operator keeps of it. */
 async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice): Promise<void> {
-  const { module, resources, manifest, resourcesMissing } = slice;
+  const { module, resources, manifest, resourcesMissing, takeOver } = slice;
   const helmStartedAt = performance.now();
   // Objects helm removes during the upgrade are not deletions to heal.
   ctx.resources?.pause(module);
@@ -256,6 +274,7 @@ async function deliverSlice(ctx: OperatorContext, run: DeliverRun, slice: Slice)
         namespace: ctx.namespace,
         manifest,
         resourcesMissing,
+        ...(takeOver ? { forceConflicts: true } : {}),
         knownAbsent,
         valuesPatches: valuesPatchesOf(ctx, module),
         handedOver: handedOverBy(slice.others, module, ctx.namespace),

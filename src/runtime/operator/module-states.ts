@@ -106,6 +106,8 @@ export interface ModuleRecord {
   checksum: string | undefined;
   /** The resource monitor found delivered objects missing: the next delivery upgrades whatever the checksum. */
   resourcesMissing: boolean;
+  /** Its next delivery takes back fields changed by hand (the end of maintenance). */
+  takeOver: boolean;
   /** The converge's `helm list` showed no release: installed without a status call. */
   releaseAbsent: boolean;
   /** A delivery left running is in the pool. */
@@ -156,6 +158,7 @@ function newRecord(name: string): ModuleRecord {
     deliveredIds: undefined,
     checksum: undefined,
     resourcesMissing: false,
+    takeOver: false,
     releaseAbsent: false,
     delivering: false,
     deliveryFailed: false,
@@ -299,6 +302,7 @@ export class ModuleStates {
     record.checksum = delivered.checksum;
     record.delivering = false;
     record.resourcesMissing = false;
+    record.takeOver = false;
     record.deliveryFailed = false;
     const { checksum, helmRevision } = delivered;
     this.#listener?.delivered(module, { checksum, helmRevision, objects: delivered.ids.length });
@@ -327,6 +331,16 @@ export class ModuleStates {
   /** The resource monitor found its objects missing (docs/lifecycle.md step 15). */
   resourcesMissing(module: string): void {
     this.#record(module).resourcesMissing = true;
+  }
+
+  /**
+   * Maintenance ended (docs/operations.md "Hands off"): the next delivery upgrades whatever the
+   * checksum and takes back what was changed by hand meanwhile.
+   */
+  takeOver(module: string): void {
+    const record = this.#record(module);
+    record.resourcesMissing = true;
+    record.takeOver = true;
   }
 
   /** Its ModuleDelete failed; it is retried. */

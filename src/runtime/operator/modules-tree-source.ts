@@ -24,5 +24,7 @@ export interface ModulesTreeSource {
    */
   refuse(revision: string, error: Error): void;
   status(): ModulesSourceStatus;
+  /** Fetches now instead of at the next poll (a Git webhook, a reconcile request); bursts coalesce. */
+  requestSync(): void;
   stop(): Promise<void>;
 }

@@ -22,6 +22,7 @@ import type { DeliveredHealth } from '../module-status/delivered-health.ts';
 import type { ModuleStatusTracker } from '../module-status/module-status-tracker.ts';
 import { ModuleStates } from './module-states.ts';
 import { HookRuns } from './hook-runs.ts';
+import type { ModuleControls } from './module-controls.ts';
 
 /** What every operator step reads and calls; built once by `kaddon operator`. */
 export interface OperatorContext {
@@ -82,6 +83,8 @@ export interface OperatorContext {
   readonly health?: DeliveredHealth | undefined;
   /** The cluster, for `kaddon module diff` (docs/drift.md "The running operator's view"). */
   readonly liveApi?: ApplyApi;
+  /** Maintenance and reconcile requests from the Module objects (docs/operations.md); none: status is off. */
+  readonly controls?: ModuleControls;
   /** Holds mass uninstalls until confirmed (docs/lifecycle.md "Missing inputs and mass deletion"); none: off. */
   readonly pruneGuard?: PruneGuardSettings;
 }
@@ -113,6 +116,8 @@ interface ReleaseResources {
   pause(module: string): void;
   resume(module: string): void;
   afterModuleHook(module: string): Promise<void>;
+  /** Checks the module's objects and release now, as a tick does (a reconcile request). */
+  checkNow(module: string): Promise<readonly string[]>;
 }
 
 /** What the operator knows between tasks. */
@@ -129,6 +134,8 @@ export interface OperatorState {
   pruneConfirmed: PruneHold | undefined;
   /** The ConfigMap's kaddon.dev/allow-prune annotation as last seen. */
   allowPrune: string | undefined;
+  /** The ConfigMap's reconcile.kaddon.dev/requestedAt annotation as last seen (docs/operations.md). */
+  treeReconcileRequest: string | undefined;
   /** Each hook's last runs, for the status page (docs/ui.md). */
   readonly hookRuns: HookRuns;
 }
@@ -141,6 +148,7 @@ export function initialOperatorState(): OperatorState {
     pruneHold: undefined,
     pruneConfirmed: undefined,
     allowPrune: undefined,
+    treeReconcileRequest: undefined,
     hookRuns: new HookRuns(),
   };
 }

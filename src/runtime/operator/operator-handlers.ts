@@ -281,8 +281,9 @@ async function runHookTask(
   const module = task.metadata.module;
   const id = task.metadata.hook;
   const hook = id === undefined ? undefined : ctx.hooks.byId(id);
-  if (hook === undefined || (module !== undefined && !ctx.state.modules.isEnabled(module)))
-    return success();
+  if (hook === undefined || (module !== undefined && !ctx.state.modules.isEnabled(module))) return success();
+  // docs/operations.md "Hands off": a module in maintenance with its hooks held runs none of them.
+  if (module !== undefined && ctx.controls?.hooksHeld(module) === true) return success();
   // A module's hook sees its release delivered; a global hook, every release asked for before it.
   await settleRuns(ctx, module);
   let contexts: readonly BindingContext[] = task.payload.bindingContexts;

@@ -17,6 +17,11 @@ import type { ValuesStore } from '../values-store.ts';
 import { DeliveryPool } from './delivery-pool.ts';
 import { DriftCheck } from './drift-check.ts';
 import { DriftTrigger } from './drift-trigger.ts';
+import { ModuleControls } from './module-controls.ts';
+import { startNotifications } from './operator-notifications.ts';
+import { ModuleNotifications } from '../module-status/module-notifications.ts';
+import type { Notifier } from '../../observability/notifications/notifier.ts';
+import { systemClock } from '../../core/clock.ts';
 import { HookBindings } from './hook-bindings.ts';
 import { HookRegistry } from './hook-registry.ts';
 import { ModuleRunPool } from './module-run-pool.ts';
@@ -68,6 +73,8 @@ export interface OperatorPartsSettings {
   readonly concurrentModuleRuns: number;
   readonly moduleFailurePolicy: 'isolate' | 'block';
   readonly pruneGuardPercent: number;
+  readonly notificationsConfigMap: string;
+  readonly notificationsSecret: string;
 }
 
 /** The modules tree the operator starts with: from Git's first good revision or from disk. */
@@ -96,6 +103,8 @@ export interface OperatorParts {
   readonly driftTrigger: DriftTrigger | undefined;
   readonly moduleStatus: ModuleStatusService;
   readonly eventLog: ModuleEventLog;
+  /** Notifications (docs/notifications.md); none without their routing ConfigMap. */
+  readonly notifier: Notifier | undefined;
 }
 
 /**
@@ -163,6 +172,19 @@ export async function wireOperatorParts(
   const driftTrigger = drift
     ? new DriftTrigger({ check: (module, object) => resources.checkObject(module, object), logger })
     : undefined;
+  const notifier = await startNotifications(
+    kube,
+    {
+      namespace: settings.namespace,
+      configMap: settings.notificationsConfigMap,
+      secret: settings.notificationsSecret,
+    },
+    logger,
+    metrics,
+  );
+  const notifications = notifier
+    ? new ModuleNotifications(notifier, () => inputs.git?.status().revisionInUse)
+    : undefined;
   const moduleStatus = await startModuleStatus({
     ...(driftTrigger
       ? {
@@ -184,11 +206,24 @@ export async function wireOperatorParts(
       operator.moduleDefinition(module)?.healthTimeoutMs ?? settings.healthTimeoutMs,
     instance: `kaddon-${settings.haIdentity}`,
     enabled: settings.moduleStatus,
-    listeners: [eventLog],
+    listeners: [eventLog, ...(notifications ? [notifications] : [])],
     mask: (text) => secrets.mask(text),
   });
-  const operator = createOperator(settings, base, inputs, { resources, moduleStatus });
-  return { operator, resources, driftTrigger, moduleStatus, eventLog };
+  const controls = new ModuleControls(systemClock);
+  // After the first convergence, one summary of what changed while no operator ran.
+  let summarized = false;
+  const converged = (): void => {
+    if (summarized || notifier === undefined || notifications === undefined) return;
+    summarized = true;
+    void notifier.restored(notifications.conditions());
+  };
+  const operator = createOperator(settings, base, inputs, { resources, moduleStatus, controls, converged });
+  // docs/operations.md: maintenance is known before the first converge delivers anything.
+  await moduleStatus.followRequests((module, request) => {
+    moduleStatus.tracker.generation(module, request.generation);
+    controls.apply(module, request);
+  });
+  return { operator, resources, driftTrigger, moduleStatus, eventLog, notifier };
 }
 
 /** The Operator over its context (src/runtime/operator/operator-context.ts), with what runs beside it. */
@@ -196,9 +231,18 @@ function createOperator(
   settings: OperatorPartsSettings,
   { logger, metrics, hookMetrics, client, kube, jq, runDeps, secrets }: OperatorBase,
   { first, store, configMap, initialConfig, git, helm, readiness, startedAt, events }: OperatorInputs,
-  { resources, moduleStatus }: Pick<OperatorParts, 'resources' | 'moduleStatus'>,
+  {
+    resources,
+    moduleStatus,
+    controls,
+    converged,
+  }: Pick<OperatorParts, 'resources' | 'moduleStatus'> & {
+    readonly controls: ModuleControls;
+    readonly converged: () => void;
+  },
 ): Operator {
   const { tree, globalHooksDir } = first;
+  const ready = onConverged(readiness, logger, startedAt);
   const operator: Operator = new Operator(
     {
       tree,
@@ -246,6 +290,7 @@ function createOperator(
       failurePolicy: settings.moduleFailurePolicy,
       status: moduleStatus.tracker,
       health: moduleStatus.health,
+      controls,
       pruneGuard: {
         percent: settings.pruneGuardPercent,
         configMap: settings.configMapName,
@@ -266,7 +311,10 @@ function createOperator(
       globalHooksDir,
       configMap,
       initialConfig,
-      onConverged: onConverged(readiness, logger, startedAt),
+      onConverged: () => {
+        ready();
+        converged();
+      },
     },
   );
   return operator;

@@ -279,10 +279,11 @@ function startParts(
 }
 
 /** What runs beside the operator stops after it: the drift trigger, the resource monitor, the module status. */
-async function stopParts({ driftTrigger, resources, moduleStatus }: OperatorParts): Promise<void> {
+async function stopParts({ driftTrigger, resources, moduleStatus, notifier }: OperatorParts): Promise<void> {
   driftTrigger?.stop();
   await resources.stop();
   await moduleStatus.stop();
+  await notifier?.stop();
 }
 
 /** MODULES_DIR and GLOBAL_HOOKS_DIR as they are on disk, when no Git source is set. */

@@ -181,6 +181,8 @@ function summarizeRecord(
 
 function stateOf(status: string, reason: string, beside: string | undefined): UiModuleState {
   if (reason === 'Disabled') return 'Disabled';
+  // docs/operations.md "Hands off": shown apart, and among what needs attention.
+  if (reason === 'Maintenance') return 'Maintenance';
   if (status === 'True') return 'Ready';
   return beside === 'Stalled' ||
     (status === 'False' && reason !== 'Progressing' && reason !== 'DependencyNotReady')
@@ -188,7 +190,13 @@ function stateOf(status: string, reason: string, beside: string | undefined): Ui
     : 'Progressing';
 }
 
-const ORDER: Readonly<Record<UiModuleState, number>> = { Failed: 0, Progressing: 1, Ready: 2, Disabled: 3 };
+const ORDER: Readonly<Record<UiModuleState, number>> = {
+  Failed: 0,
+  Maintenance: 1,
+  Progressing: 2,
+  Ready: 3,
+  Disabled: 4,
+};
 
 /**
  * The queue dump as the page shows it: a task's last error apart from its description, so that
@@ -231,7 +239,13 @@ function overview(
   modules: readonly UiModule[],
   list: UiQueueList,
 ): UiOverview {
-  const counts: Record<UiModuleState, number> = { Ready: 0, Progressing: 0, Failed: 0, Disabled: 0 };
+  const counts: Record<UiModuleState, number> = {
+    Ready: 0,
+    Progressing: 0,
+    Failed: 0,
+    Maintenance: 0,
+    Disabled: 0,
+  };
   for (const module of modules) counts[module.state] += 1;
   const git = options.debug.gitStatus();
   const dump = list as UiQueueList & {
@@ -248,7 +262,7 @@ function overview(
   return {
     counts,
     attention: modules
-      .filter((module) => module.state === 'Failed' || module.state === 'Progressing')
+      .filter((module) => ['Failed', 'Maintenance', 'Progressing'].includes(module.state))
       .sort((a, b) => ORDER[a.state] - ORDER[b.state] || a.name.localeCompare(b.name)),
     git:
       git === undefined

@@ -15,6 +15,8 @@ import { createOperatorHandlers } from './operator-handlers.ts';
 import { moduleRunTask } from './run-module.ts';
 import { ALLOW_PRUNE_ANNOTATION } from './prune-guard.ts';
 import { isJsonObject, type JsonObject } from '../../core/json.ts';
+import { RECONCILE_REQUEST_ANNOTATION } from '../../delivery/module-crd.ts';
+import type { Maintenance } from './module-controls.ts';
 
 export interface OperatorOptions {
   readonly globalHooksDir: string | undefined;
@@ -35,6 +37,7 @@ export class Operator {
   #watch: ConfigMapWatch | undefined;
   readonly #retries = new Map<string, () => void>();
   #stopping = false;
+  #configMapSeen = false;
 
   constructor(ctx: OperatorContext, options: OperatorOptions) {
     this.#ctx = ctx;
@@ -87,6 +90,90 @@ export class Operator {
     ctx.status?.onReady((module) => {
       this.#requirementReady(module);
     });
+    ctx.controls?.listen({
+      maintenanceStarted: (module, maintenance) => {
+        this.#maintenanceStarted(module, maintenance);
+      },
+      maintenanceChanged: (module, maintenance) => {
+        ctx.status?.maintenance(module, maintenance);
+      },
+      maintenanceEnded: (module, maintenance) => {
+        this.#maintenanceEnded(module, maintenance);
+      },
+      reconcileRequested: (module, token) => {
+        this.#reconcileRequested(module, token);
+      },
+    });
+  }
+
+  /**
+   * Hands off (docs/operations.md): the resource monitor and drift check leave the module alone
+   * until the end; runs skip its delivery and the ModuleDelete its uninstall.
+   */
+  #maintenanceStarted(module: string, maintenance: Maintenance): void {
+    this.#ctx.resources?.pause(module);
+    this.#ctx.status?.maintenance(module, maintenance);
+    this.#ctx.logger.info('module in maintenance: not delivered, drift not corrected, not uninstalled', {
+      module,
+      hooks: maintenance.hooks,
+    });
+  }
+
+  /**
+   * Maintenance ended: the module's current desired state is delivered once, over any hand edit
+   * (its release upgraded whatever its checksum), or its held uninstall runs.
+   */
+  #maintenanceEnded(module: string, maintenance: Maintenance): void {
+    const ctx = this.#ctx;
+    ctx.resources?.resume(module);
+    ctx.status?.maintenance(module, undefined);
+    ctx.logger.info('module maintenance ended: delivering the desired state', {
+      module,
+      seconds: Math.round((Date.now() - maintenance.since) / 1000),
+    });
+    if (!ctx.state.converged) return;
+    if (ctx.state.modules.isEnabled(module)) {
+      ctx.state.modules.takeOver(module);
+      this.#runFirst(module, 'maintenance ended');
+      return;
+    }
+    // A held uninstall (disabled, or gone from the tree) is a converge's to do, with the prune
+    // guard's say (docs/lifecycle.md "Missing inputs and mass deletion").
+    if (this.#queues.find('ConvergeModules', (task) => task.payload.phase === undefined) !== undefined)
+      return;
+    this.#queues.addLast(
+      createTask(
+        'ConvergeModules',
+        { queue: MAIN_QUEUE, payload: { event: 'ReloadAllModules' } },
+        Date.now(),
+      ),
+    );
+  }
+
+  /**
+   * Reconcile now (docs/operations.md): the module runs next, ahead of what the main queue holds;
+   * the run answers the request in status.lastHandledReconcileAt. Before the first converge, its
+   * run there answers it; a disabled module has nothing to run and is answered at once.
+   */
+  #reconcileRequested(module: string, token: string): void {
+    const ctx = this.#ctx;
+    ctx.logger.info('reconcile requested', { module, requestedAt: token });
+    if (!ctx.state.converged) return;
+    if (!ctx.state.modules.isEnabled(module)) {
+      ctx.controls?.takeReconcileRequest(module);
+      ctx.status?.reconcileHandled(module, token);
+      return;
+    }
+    this.#runFirst(module, 'reconcile requested');
+  }
+
+  /** A ModuleRun of `module` at the head of the main queue, in place of one queued already. */
+  #runFirst(module: string, event: string): void {
+    this.#queues.remove(
+      (task) => task.type === 'ModuleRun' && task.metadata.module === module && !task.payload.isReloadAll,
+      [MAIN_QUEUE],
+    );
+    this.#queues.addFirst(moduleRunTask(module, event, Date.now()));
   }
 
   get queues(): TaskQueueSet {
@@ -99,6 +186,8 @@ export class Operator {
    */
   healModule(module: string): void {
     if (!this.#ctx.state.modules.isEnabled(module)) return;
+    // docs/operations.md "Hands off": nothing of the module is put back while in maintenance.
+    if (this.#ctx.controls?.isInMaintenance(module) === true) return;
     this.#ctx.state.modules.resourcesMissing(module);
     if (this.#queues.find('ModuleRun', (task) => task.metadata.module === module) !== undefined) return;
     this.#queues.addLast(moduleRunTask(module, 'AbsentHelmResourcesDetected', Date.now()));
@@ -165,7 +254,8 @@ export class Operator {
           this.#ctx.metrics.configValuesError();
         },
         onObject: (configMap) => {
-          this.#allowPrune(allowPruneOf(configMap));
+          this.#allowPrune(annotationOf(configMap, ALLOW_PRUNE_ANNOTATION));
+          this.#treeReconcile(annotationOf(configMap, RECONCILE_REQUEST_ANNOTATION));
         },
       },
     );
@@ -185,6 +275,35 @@ export class Operator {
     if (value === undefined || state.pruneHold?.id !== value) return;
     this.#ctx.logger.info('held uninstalls confirmed by annotation', { id: value });
     // A converge past its start (its AfterAll phase queued) has held them already: another one is due.
+    if (this.#queues.find('ConvergeModules', (task) => task.payload.phase === undefined) !== undefined)
+      return;
+    this.#queues.addLast(
+      createTask(
+        'ConvergeModules',
+        { queue: MAIN_QUEUE, payload: { event: 'ReloadAllModules' } },
+        Date.now(),
+      ),
+    );
+  }
+
+  /**
+   * The whole tree now (docs/operations.md "Reconcile now"): the ConfigMap's reconcile annotation
+   * fetches the Git source at once, or reloads all modules when the tree is not from Git. The
+   * value first seen at start is taken as answered.
+   */
+  #treeReconcile(value: string | undefined): void {
+    const state = this.#ctx.state;
+    const first = !this.#configMapSeen;
+    this.#configMapSeen = true;
+    if (state.treeReconcileRequest === value) return;
+    state.treeReconcileRequest = value;
+    if (value === undefined || first) return;
+    this.#ctx.logger.info('reconcile of the whole tree requested', { requestedAt: value });
+    const source = this.#ctx.modulesSource;
+    if (source !== undefined) {
+      source.requestSync();
+      return;
+    }
     if (this.#queues.find('ConvergeModules', (task) => task.payload.phase === undefined) !== undefined)
       return;
     this.#queues.addLast(
@@ -252,11 +371,11 @@ export class Operator {
   }
 }
 
-/** The kaddon.dev/allow-prune annotation of a ConfigMap object. */
-function allowPruneOf(configMap: JsonObject): string | undefined {
+/** An annotation of a ConfigMap object, when set and not empty. */
+function annotationOf(configMap: JsonObject, name: string): string | undefined {
   const metadata = isJsonObject(configMap.metadata) ? configMap.metadata : {};
   const annotations = isJsonObject(metadata.annotations) ? metadata.annotations : {};
-  const value = annotations[ALLOW_PRUNE_ANNOTATION];
+  const value = annotations[name];
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 

@@ -41,10 +41,20 @@ export async function runModule(
   willRun?: (module: string) => boolean,
 ): Promise<string[]> {
   const startedAt = performance.now();
+  // docs/operations.md "Reconcile now": a request seen before this run began is answered by it.
+  const answering = ctx.controls?.takeReconcileRequest(module);
+  if (ctx.controls?.hooksHeld(module) === true) {
+    // docs/operations.md "Hands off": with its hooks held too, nothing of the module runs.
+    ctx.status?.deliveryHeld(module);
+    if (answering !== undefined) ctx.status?.reconcileHandled(module, answering);
+    ctx.logger.info('module run skipped: in maintenance with its hooks held', { module });
+    return [];
+  }
   // addon-operator pauses the module's resource monitor while its hooks run (docs/lifecycle.md "Helm
   // delivery").
   ctx.resources?.pause(module);
   ctx.state.modules.startRun(module);
+  let succeeded = false;
   try {
     const changed = await runModulePhases(ctx, module, {
       module,
@@ -52,6 +62,7 @@ export async function runModule(
       ...(willRun ? { willRun } : {}),
     });
     ctx.state.modules.finishRun(module);
+    succeeded = true;
     return changed;
   } catch (error: unknown) {
     ctx.state.modules.failRun(module, error);
@@ -60,7 +71,35 @@ export async function runModule(
   } finally {
     ctx.resources?.resume(module);
     ctx.metrics.moduleRun(module, (performance.now() - startedAt) / 1000);
+    if (answering !== undefined) await answerReconcile(ctx, module, answering, succeeded);
   }
+}
+
+/**
+ * The end of a run that answers a reconcile request (docs/operations.md "Reconcile now"): after a
+ * delivery, the drift check runs at once instead of at its next tick; then the Module's status
+ * names the request.
+ */
+async function answerReconcile(
+  ctx: OperatorContext,
+  module: string,
+  token: string,
+  succeeded: boolean,
+): Promise<void> {
+  if (succeeded && ctx.controls?.isInMaintenance(module) !== true) {
+    await ctx.deliveries?.settle(module);
+    try {
+      await ctx.resources?.checkNow(module);
+    } catch (error: unknown) {
+      ctx.logger.error(
+        `module ${module}: the drift check of a reconcile request failed: ${errorMessage(error)}`,
+        {
+          module,
+        },
+      );
+    }
+  }
+  ctx.status?.reconcileHandled(module, token);
 }
 
 /** The module's phases; returns the other modules whose slices its renders changed. */
@@ -86,7 +125,11 @@ async function runModulePhases(ctx: OperatorContext, module: string, run: Delive
     // for the release, so its delivery is left running unless the last one left running failed.
     const afterHelm = await ctx.hooks.module(module, 'afterHelm');
     const background = afterHelm.length === 0 && states.get(module)?.deliveryFailed !== true;
-    for (const other of await deliverTree(ctx, { ...run, background })) changed.add(other);
+    if (ctx.controls?.isInMaintenance(module) === true) {
+      // docs/operations.md "Hands off": its values are kept; the end of maintenance delivers them.
+      ctx.status?.deliveryHeld(module);
+      ctx.logger.info('delivery held: the module is in maintenance', { module });
+    } else for (const other of await deliverTree(ctx, { ...run, background })) changed.add(other);
     ctx.metrics.moduleHelm(module, run.activation, (performance.now() - helmStartedAt) / 1000);
     const changes = await runModuleHooks(ctx, module, 'afterHelm');
     // What afterHelm deleted is the module's own doing: not healed. Without afterHelm hooks (one
@@ -120,6 +163,13 @@ export async function deleteDisabledModule(
   module: string,
   activation: string,
 ): Promise<void> {
+  if (ctx.controls?.isInMaintenance(module) === true) {
+    // docs/operations.md "Hands off": the uninstall waits for the end of maintenance.
+    ctx.controls.holdUninstall(module);
+    ctx.status?.uninstallHeld(module, 'the module is disabled');
+    ctx.logger.info('uninstall held: the module is in maintenance', { module });
+    return;
+  }
   try {
     if ((await ctx.helm.status(module, ctx.namespace)) !== undefined)
       await runModuleHooks(ctx, module, 'beforeDeleteHelm');
@@ -137,6 +187,7 @@ export async function deleteDisabledModule(
       (performance.now() - startedAt) / 1000,
     );
     forgetModule(ctx, module);
+    ctx.controls?.releaseUninstall(module);
     await runModuleHooks(ctx, module, 'afterDeleteHelm');
     await ctx.store.resetModule(module);
   } catch (error: unknown) {

@@ -60,6 +60,7 @@ describe('switchModulesTree', () => {
         assert.match(error.message, /replicas/u);
       },
       status: () => assert.fail('not asked'),
+      requestSync: () => undefined,
       stop: () => Promise.resolve(),
     };
     const logger = createCapturingLogger();
