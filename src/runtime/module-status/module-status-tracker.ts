@@ -218,14 +218,13 @@ export class ModuleStatusTracker {
     });
   }
 
-  /** The module would be uninstalled now, but is in maintenance: the uninstall waits for its end. */
-  uninstallHeld(module: string, why: string): void {
-    this.#event(module, {
-      type: 'Warning',
-      reason: 'UninstallHeld',
-      action: 'Uninstall',
-      note: `not uninstalled (${why}): the module is in maintenance; the uninstall runs when it ends`,
-    });
+  /**
+   * The module's release would be uninstalled now but is held: the module is in maintenance
+   * (docs/operations.md), or the prune guard holds it (docs/lifecycle.md "Missing inputs and mass
+   * deletion"). `note` says why and until when; said once per hold.
+   */
+  uninstallHeld(module: string, note: string): void {
+    this.#event(module, { type: 'Warning', reason: 'UninstallHeld', action: 'Uninstall', note });
   }
 
   /** A run that answered a reconcile request (docs/operations.md "Reconcile now") ended. */

@@ -7,6 +7,7 @@ import { discoverModules, type ModuleDiscovery } from './discover-modules.ts';
 import type { OperatorContext } from './operator-context.ts';
 import { dropRunsOfRemovedHooks, runGlobalHooks } from './run-hooks.ts';
 import { heldPrunes } from './prune-guard.ts';
+import { maintenanceHoldNote } from './module-controls.ts';
 
 /**
  * ConvergeModules in StandBy, "reload all modules" (docs/lifecycle.md steps 3–8 and "Tasks and
@@ -68,8 +69,11 @@ export async function startConverge(
   // docs/operations.md "Hands off": a release whose Module is in maintenance is not purged either.
   const inMaintenance = (release: string): boolean => ctx.controls?.isInMaintenance(release) === true;
   const toPurge = purges.filter((release) => !held.includes(release) && !inMaintenance(release));
-  for (const release of purges.filter(inMaintenance))
-    ctx.status?.uninstallHeld(release, 'its module is gone from the tree');
+  for (const release of purges.filter(inMaintenance)) {
+    if (ctx.controls?.isUninstallHeld(release) !== true)
+      ctx.status?.uninstallHeld(release, maintenanceHoldNote('its module is gone from the tree'));
+    ctx.controls?.holdUninstall(release);
+  }
   const kept = [...held, ...purges.filter(inMaintenance)];
   // A release held from purging keeps its Module object until it is uninstalled.
   ctx.status?.setModules([...known, ...kept.filter((name) => !known.has(name))], discovery.enabled);
@@ -123,6 +127,7 @@ export async function purgeRelease(ctx: OperatorContext, release: string): Promi
   await ctx.bindings.stopModule(release);
   forgetModule(ctx, release);
   removeModule(ctx, release, 'purged');
+  ctx.controls?.releaseUninstall(release);
   try {
     await ctx.helm.uninstall(release, ctx.namespace, ctx.helmTimeoutSeconds);
     ctx.logger.info('release purged', { release });

@@ -122,3 +122,8 @@ export class ModuleControls {
     this.#listener?.maintenanceStarted(module, maintenance);
   }
 }
+
+/** The UninstallHeld Event's note for an uninstall maintenance holds. */
+export function maintenanceHoldNote(why: string): string {
+  return `not uninstalled (${why}): the module is in maintenance; the uninstall runs when it ends`;
+}

@@ -49,7 +49,8 @@ export function heldPrunes(
     release(ctx, before);
     return [];
   }
-  const hold = before !== undefined && isSameHold(before, revision, removals) ? before : newHold(revision, removals);
+  const hold =
+    before !== undefined && isSameHold(before, revision, removals) ? before : newHold(revision, removals);
   if (state.allowPrune === hold.id) {
     ctx.logger.warn('uninstalls confirmed by annotation: going on', {
       releases: removals.join(','),
@@ -111,4 +112,10 @@ function report(
     reason: 'UninstallsHeld',
     note: `${what}; held until confirmed: ${confirm}`,
   });
+  // On each Module too: what its notifications and `kubectl describe module` show.
+  for (const release of releases)
+    ctx.status?.uninstallHeld(
+      release,
+      `not uninstalled: the prune guard holds it (${why}); confirm with: ${confirm}`,
+    );
 }

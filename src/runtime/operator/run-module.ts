@@ -9,6 +9,7 @@ import { deliverTree, heldByOthers, type DeliverRun } from './deliver-tree.ts';
 import type { OperatorContext } from './operator-context.ts';
 import { runHookWithContexts } from '../lifecycle-hooks.ts';
 import { lifecycleRun, runModuleHooks } from './run-hooks.ts';
+import { maintenanceHoldNote } from './module-controls.ts';
 
 /**
  * A ModuleRun for an event (a config edit, a hook's values, another module's render, absent
@@ -165,8 +166,9 @@ export async function deleteDisabledModule(
 ): Promise<void> {
   if (ctx.controls?.isInMaintenance(module) === true) {
     // docs/operations.md "Hands off": the uninstall waits for the end of maintenance.
+    if (!ctx.controls.isUninstallHeld(module))
+      ctx.status?.uninstallHeld(module, maintenanceHoldNote('the module is disabled'));
     ctx.controls.holdUninstall(module);
-    ctx.status?.uninstallHeld(module, 'the module is disabled');
     ctx.logger.info('uninstall held: the module is in maintenance', { module });
     return;
   }
