@@ -113,6 +113,8 @@ export interface OperatorParts {
  * write after the first convergence, and a stop waited for it.
  */
 const MODULE_STATUS_QPS = 50;
+/** The longest a start holds failures back for its notification summary. */
+const SUMMARY_WAIT_MS = 180_000;
 const MODULE_STATUS_BURST = 100;
 
 /**
@@ -210,13 +212,16 @@ export async function wireOperatorParts(
     mask: (text) => secrets.mask(text),
   });
   const controls = new ModuleControls(systemClock);
-  // After the first convergence, one summary of what changed while no operator ran.
+  // After the first convergence, one summary of what changed while no operator ran; at the latest
+  // SUMMARY_WAIT_MS after the start, so that a start that never converges (a failing global hook,
+  // KADDON_MODULE_FAILURE_POLICY=block) is still announced (docs/notifications.md "Restarts").
   let summarized = false;
   const converged = (): void => {
     if (summarized || notifier === undefined || notifications === undefined) return;
     summarized = true;
     void notifier.restored(notifications.conditions());
   };
+  if (notifier !== undefined) setTimeout(converged, SUMMARY_WAIT_MS).unref();
   const operator = createOperator(settings, base, inputs, { resources, moduleStatus, controls, converged });
   // docs/operations.md: maintenance is known before the first converge delivers anything.
   await moduleStatus.followRequests((module, request) => {
