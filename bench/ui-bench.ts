@@ -48,6 +48,7 @@ const state: UiState = {
   modules: () => modules,
   module: () => Promise.resolve(undefined),
   moduleValues: () => ({}),
+  valueOrigins: () => [],
   queues: () => ({ active: [], summary: {} }),
   globalHooks: () => [],
   releases: () => Promise.resolve([]),

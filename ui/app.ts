@@ -266,6 +266,25 @@ async function moduleView(name: string, query: URLSearchParams): Promise<Child[]
   const values = await restricted('Values', `modules/${encodeURIComponent(name)}/values`, (body) =>
     h('pre', {}, JSON.stringify(body, null, 2)),
   );
+  // docs/values.md "Where a value came from": each leaf with the layer that set it; for those who
+  // may not see values, the note `values` holds says so once.
+  const origins = await api<{ path: string; value: unknown; origin: string }[]>(
+    `modules/${encodeURIComponent(name)}/origins`,
+  ).catch(() => undefined);
+  const valuesShown =
+    origins === undefined
+      ? [values]
+      : [
+          table(
+            ['Value', 'Is', 'From'],
+            origins.map((entry) => [
+              h('code', {}, entry.path || '/'),
+              h('code', {}, JSON.stringify(entry.value)),
+              entry.origin,
+            ]),
+          ),
+          h('details', {}, h('summary', {}, 'as JSON'), values),
+        ];
   return [
     h('h2', {}, module.name, ' ', state(module.state)),
     table(
@@ -312,7 +331,7 @@ async function moduleView(name: string, query: URLSearchParams): Promise<Child[]
     h('h3', {}, 'Hooks'),
     ...hooksList(module.hooks),
     h('h3', {}, 'Values'),
-    values,
+    ...valuesShown,
     h('h3', {}, 'Requirements'),
     table(['Requires', 'Required by'], [[refs(module.requires), refs(module.requiredBy)]]),
     ...(await releasesOf(name, query)),

@@ -9,17 +9,19 @@ import { DEFAULT_DEBUG_UNIX_SOCKET } from '../config/operator-config.ts';
 
 type DebugGroup = 'queue' | 'global' | 'module' | 'hook' | 'git';
 
+interface DebugFlag {
+  readonly option: string;
+  readonly short?: string;
+  readonly query: string;
+  readonly help: string;
+}
+
 /** One debug subcommand of docs/observability.md "Debug socket", with the route it asks. */
 interface DebugSubcommand {
   readonly name: string;
   readonly argument?: 'NAME' | '[NAME]';
-  /** A boolean flag passed on as a query parameter. */
-  readonly flag?: {
-    readonly option: string;
-    readonly short: string;
-    readonly query: string;
-    readonly help: string;
-  };
+  /** Boolean flags passed on as query parameters. */
+  readonly flags?: readonly DebugFlag[];
   readonly summary: string;
   readonly route: (name: string | undefined) => string;
   /** Renders or asks the cluster: waited on for SLOW_ANSWER_MS by default, not ANSWER_MS. */
@@ -41,16 +43,26 @@ const withGlobal = {
   query: 'global',
   help: 'add the global section, as hooks see it',
 };
+const withOrigin = {
+  option: 'origin',
+  query: 'origin',
+  help: 'each value with where it came from: a values.yaml, a schema default, the ConfigMap or the hook that patched it (docs/values.md)',
+};
 const segment = (name: string | undefined): string => encodeURIComponent(name ?? '');
 
 const groups = {
   queue: [
-    { name: 'list', flag: showEmpty, summary: 'Dump tasks in all queues.', route: () => '/queue/list' },
+    { name: 'list', flags: [showEmpty], summary: 'Dump tasks in all queues.', route: () => '/queue/list' },
     { name: 'main', summary: 'Dump tasks in the main queue.', route: () => '/queue/main' },
   ],
   global: [
     { name: 'list', summary: 'List global hooks, in order.', route: () => '/global/list' },
-    { name: 'values', summary: 'Dump current global values.', route: () => '/global/values' },
+    {
+      name: 'values',
+      flags: [withOrigin],
+      summary: 'Dump current global values.',
+      route: () => '/global/values',
+    },
     {
       name: 'patches',
       summary: 'Dump the JSON patch kept for global values.',
@@ -64,7 +76,7 @@ const groups = {
     {
       name: 'values',
       argument: 'NAME',
-      flag: withGlobal,
+      flags: [withGlobal, withOrigin],
       summary: 'Dump module values by name.',
       route: (n) => `/module/${segment(n)}/values`,
     },
@@ -77,7 +89,7 @@ const groups = {
     {
       name: 'config',
       argument: 'NAME',
-      flag: withGlobal,
+      flags: [withGlobal],
       summary: 'Dump module config values by name.',
       route: (n) => `/module/${segment(n)}/config`,
     },
@@ -150,9 +162,12 @@ async function runDebug(group: DebugGroup, args: readonly string[], io: CliIo): 
       'debug-unix-socket': { type: 'string' },
       timeout: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
-      ...(subcommand.flag
-        ? { [subcommand.flag.option]: { type: 'boolean', short: subcommand.flag.short } }
-        : {}),
+      ...Object.fromEntries(
+        (subcommand.flags ?? []).map((flag) => [
+          flag.option,
+          { type: 'boolean' as const, ...(flag.short === undefined ? {} : { short: flag.short }) },
+        ]),
+      ),
     },
   });
   if (values.help === true) {
@@ -199,15 +214,17 @@ function requestPath(
       usage,
     );
   const query = new URLSearchParams({ format: output });
-  if (subcommand.flag && values[subcommand.flag.option] === true) query.set(subcommand.flag.query, 'true');
+  for (const flag of subcommand.flags ?? []) if (values[flag.option] === true) query.set(flag.query, 'true');
   return `${subcommand.route(positionals[0])}?${query.toString()}`;
 }
 
 function groupUsage(group: DebugGroup): string {
   const lines = groups[group].map((s: DebugSubcommand) => {
     const head = `  ${[s.name, s.argument].filter(Boolean).join(' ')}`;
-    const flag = s.flag ? ` -${s.flag.short}/--${s.flag.option}: ${s.flag.help}.` : '';
-    return `${head.padEnd(28)}${s.summary}${flag}`;
+    const flags = (s.flags ?? [])
+      .map((flag) => ` ${flag.short === undefined ? '' : `-${flag.short}, `}--${flag.option} (${flag.help}).`)
+      .join('');
+    return `${head.padEnd(28)}${s.summary}${flags}`;
   });
   return `Usage: kaddon ${group} <subcommand> [options]
 

@@ -131,6 +131,36 @@ properties:
   const config = 'global: |\n  overridden: config\nechoServer: |\n  resources: {cpu: "2"}\n  list: [c]\n';
   const echo = moduleOwner('echo-server');
 
+  it('says where each value came from: a values.yaml, a schema default, the ConfigMap or the hook that patched it', async () => {
+    const f = await fixture('origins', files, config);
+    await f.store.applyHookPatches(
+      echo,
+      { valuesPatch: patch('[{"op":"add","path":"/echoServer/internal/token","value":"t"}]') },
+      'hooks/token.sh',
+    );
+    await f.store.applyHookPatches(
+      echo,
+      { valuesPatch: patch('[{"op":"add","path":"/echoServer/fromModule","value":"hook"}]') },
+      'hooks/override.sh',
+    );
+    const origins = Object.fromEntries(
+      f.store.valueOrigins(echo, '***').map((entry) => [entry.path, [entry.value, entry.origin]]),
+    );
+    assert.deepEqual(origins, {
+      '/fromRoot': ['root', 'values.yaml of the tree'],
+      '/fromModule': ['hook', "hook 'hooks/override.sh'"],
+      '/replicas': [1, "the module's values.yaml"],
+      '/list': [['c'], 'ConfigMap'],
+      '/resources/cpu': ['2', 'ConfigMap'],
+      '/resources/memory': ['1Gi', 'config schema default'],
+      '/internal/token': ['t', "hook 'hooks/token.sh'"],
+    });
+    const global = Object.fromEntries(
+      f.store.valueOrigins(GLOBAL_OWNER, '***').map((entry) => [entry.path, entry.origin]),
+    );
+    assert.deepEqual(global, { '/fromRoot': 'values.yaml of the tree', '/overridden': 'ConfigMap' });
+  });
+
   it('merges static values, config schema defaults, config values, values schema defaults, then patches', async () => {
     const f = await fixture('layers', files, config);
     assert.deepEqual(f.store.globalValues(), { fromRoot: 'root', overridden: 'config' });

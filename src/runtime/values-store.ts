@@ -1,8 +1,12 @@
 import { createHash } from 'node:crypto';
-import { deepClone, deepEqual, type JsonObject, type JsonValue } from '../core/json.ts';
+import { deepClone, deepEqual, isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
+import { valueOrigins, type ValueOrigin, type ValuesLayer } from '../core/values-origin.ts';
 import { moduleValuesKey } from '../core/module-name.ts';
 import {
   configSection,
+  EMPTY_CONFIG_VALUES,
+  globalValues,
+  mergeValues,
   GLOBAL_OWNER,
   isEnabledByValues,
   moduleOwner,
@@ -58,6 +62,11 @@ interface State {
   readonly dynamic: ReadonlyMap<string, boolean>;
   /** Merged values by owner values key. */
   readonly values: ReadonlyMap<string, JsonValue>;
+  /**
+   * By owner values key: the hook whose values patch last wrote each path (a JSON pointer under the
+   * values key), for `valueOrigins` (docs/values.md "Where a value came from").
+   */
+  readonly patchedBy?: ReadonlyMap<string, ReadonlyMap<string, string>>;
 }
 
 /**
@@ -203,6 +212,7 @@ export class ValuesStore {
         dynamic,
         patches: new Map(before.patches).set(key, stored),
         values: new Map(before.values).set(key, section),
+        patchedBy: withPatchedBy(before.patchedBy, key, patches.valuesPatch, hook),
       };
       return this.#changes(before, this.#state);
     });
@@ -250,6 +260,39 @@ export class ValuesStore {
     const source = { hook, kind: 'values' } as const;
     const section = applyValuesPatch({ [key]: current }, scoped.values, { source })[key] ?? {};
     return { section, stored: compactValuesPatch(stored, scoped.values) };
+  }
+
+  /**
+   * Each leaf of the owner's values with the layer that set it (docs/values.md "Where a value came
+   * from"): the root values.yaml, the module's values.yaml, a schema's defaults, the ConfigMap, or
+   * the hook whose values patch wrote it last. With `replacement`, values its schemas mark secret
+   * are replaced by it.
+   */
+  valueOrigins(owner: ValuesOwner, replacement?: string): ValueOrigin[] {
+    const layers = this.#ownerLayers(owner);
+    const key = ownerValuesKey(owner);
+    const config = configSection(this.#state.config, owner);
+    const fromFiles = staticSections(owner, this.#init.statics);
+    const files = fromFiles.at(-1)?.value ?? {};
+    const configDefaults = layers.schemas.withDefaults('config', files);
+    const configured = mergeValues(configDefaults, config) ?? {};
+    const origins = valueOrigins([
+      ...fromFiles,
+      { name: 'config schema default', value: configDefaults },
+      { name: 'ConfigMap', value: configured },
+      { name: 'values schema default', value: layers.schemas.withDefaults('values', configured) },
+      { name: 'hooks', value: this.#section(owner) },
+    ]);
+    const patchedBy = this.#state.patchedBy?.get(key) ?? new Map<string, string>();
+    const shown =
+      replacement === undefined
+        ? this.#section(owner)
+        : layers.schemas.withoutSecrets(deepClone(this.#section(owner)), replacement);
+    return origins.map((origin) => ({
+      ...origin,
+      value: valueAtPointer(shown, origin.path) ?? origin.value,
+      origin: origin.origin === 'hooks' ? hookOf(patchedBy, origin.path) : origin.origin,
+    }));
   }
 
   /**
@@ -324,7 +367,9 @@ export class ValuesStore {
       patches.delete(key);
       const values = new Map(before.values);
       values.set(key, mergedSection(this.#ownerLayers(moduleOwner(name)), before.config, []));
-      this.#state = { ...before, patches, values };
+      const patchedBy = new Map(before.patchedBy);
+      patchedBy.delete(key);
+      this.#state = { ...before, patches, values, patchedBy };
       return Promise.resolve();
     });
   }
@@ -473,4 +518,60 @@ function setFlags(dynamic: Map<string, boolean>, flags: readonly EnabledFlagPatc
     if (flag.enabled === undefined) dynamic.delete(flag.moduleKey);
     else dynamic.set(flag.moduleKey, flag.enabled);
   }
+}
+
+/**
+ * The root values.yaml's section of the owner, then (a module) its own values.yaml's, each with
+ * what came before: the first layers of valueOrigins.
+ */
+function staticSections(owner: ValuesOwner, statics: StaticValues): ValuesLayer[] {
+  if (owner.kind === 'global')
+    return [{ name: 'values.yaml of the tree', value: globalValues(statics, EMPTY_CONFIG_VALUES) }];
+  const key = moduleValuesKey(owner.name);
+  const root = mergeValues({}, statics.root[key]) ?? {};
+  const own =
+    mergeValues(mergeValues(root, statics.modules.get(owner.name)?.[key]), statics.extra?.[key]) ?? {};
+  return [
+    { name: 'values.yaml of the tree', value: root },
+    { name: "the module's values.yaml", value: own },
+  ];
+}
+
+/** The hooks' paths with `hook` now the writer of each path its patch names (and what is under it). */
+function withPatchedBy(
+  before: ReadonlyMap<string, ReadonlyMap<string, string>> | undefined,
+  key: string,
+  patch: ValuesPatch | undefined,
+  hook: string,
+): ReadonlyMap<string, ReadonlyMap<string, string>> | undefined {
+  if (patch === undefined || patch.length === 0) return before;
+  const paths = new Map(before?.get(key));
+  const prefix = `/${key}`;
+  for (const operation of patch) {
+    if (operation.path !== prefix && !operation.path.startsWith(`${prefix}/`)) continue;
+    const path = operation.path.slice(prefix.length);
+    for (const known of [...paths.keys()])
+      if (known === path || known.startsWith(`${path}/`)) paths.delete(known);
+    paths.set(path, hook);
+  }
+  return new Map(before).set(key, paths);
+}
+
+/** The hook that wrote the path, or the nearest path above it. */
+function hookOf(patchedBy: ReadonlyMap<string, string>, path: string): string {
+  for (let at = path; ; at = at.slice(0, at.lastIndexOf('/'))) {
+    const hook = patchedBy.get(at);
+    if (hook !== undefined) return `hook '${hook}'`;
+    if (at === '') return 'a hook';
+  }
+}
+
+function valueAtPointer(value: JsonValue, path: string): JsonValue | undefined {
+  let node: JsonValue | undefined = value;
+  for (const part of path === '' ? [] : path.slice(1).split('/')) {
+    const key = part.replaceAll('~1', '/').replaceAll('~0', '~');
+    if (!isJsonObject(node) || !Object.hasOwn(node, key)) return undefined;
+    node = node[key];
+  }
+  return node;
 }

@@ -73,6 +73,13 @@ export function fakeDebugState(): DebugState {
     queueMain: () => ({ data: queueDump.active[0], text: "Queue 'main': length 1\n" }),
     globalHooks: () => ['000-nodes.sh', '100-certs.sh'],
     globalValues: () => ({ clusterName: 'dev', discovery: { nodes: 3 } }),
+    valueOrigins: (module) =>
+      module === undefined
+        ? [
+            { path: '/clusterName', value: 'dev', origin: 'ConfigMap' },
+            { path: '/discovery/nodes', value: 3, origin: "hook '000-nodes.sh'" },
+          ]
+        : [{ path: '/replicas', value: 2, origin: "the module's values.yaml" }],
     globalConfig: () => ({ clusterName: 'dev' }),
     globalPatches: () => [{ op: 'add', path: '/discovery/nodes', value: 3 }],
     modules: () => [

@@ -1,6 +1,7 @@
 import { formatDiffJson, formatDiffText } from '../../core/module-diff.ts';
 import { moduleOwner } from '../../core/values.ts';
 import { valuesView } from '../../core/values-view.ts';
+import type { ValueOrigin } from '../../core/values-origin.ts';
 import { stringifyYamlStream } from '../../core/yaml/yaml.ts';
 import { DebugRouteError } from './debug-errors.ts';
 import type { DebugOutput } from './debug-format.ts';
@@ -37,7 +38,11 @@ export const DEBUG_ROUTES: readonly DebugRoute[] = [
   { path: '/queue/list', handle: ({ state, query }) => state.queueList(isTrue(query, 'showEmpty')) },
   { path: '/queue/main', handle: ({ state }) => state.queueMain() },
   { path: '/global/list', handle: ({ state }) => ({ data: { globalHooks: state.globalHooks() } }) },
-  { path: '/global/values', handle: ({ state }) => ({ data: state.globalValues() }) },
+  {
+    path: '/global/values',
+    handle: ({ state, query }) =>
+      isTrue(query, 'origin') ? origins(state.valueOrigins(undefined)) : { data: state.globalValues() },
+  },
   { path: '/global/config', handle: ({ state }) => ({ data: state.globalConfig() }) },
   { path: '/global/patches', handle: ({ state }) => ({ data: state.globalPatches() }) },
   {
@@ -116,10 +121,25 @@ function moduleList(state: DebugState): DebugOutput {
  * socket").
  */
 function withGlobal({ state, module, query }: RouteRequest, kind: 'values' | 'config'): DebugOutput {
+  if (kind === 'values' && isTrue(query, 'origin')) return origins(state.valueOrigins(module));
   const section = kind === 'values' ? state.moduleValues(module) : state.moduleConfig(module);
   if (!isTrue(query, 'global')) return { data: section };
   const global = kind === 'values' ? state.globalValues() : state.globalConfig();
   return { data: valuesView(moduleOwner(module), global, section) };
+}
+
+/** `--origin`: each value with its layer, as a table (docs/values.md "Where a value came from"). */
+function origins(list: readonly ValueOrigin[]): DebugOutput {
+  const rows = list.map((entry) => [entry.path || '/', JSON.stringify(entry.value), entry.origin]);
+  const widths = [0, 1].map((column) =>
+    Math.max(column === 0 ? 4 : 5, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: readonly string[]): string =>
+    cells.map((cell, index) => (index < 2 ? cell.padEnd(widths[index] ?? 0) : cell)).join('  ');
+  return {
+    data: list,
+    text: `${[line(['PATH', 'VALUE', 'ORIGIN']), ...rows.map(line)].join('\n')}\n`,
+  };
 }
 
 async function render(state: DebugState, module: string): Promise<DebugOutput> {

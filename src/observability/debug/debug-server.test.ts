@@ -52,6 +52,21 @@ const cases: readonly RouteCase[] = [
     text: 'No Git source: the modules tree is MODULES_DIR.\n',
   },
   { path: '/global/values', data: { clusterName: 'dev', discovery: { nodes: 3 } } },
+  {
+    path: '/global/values?origin=true',
+    data: fakeDebugState().valueOrigins(undefined),
+    text: [
+      'PATH              VALUE  ORIGIN',
+      '/clusterName      "dev"  ConfigMap',
+      "/discovery/nodes  3      hook '000-nodes.sh'",
+      '',
+    ].join('\n'),
+  },
+  {
+    path: '/module/echo-server/values?origin=true',
+    data: [{ path: '/replicas', value: 2, origin: "the module's values.yaml" }],
+    text: "PATH       VALUE  ORIGIN\n/replicas  2      the module's values.yaml\n",
+  },
   { path: '/global/config', data: { clusterName: 'dev' } },
   { path: '/global/patches', data: [{ op: 'add', path: '/discovery/nodes', value: 3 }] },
   {

@@ -23,6 +23,7 @@ export function startingDebugState(reason: string, gitStatus: () => GitStatus | 
     globalPatches: unavailable,
     modules: unavailable,
     moduleValues: unavailable,
+    valueOrigins: unavailable,
     moduleConfig: unavailable,
     modulePatches: unavailable,
     resourceMonitors: unavailable,

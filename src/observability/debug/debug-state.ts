@@ -1,3 +1,4 @@
+import type { ValueOrigin } from '../../core/values-origin.ts';
 import type { ModuleDiff } from '../../core/module-diff.ts';
 import type { JsonObject, JsonValue } from '../../core/json.ts';
 import type { ValuesPatch } from '../../core/values-patch.ts';
@@ -27,6 +28,11 @@ export interface DebugState {
   modules(): readonly DebugModule[];
   /** A module's merged values, without its values key. */
   moduleValues(name: string): JsonValue;
+  /**
+   * Each leaf of a module's values (`module` undefined: the global values) with where it came from
+   * (docs/values.md "Where a value came from"); secret values masked.
+   */
+  valueOrigins(module: string | undefined): readonly ValueOrigin[];
   /** A module's config values, without its values key. */
   moduleConfig(name: string): JsonValue;
   /** The module's values patch kept in memory from hook runs, compacted. */

@@ -79,6 +79,7 @@ const state: UiState = {
         : undefined,
     ),
   moduleValues: (_name, shown) => ({ replicas: 2, password: shown.secrets ? 'in clear' : '***' }),
+  valueOrigins: () => [],
   queues: () => ({ active: [queue], summary: {} }),
   globalHooks: () => hooks,
   releases: () =>

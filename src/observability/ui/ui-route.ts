@@ -130,7 +130,7 @@ async function answerApi(
   state: UiState,
   access: UiAccess & { allowed: true },
 ): Promise<void> {
-  const moduleMatch = /^modules\/([^/]+)(?:\/(values|releases|revision-diff|diff))?$/.exec(api);
+  const moduleMatch = /^modules\/([^/]+)(?:\/(values|origins|releases|revision-diff|diff))?$/.exec(api);
   if (api === 'overview') sendJson(response, 200, state.overview());
   else if (api === 'modules') sendJson(response, 200, state.modules());
   else if (api === 'queues') sendJson(response, 200, queuesFor(access, state.queues()));
@@ -160,6 +160,8 @@ async function answerApi(
       });
     else if (part === 'values')
       sendJson(response, 200, state.moduleValues(name, { secrets: access.canReadSecrets }));
+    else if (part === 'origins')
+      sendJson(response, 200, state.valueOrigins(name, { secrets: access.canReadSecrets }));
     else if (part === 'diff') sendJson(response, 200, await state.moduleDiff(name));
     else await answerRevisionDiff(response, name, query, state);
   } else sendJson(response, 404, { error: `no such API: ${api}` });

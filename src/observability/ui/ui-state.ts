@@ -1,3 +1,5 @@
+import type { ValueOrigin } from '../../core/values-origin.ts';
+
 /**
  * What the status page reads (docs/ui.md), declared here where it is consumed; the operator implements
  * it from its own memory, so a request never lists the cluster. Every answer is plain JSON.
@@ -13,6 +15,11 @@ export interface UiState {
    * knows read `***` (docs/ui.md "Who may see what").
    */
   moduleValues(name: string, shown: { readonly secrets: boolean }): unknown;
+  /**
+   * Each leaf of the module's values with where it came from (docs/values.md "Where a value came
+   * from"), masked as `moduleValues` is; shown to the same people.
+   */
+  valueOrigins(name: string, shown: { readonly secrets: boolean }): readonly ValueOrigin[];
   /**
    * `kaddon queue list`'s dump: main and named queues and the pool of module runs; a task's last
    * error is apart from its description, masked as messages are.

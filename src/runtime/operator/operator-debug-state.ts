@@ -45,6 +45,8 @@ export function createOperatorDebugState(ctx: OperatorContext, queues: TaskQueue
     globalPatches: () => ctx.store.patches(GLOBAL_OWNER),
     modules: () => ctx.tree.modules.map(({ name }) => moduleState(ctx, name)),
     moduleValues: (name) => ctx.store.moduleValues(name),
+    valueOrigins: (name) =>
+      ctx.store.valueOrigins(name === undefined ? GLOBAL_OWNER : moduleOwner(name), '***'),
     moduleConfig: configOf,
     modulePatches: (name) => ctx.store.patches(moduleOwner(name)),
     resourceMonitors: () => new Map(ctx.state.modules.enabled.flatMap((name) => monitored(ctx, name))),
