@@ -49,6 +49,7 @@ const state: UiState = {
   module: () => Promise.resolve(undefined),
   moduleValues: () => ({}),
   valueOrigins: () => [],
+  timeline: () => [],
   queues: () => ({ active: [], summary: {} }),
   globalHooks: () => [],
   releases: () => Promise.resolve([]),

@@ -506,6 +506,65 @@ async function queues(): Promise<Child[]> {
   ];
 }
 
+/** docs/ui.md "Timeline": what happened on the platform, newest first, narrowed by kind and module. */
+async function timeline(query: URLSearchParams): Promise<Child[]> {
+  const kind = query.get('kind') ?? '';
+  const module = query.get('module') ?? '';
+  const asked = new URLSearchParams();
+  if (kind !== '') asked.set('kind', kind);
+  if (module !== '') asked.set('module', module);
+  const entries = await api<
+    { time: string; module: string; kind: string; type: string; reason: string; note: string }[]
+  >(`timeline${asked.size > 0 ? `?${asked.toString()}` : ''}`);
+  const kinds = ['', 'delivery', 'failure', 'recovery', 'drift', 'maintenance', 'uninstall', 'health'];
+  const select = h(
+    'select',
+    { name: 'kind', 'aria-label': 'kind' },
+    ...kinds.map((value) =>
+      h('option', value === kind ? { value, selected: '' } : { value }, value === '' ? 'every kind' : value),
+    ),
+  );
+  const input = h('input', {
+    name: 'module',
+    type: 'search',
+    placeholder: 'module',
+    'aria-label': 'module',
+    value: module,
+  });
+  const form = h('form', { class: 'filters' }, select, input);
+  const apply = (): void => {
+    const next = new URLSearchParams();
+    const kindValue = (select as HTMLSelectElement).value;
+    const moduleValue = (input as HTMLInputElement).value.trim();
+    if (kindValue !== '') next.set('kind', kindValue);
+    if (moduleValue !== '') next.set('module', moduleValue);
+    history.replaceState(null, '', `/ui/timeline${next.size > 0 ? `?${next.toString()}` : ''}`);
+    void render();
+  };
+  select.addEventListener('change', apply);
+  input.addEventListener('change', apply);
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    apply();
+  });
+  return [
+    h('h2', {}, 'Timeline'),
+    form,
+    entries.length === 0
+      ? h('p', {}, 'Nothing happened yet, or nothing of this kind.')
+      : table(
+          ['Time', 'Module', 'Kind', 'Event', 'What'],
+          entries.map((entry) => [
+            time(entry.time),
+            link(`/ui/modules/${encodeURIComponent(entry.module)}`, entry.module),
+            entry.kind,
+            h('span', { class: entry.type }, entry.reason),
+            entry.note,
+          ]),
+        ),
+  ];
+}
+
 async function globalHooks(): Promise<Child[]> {
   return [h('h2', {}, 'Global hooks'), ...hooksList(await api<Hook[]>('global-hooks'))];
 }
@@ -547,6 +606,7 @@ async function view(): Promise<Child[]> {
     return moduleView(decodeURIComponent(path.slice('/ui/modules/'.length)), query);
   if (path === '/ui/queues') return queues();
   if (path === '/ui/global-hooks') return globalHooks();
+  if (path === '/ui/timeline') return timeline(query);
   return overview();
 }
 

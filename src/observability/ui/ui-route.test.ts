@@ -80,6 +80,29 @@ const state: UiState = {
     ),
   moduleValues: (_name, shown) => ({ replicas: 2, password: shown.secrets ? 'in clear' : '***' }),
   valueOrigins: () => [],
+  timeline: (filter) =>
+    [
+      {
+        time: '2026-12-06T03:00:00.000Z',
+        module: 'web',
+        kind: 'failure',
+        type: 'Warning' as const,
+        reason: 'HookFailed',
+        note: 'x',
+      },
+      {
+        time: '2026-12-06T02:00:00.000Z',
+        module: 'db',
+        kind: 'delivery',
+        type: 'Normal' as const,
+        reason: 'Delivered',
+        note: 'y',
+      },
+    ].filter(
+      (entry) =>
+        (filter.kind === undefined || entry.kind === filter.kind) &&
+        (filter.module === undefined || entry.module === filter.module),
+    ),
   queues: () => ({ active: [queue], summary: {} }),
   globalHooks: () => hooks,
   releases: () =>
@@ -156,7 +179,14 @@ const get = (url: string, token?: string): Promise<Response> =>
 
 describe('the /ui route', () => {
   it('serves the same page at every view URL, with a CSP that forbids inline script and framing', async () => {
-    for (const url of ['/ui/', '/ui/modules', '/ui/modules/web', '/ui/queues', '/ui/global-hooks']) {
+    for (const url of [
+      '/ui/',
+      '/ui/modules',
+      '/ui/modules/web',
+      '/ui/queues',
+      '/ui/global-hooks',
+      '/ui/timeline',
+    ]) {
       const response = await get(url);
       assert.equal(response.status, 200, url);
       assert.equal(await response.text(), 'index.html');
@@ -171,6 +201,26 @@ describe('the /ui route', () => {
     );
     assert.equal((await get('/ui/assets/../../etc/passwd')).status, 404);
     assert.equal((await get('/ui/other')).status, 404);
+  });
+
+  it('answers the timeline, narrowed by kind and module', async () => {
+    const all = (await (await get('/ui/api/timeline', 'viewer')).json()) as { module: string }[];
+    assert.deepEqual(
+      all.map((entry) => entry.module),
+      ['web', 'db'],
+    );
+    const failures = (await (await get('/ui/api/timeline?kind=failure', 'viewer')).json()) as {
+      module: string;
+    }[];
+    assert.deepEqual(
+      failures.map((entry) => entry.module),
+      ['web'],
+    );
+    const db = (await (await get('/ui/api/timeline?module=db', 'viewer')).json()) as { reason: string }[];
+    assert.deepEqual(
+      db.map((entry) => entry.reason),
+      ['Delivered'],
+    );
   });
 
   it('answers 401, 403, and values only to who may read the ConfigMap', async () => {

@@ -50,7 +50,7 @@ const ASSETS = {
 } as const satisfies Record<string, string>;
 
 /** Page URLs: each view is served the same page, which reads its path and query. */
-const PAGE = /^\/ui\/(?:|modules|modules\/[^/]+|queues|global-hooks)$/;
+const PAGE = /^\/ui\/(?:|modules|modules\/[^/]+|queues|global-hooks|timeline)$/;
 
 export function isUiPath(pathname: string): boolean {
   return pathname === UI_PATH || pathname.startsWith(`${UI_PATH}/`);
@@ -135,6 +135,15 @@ async function answerApi(
   else if (api === 'modules') sendJson(response, 200, state.modules());
   else if (api === 'queues') sendJson(response, 200, queuesFor(access, state.queues()));
   else if (api === 'global-hooks') sendJson(response, 200, hooksFor(access, state.globalHooks()));
+  else if (api === 'timeline')
+    sendJson(
+      response,
+      200,
+      state.timeline({
+        ...(query.get('module') ? { module: query.get('module') ?? '' } : {}),
+        ...(query.get('kind') ? { kind: query.get('kind') ?? '' } : {}),
+      }),
+    );
   else if (api === 'whoami')
     sendJson(response, 200, {
       user: access.user,

@@ -26,6 +26,11 @@ export interface UiState {
    */
   queues(): UiQueueList;
   globalHooks(): readonly UiHook[];
+  /**
+   * What happened on the platform, newest first: deliveries and the Modules' Events, kept in the
+   * operator's memory with a bound (docs/ui.md "Timeline"); `module` and `kind` narrow it.
+   */
+  timeline(filter: { readonly module?: string; readonly kind?: string }): readonly UiTimelineEntry[];
   /** The module's release history, newest first (docs/ui.md "Releases"). */
   releases(name: string): Promise<readonly UiRelease[]>;
   /**
@@ -177,4 +182,15 @@ export interface UiOverview {
   };
   readonly queues: readonly { readonly name: string; readonly length: number }[];
   readonly running: string | undefined;
+}
+
+/** A line of the timeline: a delivery or an Event of a module. */
+export interface UiTimelineEntry {
+  readonly time: string;
+  readonly module: string;
+  /** delivery, failure, recovery, drift, maintenance, uninstall or health. */
+  readonly kind: string;
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly note: string;
 }

@@ -106,6 +106,15 @@ export function createOperatorUiState(options: OperatorUiStateOptions): UiState 
             .map((entry) => ({ ...entry, value: maskedStrings(entry.value, options.mask) })),
     queues,
     globalHooks: () => describeHooks(options, undefined, ctx.hooks.globalHooks()),
+    timeline: (filter) =>
+      (options.events?.timeline(filter) ?? []).map(({ time, module, kind, type, reason, note }) => ({
+        time,
+        module,
+        kind,
+        type,
+        reason,
+        note,
+      })),
     releases: async (name) =>
       ((await releases?.history(name)) ?? []).map((release) => ({
         ...release,
