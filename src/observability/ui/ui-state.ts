@@ -185,7 +185,7 @@ export interface UiOverview {
 }
 
 /** A line of the timeline: a delivery or an Event of a module. */
-export interface UiTimelineEntry {
+interface UiTimelineEntry {
   readonly time: string;
   readonly module: string;
   /** delivery, failure, recovery, drift, maintenance, uninstall or health. */

@@ -7,7 +7,7 @@ export interface LoggedEvent extends ModuleEvent {
 }
 
 /** What a line of the platform's timeline is about (docs/ui.md "Timeline"). */
-export type TimelineKind =
+type TimelineKind =
   'delivery' | 'failure' | 'recovery' | 'drift' | 'maintenance' | 'uninstall' | 'health';
 
 /** One line of the platform's timeline: a delivery, or an Event of a module. */
