@@ -127,7 +127,7 @@ async function modules(query: URLSearchParams): Promise<Child[]> {
   );
   const select = h(
     'select',
-    { name: 'state' },
+    { name: 'state', 'aria-label': 'state' },
     ...['', 'Failed', 'Maintenance', 'Progressing', 'Ready', 'Disabled'].map((value) =>
       h(
         'option',
@@ -136,7 +136,13 @@ async function modules(query: URLSearchParams): Promise<Child[]> {
       ),
     ),
   );
-  const input = h('input', { name: 'q', type: 'search', placeholder: 'name', value: query.get('q') ?? '' });
+  const input = h('input', {
+    name: 'q',
+    type: 'search',
+    placeholder: 'name',
+    'aria-label': 'module name',
+    value: query.get('q') ?? '',
+  });
   const form = h('form', { class: 'filters' }, select, input);
   const apply = (): void => {
     const next = new URLSearchParams();
@@ -380,7 +386,7 @@ async function releasesOf(name: string, query: URLSearchParams): Promise<Child[]
     const chosen = query.get(key) ?? String(fallback);
     return h(
       'select',
-      { name: key },
+      { name: key, 'aria-label': `${key} revision` },
       ...releases.map(({ revision }) =>
         h('option', String(revision) === chosen ? { selected: '' } : {}, String(revision)),
       ),

@@ -3,6 +3,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import axe from 'axe-core';
 import { buildUi } from '../../scripts/build-ui.mjs';
 import { repoRoot } from '../repo-root.ts';
 import {
@@ -135,8 +136,15 @@ async function get(
   return { status: response.status, body, headers: response.headers };
 }
 
-async function openPage(token: string, url: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+async function openPage(
+  token: string,
+  url: string,
+  options: { viewport?: { width: number; height: number }; bypassCSP?: boolean } = {},
+): Promise<Page> {
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1280, height: 800 },
+    bypassCSP: options.bypassCSP ?? false,
+  });
   await context.addInitScript((value: string) => {
     (
       globalThis as unknown as { sessionStorage: { setItem(key: string, value: string): void } }
@@ -154,7 +162,50 @@ async function openPage(token: string, url: string): Promise<Page> {
   return page;
 }
 
+/** axe-core's serious and critical findings on the page as it is drawn now (docs/ui.md "Accessibility"). */
+async function seriousFindings(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: axe.source });
+  return page.evaluate(async () => {
+    const page = globalThis as unknown as { axe: typeof axe; document: axe.ElementContext };
+    const result = await page.axe.run(page.document, { resultTypes: ['violations'] });
+    return result.violations
+      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+      .map(
+        (violation) =>
+          `${violation.id} (${String(violation.impact)}): ${violation.help}: ${violation.nodes
+            .slice(0, 3)
+            .map((node) => node.target.join(' '))
+            .join(', ')}`,
+      );
+  });
+}
+
 describe('the status page', () => {
+  it("passes axe-core with no serious or critical finding in every view, at a desktop's and a phone's width", async () => {
+    const views = [
+      '/ui/',
+      '/ui/modules',
+      '/ui/modules/vault',
+      '/ui/queues',
+      '/ui/global-hooks',
+      '/ui/timeline',
+    ];
+    const found: string[] = [];
+    for (const viewport of [
+      { width: 1280, height: 800 },
+      { width: 390, height: 844 },
+    ])
+      for (const url of views) {
+        // axe is injected as a script of the test's: the page's own policy forbids that, rightly.
+        const page = await openPage(tokens.admin, url, { viewport, bypassCSP: true });
+        await page.locator('#main > *').first().waitFor();
+        for (const finding of await seriousFindings(page))
+          found.push(`${url} at ${String(viewport.width)} px: ${finding}`);
+        await page.context().close();
+      }
+    assert.deepEqual(found, []);
+  });
+
   it('refuses a request without a token (401) and a token without rights on modules (403)', async () => {
     assert.equal((await get('/ui/api/overview')).status, 401);
     assert.equal((await get('/ui/api/overview', 'not-a-token')).status, 401);
