@@ -1,4 +1,5 @@
 import { deepEqual, isJsonObject, type JsonValue } from './json.ts';
+import { pointerSegments } from './values-patch.ts';
 
 /** One step of how an owner's values are built (docs/values.md "Where a value came from"). */
 export interface ValuesLayer {
@@ -28,7 +29,7 @@ export function valueOrigins(layers: readonly ValuesLayer[]): ValueOrigin[] {
 }
 
 function originOf(layers: readonly ValuesLayer[], path: string): string {
-  const parts = pointerParts(path);
+  const parts = pointerSegments(path);
   for (let index = layers.length - 1; index > 0; index--) {
     const here = valueAt(layers[index]?.value, parts);
     const before = valueAt(layers[index - 1]?.value, parts);
@@ -44,6 +45,11 @@ function leaves(value: JsonValue, path: string): { path: string; value: JsonValu
   return [{ path, value }];
 }
 
+/** The value a JSON pointer names in `value`, through maps only (leaves of valueOrigins). */
+export function valueAtPointer(value: JsonValue, pointer: string): JsonValue | undefined {
+  return valueAt(value, pointerSegments(pointer));
+}
+
 function valueAt(value: JsonValue | undefined, parts: readonly string[]): JsonValue | undefined {
   let node = value;
   for (const part of parts) {
@@ -55,13 +61,4 @@ function valueAt(value: JsonValue | undefined, parts: readonly string[]): JsonVa
 
 function escapePointer(key: string): string {
   return key.replaceAll('~', '~0').replaceAll('/', '~1');
-}
-
-function pointerParts(path: string): string[] {
-  return path === ''
-    ? []
-    : path
-        .slice(1)
-        .split('/')
-        .map((part) => part.replaceAll('~1', '/').replaceAll('~0', '~'));
 }

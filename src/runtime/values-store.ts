@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { deepClone, deepEqual, isJsonObject, type JsonObject, type JsonValue } from '../core/json.ts';
-import { valueOrigins, type ValueOrigin, type ValuesLayer } from '../core/values-origin.ts';
+import { deepClone, deepEqual, type JsonObject, type JsonValue } from '../core/json.ts';
+import { valueAtPointer, valueOrigins, type ValueOrigin, type ValuesLayer } from '../core/values-origin.ts';
 import { moduleValuesKey } from '../core/module-name.ts';
 import {
   configSection,
@@ -564,14 +564,4 @@ function hookOf(patchedBy: ReadonlyMap<string, string>, path: string): string {
     if (hook !== undefined) return `hook '${hook}'`;
     if (at === '') return 'a hook';
   }
-}
-
-function valueAtPointer(value: JsonValue, path: string): JsonValue | undefined {
-  let node: JsonValue | undefined = value;
-  for (const part of path === '' ? [] : path.slice(1).split('/')) {
-    const key = part.replaceAll('~1', '/').replaceAll('~0', '~');
-    if (!isJsonObject(node) || !Object.hasOwn(node, key)) return undefined;
-    node = node[key];
-  }
-  return node;
 }
