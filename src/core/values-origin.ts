@@ -62,3 +62,45 @@ function valueAt(value: JsonValue | undefined, parts: readonly string[]): JsonVa
 function escapePointer(key: string): string {
   return key.replaceAll('~', '~0').replaceAll('/', '~1');
 }
+
+interface WriterNode {
+  writer: string | undefined;
+  children: Map<string, WriterNode>;
+}
+
+/**
+ * Who last wrote each path of an owner's values (the hooks' patches, for valueOrigins): a write
+ * replaces what was under its path, so the writer of a leaf is the one of its deepest written
+ * ancestor. Each write and each look-up costs the depth of its path, whatever the number of
+ * writes before: a hook's patch of 80,000 operations stays linear (docs/modules.md "Limits on
+ * input").
+ */
+export class PathWriters {
+  readonly #root: WriterNode = { writer: undefined, children: new Map() };
+
+  write(pointer: string, writer: string): void {
+    let node = this.#root;
+    for (const part of pointerSegments(pointer)) {
+      let child = node.children.get(part);
+      if (child === undefined) {
+        child = { writer: undefined, children: new Map() };
+        node.children.set(part, child);
+      }
+      node = child;
+    }
+    node.writer = writer;
+    node.children = new Map();
+  }
+
+  /** The writer of the path or of its deepest written ancestor. */
+  writerOf(pointer: string): string | undefined {
+    let node: WriterNode | undefined = this.#root;
+    let writer = node.writer;
+    for (const part of pointerSegments(pointer)) {
+      node = node.children.get(part);
+      if (node === undefined) break;
+      writer = node.writer ?? writer;
+    }
+    return writer;
+  }
+}

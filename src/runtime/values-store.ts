@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { deepClone, deepEqual, type JsonObject, type JsonValue } from '../core/json.ts';
-import { valueAtPointer, valueOrigins, type ValueOrigin, type ValuesLayer } from '../core/values-origin.ts';
+import {
+  PathWriters,
+  valueAtPointer,
+  valueOrigins,
+  type ValueOrigin,
+  type ValuesLayer,
+} from '../core/values-origin.ts';
 import { moduleValuesKey } from '../core/module-name.ts';
 import {
   configSection,
@@ -62,11 +68,6 @@ interface State {
   readonly dynamic: ReadonlyMap<string, boolean>;
   /** Merged values by owner values key. */
   readonly values: ReadonlyMap<string, JsonValue>;
-  /**
-   * By owner values key: the hook whose values patch last wrote each path (a JSON pointer under the
-   * values key), for `valueOrigins` (docs/values.md "Where a value came from").
-   */
-  readonly patchedBy?: ReadonlyMap<string, ReadonlyMap<string, string>>;
 }
 
 /**
@@ -80,6 +81,11 @@ export class ValuesStore {
   #layers: ReadonlyMap<string, OwnerLayers>;
   #state: State;
   #tail: Promise<unknown> = Promise.resolve();
+  /**
+   * By owner values key: the hook whose values patch last wrote each path, for valueOrigins
+   * (docs/values.md "Where a value came from"); changed only with a change that was kept.
+   */
+  readonly #writers = new Map<string, PathWriters>();
 
   private constructor(init: ValuesStoreInit, config: ConfigValues) {
     this.#init = init;
@@ -212,8 +218,8 @@ export class ValuesStore {
         dynamic,
         patches: new Map(before.patches).set(key, stored),
         values: new Map(before.values).set(key, section),
-        patchedBy: withPatchedBy(before.patchedBy, key, patches.valuesPatch, hook),
       };
+      this.#recordWriters(key, patches.valuesPatch, hook);
       return this.#changes(before, this.#state);
     });
   }
@@ -262,6 +268,20 @@ export class ValuesStore {
     return { section, stored: compactValuesPatch(stored, scoped.values) };
   }
 
+  /** The paths under `key` that the hook's values patch wrote. */
+  #recordWriters(key: string, patch: ValuesPatch | undefined, hook: string): void {
+    if (patch === undefined || patch.length === 0) return;
+    let writers = this.#writers.get(key);
+    if (writers === undefined) {
+      writers = new PathWriters();
+      this.#writers.set(key, writers);
+    }
+    const prefix = `/${key}`;
+    for (const operation of patch)
+      if (operation.path === prefix || operation.path.startsWith(`${prefix}/`))
+        writers.write(operation.path.slice(prefix.length), hook);
+  }
+
   /**
    * Each leaf of the owner's values with the layer that set it (docs/values.md "Where a value came
    * from"): the root values.yaml, the module's values.yaml, a schema's defaults, the ConfigMap, or
@@ -283,7 +303,7 @@ export class ValuesStore {
       { name: 'values schema default', value: layers.schemas.withDefaults('values', configured) },
       { name: 'hooks', value: this.#section(owner) },
     ]);
-    const patchedBy = this.#state.patchedBy?.get(key) ?? new Map<string, string>();
+    const writers = this.#writers.get(key);
     const shown =
       replacement === undefined
         ? this.#section(owner)
@@ -291,7 +311,7 @@ export class ValuesStore {
     return origins.map((origin) => ({
       ...origin,
       value: valueAtPointer(shown, origin.path) ?? origin.value,
-      origin: origin.origin === 'hooks' ? hookOf(patchedBy, origin.path) : origin.origin,
+      origin: origin.origin === 'hooks' ? hookOf(writers, origin.path) : origin.origin,
     }));
   }
 
@@ -367,9 +387,8 @@ export class ValuesStore {
       patches.delete(key);
       const values = new Map(before.values);
       values.set(key, mergedSection(this.#ownerLayers(moduleOwner(name)), before.config, []));
-      const patchedBy = new Map(before.patchedBy);
-      patchedBy.delete(key);
-      this.#state = { ...before, patches, values, patchedBy };
+      this.#writers.delete(key);
+      this.#state = { ...before, patches, values };
       return Promise.resolve();
     });
   }
@@ -537,31 +556,8 @@ function staticSections(owner: ValuesOwner, statics: StaticValues): ValuesLayer[
   ];
 }
 
-/** The hooks' paths with `hook` now the writer of each path its patch names (and what is under it). */
-function withPatchedBy(
-  before: ReadonlyMap<string, ReadonlyMap<string, string>> | undefined,
-  key: string,
-  patch: ValuesPatch | undefined,
-  hook: string,
-): ReadonlyMap<string, ReadonlyMap<string, string>> | undefined {
-  if (patch === undefined || patch.length === 0) return before;
-  const paths = new Map(before?.get(key));
-  const prefix = `/${key}`;
-  for (const operation of patch) {
-    if (operation.path !== prefix && !operation.path.startsWith(`${prefix}/`)) continue;
-    const path = operation.path.slice(prefix.length);
-    for (const known of [...paths.keys()])
-      if (known === path || known.startsWith(`${path}/`)) paths.delete(known);
-    paths.set(path, hook);
-  }
-  return new Map(before).set(key, paths);
-}
-
-/** The hook that wrote the path, or the nearest path above it. */
-function hookOf(patchedBy: ReadonlyMap<string, string>, path: string): string {
-  for (let at = path; ; at = at.slice(0, at.lastIndexOf('/'))) {
-    const hook = patchedBy.get(at);
-    if (hook !== undefined) return `hook '${hook}'`;
-    if (at === '') return 'a hook';
-  }
+/** The hook whose patch wrote the path last, or a path above it. */
+function hookOf(writers: PathWriters | undefined, path: string): string {
+  const hook = writers?.writerOf(path);
+  return hook === undefined ? 'a hook' : `hook '${hook}'`;
 }
