@@ -118,39 +118,43 @@ async function overview(): Promise<Child[]> {
   ];
 }
 
-async function modules(query: URLSearchParams): Promise<Child[]> {
-  const all = await api<Module[]>('modules');
-  const wanted = query.get('state') ?? '';
-  const search = (query.get('q') ?? '').toLowerCase();
-  const shown = all.filter(
-    (module) => (wanted === '' || module.state === wanted) && module.name.toLowerCase().includes(search),
-  );
+/**
+ * A view's filters: a choice and a search, each labelled; a change puts them in the view's URL
+ * (`/ui/<view>?<choice>=…&<search>=…`) and draws the view again.
+ */
+function filterForm(
+  view: string,
+  choice: { name: string; every: string; values: readonly string[] },
+  search: { name: string; label: string; placeholder: string },
+  query: URLSearchParams,
+): HTMLElement {
+  const chosen = query.get(choice.name) ?? '';
   const select = h(
     'select',
-    { name: 'state', 'aria-label': 'state' },
-    ...['', 'Failed', 'Maintenance', 'Progressing', 'Ready', 'Disabled'].map((value) =>
+    { name: choice.name, 'aria-label': choice.name },
+    ...['', ...choice.values].map((value) =>
       h(
         'option',
-        value === wanted ? { value, selected: '' } : { value },
-        value === '' ? 'every state' : value,
+        value === chosen ? { value, selected: '' } : { value },
+        value === '' ? choice.every : value,
       ),
     ),
   );
   const input = h('input', {
-    name: 'q',
+    name: search.name,
     type: 'search',
-    placeholder: 'name',
-    'aria-label': 'module name',
-    value: query.get('q') ?? '',
+    placeholder: search.placeholder,
+    'aria-label': search.label,
+    value: query.get(search.name) ?? '',
   });
   const form = h('form', { class: 'filters' }, select, input);
   const apply = (): void => {
     const next = new URLSearchParams();
-    const stateValue = (select as HTMLSelectElement).value;
-    const text = (input as HTMLInputElement).value;
-    if (stateValue !== '') next.set('state', stateValue);
-    if (text !== '') next.set('q', text);
-    history.replaceState(null, '', `/ui/modules${next.size > 0 ? `?${next.toString()}` : ''}`);
+    const choiceValue = (select as HTMLSelectElement).value;
+    const text = (input as HTMLInputElement).value.trim();
+    if (choiceValue !== '') next.set(choice.name, choiceValue);
+    if (text !== '') next.set(search.name, text);
+    history.replaceState(null, '', `/ui/${view}${next.size > 0 ? `?${next.toString()}` : ''}`);
     void render();
   };
   select.addEventListener('change', apply);
@@ -159,6 +163,26 @@ async function modules(query: URLSearchParams): Promise<Child[]> {
     event.preventDefault();
     apply();
   });
+  return form;
+}
+
+async function modules(query: URLSearchParams): Promise<Child[]> {
+  const all = await api<Module[]>('modules');
+  const wanted = query.get('state') ?? '';
+  const search = (query.get('q') ?? '').toLowerCase();
+  const shown = all.filter(
+    (module) => (wanted === '' || module.state === wanted) && module.name.toLowerCase().includes(search),
+  );
+  const form = filterForm(
+    'modules',
+    {
+      name: 'state',
+      every: 'every state',
+      values: ['Failed', 'Maintenance', 'Progressing', 'Ready', 'Disabled'],
+    },
+    { name: 'q', label: 'module name', placeholder: 'name' },
+    query,
+  );
   return [
     form,
     h('p', {}, `${shown.length} of ${all.length} modules`),
@@ -522,37 +546,16 @@ async function timeline(query: URLSearchParams): Promise<Child[]> {
   const entries = await api<
     { time: string; module: string; kind: string; type: string; reason: string; note: string }[]
   >(`timeline${asked.size > 0 ? `?${asked.toString()}` : ''}`);
-  const kinds = ['', 'delivery', 'failure', 'recovery', 'drift', 'maintenance', 'uninstall', 'health'];
-  const select = h(
-    'select',
-    { name: 'kind', 'aria-label': 'kind' },
-    ...kinds.map((value) =>
-      h('option', value === kind ? { value, selected: '' } : { value }, value === '' ? 'every kind' : value),
-    ),
+  const form = filterForm(
+    'timeline',
+    {
+      name: 'kind',
+      every: 'every kind',
+      values: ['delivery', 'failure', 'recovery', 'drift', 'maintenance', 'uninstall', 'health'],
+    },
+    { name: 'module', label: 'module', placeholder: 'module' },
+    query,
   );
-  const input = h('input', {
-    name: 'module',
-    type: 'search',
-    placeholder: 'module',
-    'aria-label': 'module',
-    value: module,
-  });
-  const form = h('form', { class: 'filters' }, select, input);
-  const apply = (): void => {
-    const next = new URLSearchParams();
-    const kindValue = (select as HTMLSelectElement).value;
-    const moduleValue = (input as HTMLInputElement).value.trim();
-    if (kindValue !== '') next.set('kind', kindValue);
-    if (moduleValue !== '') next.set('module', moduleValue);
-    history.replaceState(null, '', `/ui/timeline${next.size > 0 ? `?${next.toString()}` : ''}`);
-    void render();
-  };
-  select.addEventListener('change', apply);
-  input.addEventListener('change', apply);
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    apply();
-  });
   return [
     h('h2', {}, 'Timeline'),
     form,

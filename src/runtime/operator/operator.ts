@@ -139,15 +139,7 @@ export class Operator {
     }
     // A held uninstall (disabled, or gone from the tree) is a converge's to do, with the prune
     // guard's say (docs/lifecycle.md "Missing inputs and mass deletion").
-    if (this.#queues.find('ConvergeModules', (task) => task.payload.phase === undefined) !== undefined)
-      return;
-    this.#queues.addLast(
-      createTask(
-        'ConvergeModules',
-        { queue: MAIN_QUEUE, payload: { event: 'ReloadAllModules' } },
-        Date.now(),
-      ),
-    );
+    this.#reloadAll();
   }
 
   /**
@@ -274,16 +266,7 @@ export class Operator {
     state.allowPrune = value;
     if (value === undefined || state.pruneHold?.id !== value) return;
     this.#ctx.logger.info('held uninstalls confirmed by annotation', { id: value });
-    // A converge past its start (its AfterAll phase queued) has held them already: another one is due.
-    if (this.#queues.find('ConvergeModules', (task) => task.payload.phase === undefined) !== undefined)
-      return;
-    this.#queues.addLast(
-      createTask(
-        'ConvergeModules',
-        { queue: MAIN_QUEUE, payload: { event: 'ReloadAllModules' } },
-        Date.now(),
-      ),
-    );
+    this.#reloadAll();
   }
 
   /**
@@ -300,10 +283,16 @@ export class Operator {
     if (value === undefined || first) return;
     this.#ctx.logger.info('reconcile of the whole tree requested', { requestedAt: value });
     const source = this.#ctx.modulesSource;
-    if (source !== undefined) {
-      source.requestSync();
-      return;
-    }
+    if (source !== undefined) source.requestSync();
+    else this.#reloadAll();
+  }
+
+  /**
+   * A ReloadAllModules converge at the tail, unless one is queued that has not started: a converge
+   * past its start (its AfterAll phase queued) has held or decided its uninstalls already, so
+   * another one is due.
+   */
+  #reloadAll(): void {
     if (this.#queues.find('ConvergeModules', (task) => task.payload.phase === undefined) !== undefined)
       return;
     this.#queues.addLast(
