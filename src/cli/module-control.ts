@@ -7,6 +7,7 @@ import { MODULES_PATH, RECONCILE_REQUEST_ANNOTATION } from '../delivery/module-c
 import { findOperatorNamespace } from '../delivery/operator-namespace.ts';
 import { SettingReader } from '../config/setting-reader.ts';
 import { KaddonError } from '../core/errors.ts';
+import { parseGoDuration } from '../core/go-duration.ts';
 import type { CliIo } from './cli-io.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -176,10 +177,13 @@ async function waitForAnswer(
   return 1;
 }
 
-/** `90`, `30s`, `2m`: a wait's bound in milliseconds. */
+/** `90` (seconds) or a Go duration (`30s`, `2m`): a wait's bound in milliseconds. */
 function timeoutMs(text: string): number {
-  const match = /^(\d{1,6})(s|m)?$/u.exec(text);
-  if (match === null)
-    throw new UsageError(`--timeout must be seconds or like 30s, 2m, not '${text}'`, moduleControlUsage);
-  return Number(match[1]) * (match[2] === 'm' ? 60_000 : 1000);
+  const ms = /^\d{1,6}$/u.test(text) ? Number(text) * 1000 : parseGoDuration(text);
+  if (ms === undefined || ms <= 0)
+    throw new UsageError(
+      `--timeout must be seconds or a duration like 30s, 2m, not '${text}'`,
+      moduleControlUsage,
+    );
+  return ms;
 }

@@ -38,3 +38,14 @@ export function sleep(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 }
+
+/**
+ * Whether `work` settles within `ms` on the clock: true as soon as it does, false once the time is
+ * up (the work goes on; the caller stops waiting for it). The timer is cancelled either way.
+ */
+export async function settlesWithin(clock: Clock, work: Promise<unknown>, ms: number): Promise<boolean> {
+  const done = new AbortController();
+  const inTime = await Promise.race([work.then(() => true), sleep(clock, ms, done.signal).then(() => false)]);
+  done.abort();
+  return inTime;
+}

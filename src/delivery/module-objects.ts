@@ -1,5 +1,5 @@
 import { backoffDelayMs, WATCH_BACKOFF } from '../core/backoff.ts';
-import { sleep, systemClock, type Clock } from '../core/clock.ts';
+import { settlesWithin, sleep, systemClock, type Clock } from '../core/clock.ts';
 import { errorMessage } from '../core/errors.ts';
 import { isJsonObject, type JsonObject } from '../core/json.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -117,16 +117,12 @@ export class ModuleObjects {
   async flush(limitMs?: number): Promise<void> {
     const drained = (async () => {
       while (this.#writing !== undefined) await this.#writing;
-      return true;
     })();
     if (limitMs === undefined) {
       await drained;
       return;
     }
-    const done = new AbortController();
-    const inTime = await Promise.race([drained, sleep(this.#clock, limitMs, done.signal).then(() => false)]);
-    done.abort();
-    if (inTime) return;
+    if (await settlesWithin(this.#clock, drained, limitMs)) return;
     const dropped = this.#pending.size;
     this.#pending.clear();
     this.#off = true;

@@ -1,3 +1,4 @@
+import { durationText } from '../../core/duration-text.ts';
 import type { MessageEntry, NotificationMessage } from './notification-message.ts';
 import type { NotificationKind } from './notification-event.ts';
 
@@ -40,27 +41,9 @@ export function describeTitle(message: NotificationMessage): string {
 function describeEntry(kind: NotificationKind, entry: MessageEntry): string {
   const { episode } = entry;
   if (kind === 'recovery' && episode?.downMs !== undefined)
-    return `recovered after ${describeDuration(episode.downMs)}, ${describeCount(episode.failures)}`;
+    return `recovered after ${durationText(episode.downMs)}, ${describeCount(episode.failures)}`;
   const text = entry.message === '' ? entry.reason : `${entry.reason}: ${entry.message}`;
   return text.length > MAX_ENTRY_CHARS ? `${text.slice(0, MAX_ENTRY_CHARS - 1)}…` : text;
-}
-
-/** `12m 30s`, `2h 5m`, `45s`: the largest two units, down to seconds. */
-function describeDuration(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  const parts = [
-    [Math.floor(seconds / 86_400), 'd'],
-    [Math.floor(seconds / 3600) % 24, 'h'],
-    [Math.floor(seconds / 60) % 60, 'm'],
-    [seconds % 60, 's'],
-  ] as const;
-  const first = parts.findIndex(([amount]) => amount > 0);
-  if (first === -1) return '0s';
-  return parts
-    .slice(first, first + 2)
-    .filter(([amount]) => amount > 0)
-    .map(([amount, unit]) => `${amount}${unit}`)
-    .join(' ');
 }
 
 function describeCount(failures: number): string {

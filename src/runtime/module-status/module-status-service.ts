@@ -1,7 +1,7 @@
 import { EventRecorder } from '../../delivery/event-recorder.ts';
 import { ModuleObjects } from '../../delivery/module-objects.ts';
 import { ModuleRequests, type ModuleRequest } from '../../delivery/module-requests.ts';
-import { sleep, systemClock } from '../../core/clock.ts';
+import { settlesWithin, systemClock } from '../../core/clock.ts';
 import type { Logger } from '../../observability/logger.ts';
 import type { OperatorMetrics } from '../../observability/metrics.ts';
 import { DeliveredHealth, type DeliveredHealthOptions, type HealthApi } from './delivered-health.ts';
@@ -99,12 +99,7 @@ export async function startModuleStatus(options: ModuleStatusServiceOptions): Pr
     followRequests: async (onRequest) => {
       if (objects?.enabled !== true) return false;
       requests = new ModuleRequests({ api: options.api, logger, onRequest });
-      const done = new AbortController();
-      const listed = await Promise.race([
-        requests.start().then(() => true),
-        sleep(systemClock, REQUESTS_LISTED_WAIT_MS, done.signal).then(() => false),
-      ]);
-      done.abort();
+      const listed = await settlesWithin(systemClock, requests.start(), REQUESTS_LISTED_WAIT_MS);
       if (!listed)
         logger.warn('the Module objects were not listed in time: maintenance is read once they are', {
           waitedMs: REQUESTS_LISTED_WAIT_MS,

@@ -1,3 +1,4 @@
+import { durationText } from '../../core/duration-text.ts';
 import { systemClock, type Clock } from '../../core/clock.ts';
 import type { ObjectHealth } from '../../core/object-health.ts';
 import { classifyFailure } from './failure-reason.ts';
@@ -357,13 +358,4 @@ export class ModuleStatusTracker {
   #event(module: string, event: ModuleEvent): void {
     for (const listener of this.#options.listeners) listener.event?.(module, event);
   }
-}
-
-/** `2h 5m`, `12m 30s`, `45s`: how long something lasted, for people. */
-function durationText(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 1000));
-  const [h, m, s] = [Math.floor(seconds / 3600), Math.floor((seconds % 3600) / 60), seconds % 60];
-  if (h > 0) return `${String(h)}h ${String(m)}m`;
-  if (m > 0) return `${String(m)}m ${String(s)}s`;
-  return `${String(s)}s`;
 }

@@ -1,5 +1,5 @@
 import { backoffDelayMs, TASK_RETRY_BACKOFF } from '../../core/backoff.ts';
-import { sleep, systemClock } from '../../core/clock.ts';
+import { settlesWithin, systemClock } from '../../core/clock.ts';
 import { errorMessage } from '../../core/errors.ts';
 import { moduleValuesKey } from '../../core/module-name.ts';
 import { MAIN_QUEUE } from '../queue/task-queue-set.ts';
@@ -42,12 +42,7 @@ const HEALTH_LISTED_WAIT_MS = 30_000;
 async function healthWatchesListed(ctx: OperatorContext): Promise<void> {
   const health = ctx.health;
   if (health === undefined) return;
-  const done = new AbortController();
-  const listed = await Promise.race([
-    health.settled().then(() => true),
-    sleep(systemClock, HEALTH_LISTED_WAIT_MS, done.signal).then(() => false),
-  ]);
-  done.abort();
+  const listed = await settlesWithin(systemClock, health.settled(), HEALTH_LISTED_WAIT_MS);
   if (!listed)
     ctx.logger.warn('ready before every delivered object is watched: a watch has not listed yet', {
       waitedMs: HEALTH_LISTED_WAIT_MS,
