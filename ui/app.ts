@@ -36,6 +36,8 @@ class HttpError extends Error {
   constructor(
     readonly status: number,
     message: string,
+    /** Where the operator signs users in through their identity provider, when it does. */
+    readonly signIn?: string,
   ) {
     super(message);
   }
@@ -46,8 +48,8 @@ async function api<T>(path: string): Promise<T> {
   const response = await fetch(`/ui/api/${path}`, {
     headers: token === null ? {} : { authorization: `Bearer ${token}` },
   });
-  const body = (await response.json()) as T & { error?: string };
-  if (!response.ok) throw new HttpError(response.status, body.error ?? response.statusText);
+  const body = (await response.json()) as T & { error?: string; signIn?: string };
+  if (!response.ok) throw new HttpError(response.status, body.error ?? response.statusText, body.signIn);
   return body;
 }
 
@@ -578,6 +580,44 @@ async function globalHooks(): Promise<Child[]> {
   return [h('h2', {}, 'Global hooks'), ...hooksList(await api<Hook[]>('global-hooks'))];
 }
 
+/** The signed-in user in the header, with a way to sign out; asked once per sign-in. */
+let whoShown = false;
+
+async function who(): Promise<void> {
+  const slot = document.getElementById('who');
+  if (slot === null || whoShown) return;
+  whoShown = true;
+  const me = await api<{ user: string; via: string }>('whoami').catch(() => undefined);
+  if (me === undefined) {
+    whoShown = false;
+    return;
+  }
+  const out = h('button', { type: 'button' }, 'Sign out');
+  out.addEventListener('click', () => {
+    void (async () => {
+      if (me.via === 'session') await fetch('/ui/auth/logout', { method: 'POST' });
+      sessionStorage.removeItem(TOKEN_KEY);
+      stream?.abort();
+      slot.replaceChildren();
+      whoShown = false;
+      await render();
+    })();
+  });
+  slot.replaceChildren(h('span', {}, me.user), me.via !== 'open' && out);
+}
+
+function signInForm(error: HttpError): Child[] {
+  const back = encodeURIComponent(location.pathname + location.search);
+  return [
+    h('p', {}, error.message),
+    error.signIn !== undefined &&
+      h('p', {}, h('a', { href: `${error.signIn}?return=${back}`, class: 'sign-in' }, 'Sign in')),
+    ...tokenForm(
+      error.signIn === undefined ? 'Paste a Kubernetes bearer token.' : 'Or paste a Kubernetes bearer token.',
+    ),
+  ];
+}
+
 function tokenForm(why: string): Child[] {
   const input = h('input', {
     type: 'password',
@@ -590,7 +630,7 @@ function tokenForm(why: string): Child[] {
     { class: 'token' },
     h('p', {}, why),
     input,
-    h('button', { type: 'submit' }, 'Sign in'),
+    h('button', { type: 'submit' }, 'Use token'),
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -628,10 +668,13 @@ function render(): Promise<void> {
     let nodes: Child[];
     try {
       nodes = await view();
+      void who();
     } catch (error: unknown) {
-      if (error instanceof HttpError && error.status === 401)
-        nodes = tokenForm('Paste a Kubernetes bearer token.');
-      else nodes = [h('p', { class: 'error' }, error instanceof Error ? error.message : String(error))];
+      if (error instanceof HttpError && error.status === 401) {
+        document.getElementById('who')?.replaceChildren();
+        whoShown = false;
+        nodes = signInForm(error);
+      } else nodes = [h('p', { class: 'error' }, error instanceof Error ? error.message : String(error))];
     }
     main.replaceChildren(
       ...nodes.flatMap((node) =>

@@ -20,9 +20,13 @@ import { startingDebugState } from '../observability/debug/debug-starting-state.
 import type { GitWebhookOptions } from '../observability/git-webhook-route.ts';
 import { createHookMetricsStore } from '../observability/hook-metrics-store.ts';
 import { createHttpServer } from '../observability/http-server.ts';
-import { createLogger } from '../observability/logger.ts';
+import { createLogger, type Logger } from '../observability/logger.ts';
+import { randomBytes } from 'node:crypto';
 import { createOperatorMetrics } from '../observability/metrics.ts';
-import { createUiAccessCheck, OPEN_ACCESS } from '../observability/ui/ui-access.ts';
+import { createSubjectAccessCheck, createUiAccessCheck, OPEN_ACCESS } from '../observability/ui/ui-access.ts';
+import { UiSessions } from '../observability/ui/ui-session.ts';
+import { createUiSignIn, type UiSignInOptions } from '../observability/ui/ui-sign-in.ts';
+import type { UiSignInConfig } from '../config/ui-sign-in-config.ts';
 import { uiAssetsDir } from '../observability/ui/ui-package.ts';
 import { createUiRoute } from '../observability/ui/ui-route.ts';
 import { orphanWatchdog } from '../processes/orphan-watchdog.ts';
@@ -112,8 +116,9 @@ async function connectOperator(
   const hooksStop = new AbortController();
   const runDeps = createHookRunDeps({
     logger,
-    // The webhook secret is the operator's alone, whatever KADDON_HOOK_ENV passes on.
-    baseEnv: hookEnvironment(withoutWebhookSecret(process.env), config.hookEnv),
+    // The webhook secret, the sign-in's client secret and session key are the operator's alone,
+    // whatever KADDON_HOOK_ENV passes on.
+    baseEnv: hookEnvironment(withoutOperatorSecrets(process.env), config.hookEnv),
     cwd: process.cwd(),
     tmpRoot: config.tmpDir,
     keepTempFiles: config.keepTempFiles,
@@ -134,6 +139,12 @@ function buildEndpoints(
   // request to the page waits in, or takes, the operator's; stopping abandons what still waits.
   const uiStop = new AbortController();
   const uiApi = abortedBy(client(UI_CLIENT_QPS, UI_CLIENT_BURST, UI_CLIENT_TIMEOUT_MS), uiStop.signal);
+  const accessOptions = {
+    api: uiApi,
+    namespace: config.namespace,
+    configMap: config.configMapName,
+    signal: uiStop.signal,
+  };
   const starting = hasGitSource(process.env, {})
     ? 'waiting for the first good revision of the modules repository'
     : 'loading the modules tree';
@@ -160,12 +171,14 @@ function buildEndpoints(
             access:
               config.uiAuth === 'off'
                 ? () => Promise.resolve(OPEN_ACCESS)
-                : createUiAccessCheck({
-                    api: uiApi,
-                    namespace: config.namespace,
-                    configMap: config.configMapName,
-                    signal: uiStop.signal,
-                  }),
+                : createUiAccessCheck(accessOptions),
+            signIn:
+              config.uiSignIn === undefined
+                ? undefined
+                : {
+                    flow: createUiSignIn(signInOptions(config.uiSignIn, logger)),
+                    access: createSubjectAccessCheck(accessOptions),
+                  },
             assetsDir: uiAssetsDir(),
           })
         : undefined,
@@ -189,6 +202,21 @@ function buildEndpoints(
     },
   };
   return endpoints;
+}
+
+/** The sign-in's settings (config/ui-sign-in-config.ts) as the sign-in flow takes them; secrets are read at each use. */
+function signInOptions(config: UiSignInConfig, logger: Logger): UiSignInOptions {
+  const secret = config.clientSecret;
+  const key = config.sessionKey;
+  return {
+    ...config,
+    clientSecret: () => (secret === undefined ? undefined : readWebhookSecret(secret)),
+    sessions: new UiSessions({
+      key: key === undefined ? randomBytes(32) : Buffer.from(readWebhookSecret(key)),
+      ttlMs: config.sessionTtlMs,
+    }),
+    logger,
+  };
 }
 
 /** The status page's client (docs/ui.md "Limits"): a new user costs four requests (a TokenReview, three access reviews), a module's releases one. */
@@ -271,6 +299,10 @@ function webhookCheck(secret: GitWebhookSecret): GitWebhookOptions['startSignatu
   return (headers) => startWebhookSignatureCheck(headers, readWebhookSecret(secret));
 }
 
-function withoutWebhookSecret(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return { ...env, ...Object.fromEntries(SETTINGS.gitWebhookSecret.env.map((name) => [name, undefined])) };
+function withoutOperatorSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const secrets = [SETTINGS.gitWebhookSecret, SETTINGS.uiOidcClientSecret, SETTINGS.uiSessionKey];
+  return {
+    ...env,
+    ...Object.fromEntries(secrets.flatMap(({ env: names }) => names.map((name) => [name, undefined]))),
+  };
 }

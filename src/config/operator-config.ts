@@ -10,6 +10,7 @@ import {
   type SettingSource,
 } from './setting-reader.ts';
 import { readWebhookSecret, type GitWebhookSecret } from './webhook-secret.ts';
+import { uiSignInConfig, type UiSignInConfig } from './ui-sign-in-config.ts';
 import { LOG_LEVELS, LOG_TYPES, type LogLevel, type LogType } from '../observability/logger.ts';
 
 /**
@@ -129,6 +130,8 @@ export interface OperatorConfig {
    * SubjectAccessReviews; `off` shows everything to whoever reaches the port (docs/ui.md "Who may see what").
    */
   readonly uiAuth: 'kubernetes' | 'off';
+  /** KADDON_UI_OIDC_* and KADDON_UI_SESSION_*: sign-in through an OpenID Connect provider, when the issuer is set. */
+  readonly uiSignIn: UiSignInConfig | undefined;
   /**
    * KADDON_PRUNE_GUARD_PERCENT: a converge that would uninstall this share of the delivered releases or
    * more at once (or all of them) holds those uninstalls until confirmed; 100 or `off` turns the
@@ -158,6 +161,8 @@ export function loadOperatorConfig(env: SettingSource, flags: SettingSource = {}
   const read = new SettingReader(env, flags);
   const namespace = resolveNamespace(read, 'operator');
   const helm = resolveHelmBinary(read);
+  const ui = read.choice('ui', ['on', 'off'] as const, 'on') === 'on';
+  const uiAuth = read.choice('uiAuth', ['kubernetes', 'off'] as const, 'kubernetes');
   return {
     modulesDirs: splitPaths(read.text('modulesDir', 'modules')),
     globalHooksDir: read.text('globalHooksDir', 'global-hooks'),
@@ -217,8 +222,9 @@ export function loadOperatorConfig(env: SettingSource, flags: SettingSource = {}
     gitWebhookSecret: gitWebhookSecret(read),
     delivery: read.choice('delivery', ['helm', 'native'] as const, 'native'),
     deliveryChosen: read.find('delivery') !== undefined,
-    ui: read.choice('ui', ['on', 'off'] as const, 'on') === 'on',
-    uiAuth: read.choice('uiAuth', ['kubernetes', 'off'] as const, 'kubernetes'),
+    ui,
+    uiAuth,
+    uiSignIn: ui ? uiSignInConfig(read, uiAuth) : undefined,
     pruneGuardPercent: read.percent('pruneGuardPercent', 50),
     notificationsConfigMap: read.text('notificationsConfigMap', 'kaddon-notifications'),
     notificationsSecret: read.text('notificationsSecret', 'kaddon-notifications'),

@@ -11,15 +11,17 @@ export type GitWebhookSecret =
  * unreadable, or holds nothing but whitespace is an OperatorConfigError naming the setting: an HMAC
  * keyed with nothing is one anyone can make.
  */
-export function readWebhookSecret(secret: GitWebhookSecret): string {
+export function readWebhookSecret(
+  secret: GitWebhookSecret,
+  blank = {
+    why: 'an HMAC keyed with nothing is one anyone can make',
+    hint: 'Put the secret shared with the Git host there (for example the output of `openssl rand -hex 32`).',
+  },
+): string {
   const text = 'value' in secret ? secret.value : readSecretFile(secret.setting, secret.file);
   if (text.trim() === '') {
     const what = 'value' in secret ? 'is blank' : `the file '${secret.file}' is empty or blank`;
-    throw new OperatorConfigError(
-      secret.setting,
-      `${what}: an HMAC keyed with nothing is one anyone can make`,
-      'Put the secret shared with the Git host there (for example the output of `openssl rand -hex 32`).',
-    );
+    throw new OperatorConfigError(secret.setting, `${what}: ${blank.why}`, blank.hint);
   }
   return text;
 }

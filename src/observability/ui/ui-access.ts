@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { KeptAnswers } from '../../core/kept-answers.ts';
+import type { UiSubject } from './ui-session.ts';
 
 /** The part of KubeClient the access check uses: TokenReview and SubjectAccessReview creation. */
 export interface AccessApi {
@@ -125,12 +126,24 @@ async function checkToken(options: UiAccessOptions, token: string): Promise<UiAc
   const user = asRecord(status.user);
   if (status.authenticated !== true)
     return { allowed: false, status: 401, why: 'the token was not accepted by the API server' };
-  const subject = {
+  return reviewSubject(options, {
     user: typeof user.username === 'string' ? user.username : '',
     uid: typeof user.uid === 'string' ? user.uid : undefined,
     groups: Array.isArray(user.groups) ? user.groups : [],
     extra: user.extra,
-  };
+  });
+}
+
+/** What one user may see: SubjectAccessReviews of what the page shows (docs/ui.md "Who may see what"). */
+async function reviewSubject(
+  options: UiAccessOptions,
+  subject: {
+    readonly user: string;
+    readonly groups: readonly unknown[];
+    readonly uid?: string;
+    readonly extra?: unknown;
+  },
+): Promise<UiAccess> {
   const may = (attributes: Record<string, string>): Promise<boolean> =>
     isAllowed(options, subject, attributes);
   const [modules, configMap, secrets] = await Promise.all([
@@ -148,9 +161,46 @@ async function checkToken(options: UiAccessOptions, token: string): Promise<UiAc
   return { allowed: true, user: subject.user, canReadConfig: configMap, canReadSecrets: secrets };
 }
 
+/**
+ * The access of a signed-in user (ui-sign-in.ts): their name and groups from the provider's ID token
+ * are asked about as they are, no TokenReview and no impersonation. Answers are kept as a token's
+ * are, per user and groups; at most `maxPending` reviews run at once, 503 beyond.
+ */
+export function createSubjectAccessCheck(
+  options: UiAccessOptions,
+): (subject: UiSubject) => Promise<UiAccess> {
+  const answers = new KeptAnswers<UiAccess>({
+    ttlMs: options.cacheMs ?? 10_000,
+    limit: KEPT_ANSWERS,
+    now: options.now,
+  });
+  const pending = new Map<string, Promise<UiAccess>>();
+  const maxPending = options.maxPending ?? MAX_PENDING;
+  return (subject) => {
+    if (options.signal?.aborted === true) return Promise.resolve(STOPPING);
+    const key = createHash('sha256')
+      .update(JSON.stringify([subject.user, subject.groups]))
+      .digest('hex');
+    const answer = answers.get(key) ?? pending.get(key);
+    if (answer !== undefined) return Promise.resolve(answer);
+    if (pending.size >= maxPending) return Promise.resolve(BUSY);
+    const review = reviewSubject(options, subject)
+      .then(
+        (access) => {
+          answers.set(key, access);
+          return access;
+        },
+        (): UiAccess => (options.signal?.aborted === true ? STOPPING : UNCHECKED),
+      )
+      .finally(() => pending.delete(key));
+    pending.set(key, review);
+    return review;
+  };
+}
+
 async function isAllowed(
   { api, signal }: UiAccessOptions,
-  subject: Record<string, unknown>,
+  subject: object,
   resourceAttributes: Record<string, string>,
 ): Promise<boolean> {
   const review = await api.request('POST', '/apis/authorization.k8s.io/v1/subjectaccessreviews', {

@@ -5,6 +5,8 @@ import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parseRequestTarget } from '../request-target.ts';
 import type { UiAccess } from './ui-access.ts';
+import type { UiSubject } from './ui-session.ts';
+import { SIGN_IN_PATH, type UiSignIn } from './ui-sign-in.ts';
 import type { UiHook, UiQueueList, UiState, UiTask } from './ui-state.ts';
 
 /** The status page's path on the operator's HTTP server (docs/ui.md). */
@@ -14,6 +16,12 @@ export interface UiRouteOptions {
   readonly state: () => UiState | undefined;
   /** The access of a bearer token (ui-access.ts), or OPEN_ACCESS for everyone with KADDON_UI_AUTH=off. */
   readonly access: (token: string | undefined) => Promise<UiAccess>;
+  /**
+   * Sign-in through an OpenID Connect provider (KADDON_UI_OIDC_ISSUER), beside bearer tokens: a
+   * session cookie's user and groups get the access `access` of a subject says (docs/ui.md "Signing in").
+   */
+  readonly signIn?:
+    { readonly flow: UiSignIn; readonly access: (subject: UiSubject) => Promise<UiAccess> } | undefined;
   /** Where index.html, app.js and app.css are: dist/ui in the package and the image. */
   readonly assetsDir: string;
   /** How often an open page's stream compares the state; the page shows a change within 2 s. */
@@ -70,11 +78,28 @@ export function createUiRoute(
     return body;
   };
   const changes = createChangeFeed(options);
+  const signIn = options.signIn;
+  /** A bearer token first, then the session cookie; who sent neither is asked to sign in. */
+  const accessOf = (request: IncomingMessage): Promise<UiAccess> => {
+    const token = bearerToken(request);
+    if (token !== undefined || signIn === undefined) return options.access(token);
+    const session = signIn.flow.session(request);
+    if (session.state === 'valid') return signIn.access(session.session);
+    return Promise.resolve({
+      allowed: false,
+      status: 401,
+      why: session.state === 'none' ? 'sign in, or send a bearer token' : session.why,
+    });
+  };
   return async (request, response) => {
     if (/\bgzip\b/u.test(request.headers['accept-encoding'] ?? '')) acceptsGzip.add(response);
     // The HTTP server answers 400 to a target no URL can be made of before it gets here.
     const target = parseRequestTarget(request.url);
     const pathname = target?.pathname ?? '/';
+    if (pathname.startsWith(`${UI_PATH}/auth/`) && signIn !== undefined) {
+      await signIn.flow.handle(request, response);
+      return;
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       send(response, 405, 'the status page is read-only: GET only\n', 'text/plain; charset=utf-8', {
         allow: 'GET, HEAD',
@@ -100,10 +125,11 @@ export function createUiRoute(
       send(response, 404, 'not found\n', 'text/plain; charset=utf-8');
       return;
     }
-    const token = bearerToken(request);
-    const access = await options.access(token);
+    const access = await accessOf(request);
     if (!access.allowed) {
-      sendJson(response, access.status, { error: access.why }, retryAfter(access.status));
+      // The page offers to sign in when the operator can do it, beside pasting a token.
+      const offer = signIn !== undefined && access.status === 401 ? { signIn: SIGN_IN_PATH } : {};
+      sendJson(response, access.status, { error: access.why, ...offer }, retryAfter(access.status));
       return;
     }
     const state = options.state();
@@ -118,8 +144,14 @@ export function createUiRoute(
     }
     const api = pathname.slice(`${UI_PATH}/api/`.length);
     if (api === 'events' && request.method === 'HEAD') response.writeHead(200, STREAM_HEADERS).end();
-    else if (api === 'events') changes.follow(response, () => options.access(token));
-    else await answerApi(response, api, target?.searchParams ?? new URLSearchParams(), state, access);
+    else if (api === 'events') changes.follow(response, () => accessOf(request));
+    else {
+      const via = bearerToken(request) !== undefined ? 'token' : signIn !== undefined ? 'session' : 'open';
+      await answerApi(response, api, target?.searchParams ?? new URLSearchParams(), state, {
+        ...access,
+        via,
+      });
+    }
   };
 }
 
@@ -128,7 +160,7 @@ async function answerApi(
   api: string,
   query: URLSearchParams,
   state: UiState,
-  access: UiAccess & { allowed: true },
+  access: UiAccess & { allowed: true; via: 'token' | 'session' | 'open' },
 ): Promise<void> {
   const moduleMatch = /^modules\/([^/]+)(?:\/(values|origins|releases|revision-diff|diff))?$/.exec(api);
   if (api === 'overview') sendJson(response, 200, state.overview());
@@ -149,6 +181,8 @@ async function answerApi(
       user: access.user,
       canReadConfig: access.canReadConfig,
       canReadSecrets: access.canReadSecrets,
+      /** How this request was let in: a pasted token, a sign-in's session (the page offers to sign out), or KADDON_UI_AUTH=off. */
+      via: access.via,
     });
   else if (moduleMatch !== null) {
     const name = decodedName(moduleMatch[1] ?? '');
