@@ -25,6 +25,7 @@ Commands:
                            run a module (or the whole tree, fetching Git) now
   hook snapshots [NAME]    dump the snapshots of each hook, per binding
   git status               the Git source of the modules: revision in use, last error
+  ui                       open the operator's status page from a workstation (port-forward)
   version                  the version of kaddon (also --version)
 
 Run \`kaddon <command> --help\` or \`kaddon help <command>\` for a command's options.`;
@@ -65,6 +66,7 @@ const commands = {
     };
   },
   hook: async () => (await import('./cli/debug.ts')).runHook,
+  ui: async () => (await import('./cli/ui.ts')).runUi,
   git: async () => (await import('./cli/debug.ts')).runGit,
   version: async () => (await import('./cli/version.ts')).runVersion,
 } satisfies Record<string, () => Promise<Command>>;

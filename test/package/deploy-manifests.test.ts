@@ -29,7 +29,7 @@ function writeOverlay(name: string, components: readonly string[]): string {
   );
   return dir;
 }
-const COMPONENTS = ['high-availability', 'service-monitor', 'git-sync'];
+const COMPONENTS = ['high-availability', 'service-monitor', 'git-sync', 'ui-sign-in'];
 const overlay = writeOverlay('every-component', [...COMPONENTS, 'monitoring']);
 /**
  * Without monitoring for the text comparison: the dashboard's JSON has lines over 80 columns, which
