@@ -120,6 +120,7 @@ export async function runHookWithContexts(
   const name = hook.descriptor.name;
   const values: JsonObject = run.store.valuesView(run.owner, run.enabledModules);
   const startedAt = performance.now();
+  const ranAt = new Date();
   const result = await runHook(
     {
       name,
@@ -139,7 +140,10 @@ export async function runHookWithContexts(
   try {
     const configPatch = parseValuesPatch(result.configPatchText, { hook: name, kind: 'config' });
     const valuesPatch = parseValuesPatch(result.valuesPatchText, { hook: name, kind: 'values' });
-    const changes = await run.store.applyHookPatches(run.owner, { configPatch, valuesPatch }, name);
+    const changes = await run.store.applyHookPatches(run.owner, { configPatch, valuesPatch }, name, {
+      binding: label,
+      at: ranAt,
+    });
     if (result.kubernetesPatchText.trim() !== '')
       await run.applyObjectPatches?.(name, result.kubernetesPatchText);
     return changes;

@@ -195,7 +195,13 @@ export class ValuesStore {
    * against the config values schema and persisted; the values patch is kept in memory; the
    * merged values are checked against the values schema. Any failure throws and changes nothing.
    */
-  applyHookPatches(owner: ValuesOwner, patches: HookPatches, hook: string): Promise<ValuesChanges> {
+  applyHookPatches(
+    owner: ValuesOwner,
+    patches: HookPatches,
+    hook: string,
+    /** Which run of the hook returned them, for "Where a value came from": its binding and when it ran. */
+    run?: { readonly binding: string; readonly at: Date },
+  ): Promise<ValuesChanges> {
     return this.#serialize(async () => {
       const before = this.#state;
       const key = ownerValuesKey(owner);
@@ -219,7 +225,11 @@ export class ValuesStore {
         patches: new Map(before.patches).set(key, stored),
         values: new Map(before.values).set(key, section),
       };
-      this.#recordWriters(key, patches.valuesPatch, hook);
+      const writer =
+        run === undefined
+          ? `hook '${hook}'`
+          : `hook '${hook}', its ${run.binding} run at ${run.at.toISOString()}`;
+      this.#recordWriters(key, patches.valuesPatch, writer);
       return this.#changes(before, this.#state);
     });
   }
@@ -558,6 +568,5 @@ function staticSections(owner: ValuesOwner, statics: StaticValues): ValuesLayer[
 
 /** The hook whose patch wrote the path last, or a path above it. */
 function hookOf(writers: PathWriters | undefined, path: string): string {
-  const hook = writers?.writerOf(path);
-  return hook === undefined ? 'a hook' : `hook '${hook}'`;
+  return writers?.writerOf(path) ?? 'a hook';
 }
