@@ -1,7 +1,8 @@
 /**
  * `npm run test-cluster -- start DIR` starts a detached test cluster whose files live in DIR and
  * prints its kubeconfig's path (`--with-controllers`: one whose workloads progress, as
- * `withControllers` in test-cluster.ts); `npm run test-cluster -- stop DIR` stops it and removes its files.
+ * `withControllers` in test-cluster.ts; `--with-port-forward` besides: `withPortForward`);
+ * `npm run test-cluster -- stop DIR` stops it and removes its files.
  */
 import path from 'node:path';
 import { KaddonError } from '../../src/core/errors.ts';
@@ -11,15 +12,16 @@ import { isClusterRunning, readClusterState, recordedServers, type ClusterState 
 import { stopPid } from './server-process.ts';
 import { startTestCluster } from './test-cluster.ts';
 
-const usage = 'Usage: npm run test-cluster -- start DIR [--with-controllers] | stop DIR';
+const usage =
+  'Usage: npm run test-cluster -- start DIR [--with-controllers [--with-port-forward]] | stop DIR';
 
-async function start(dir: string, withControllers: boolean): Promise<void> {
+async function start(dir: string, withControllers: boolean, withPortForward: boolean): Promise<void> {
   const running = readClusterState(clusterLayout(dir).state);
   if (running && isClusterRunning(running)) {
     const hint = 'Stop it first with `npm run test-cluster -- stop DIR`, or pick another DIR.';
     throw new ClusterError('cluster-running', `test cluster '${dir}'`, 'already runs there', hint);
   }
-  const cluster = await startTestCluster({ dir, detached: true, withControllers });
+  const cluster = await startTestCluster({ dir, detached: true, withControllers, withPortForward });
   process.stdout.write(`${cluster.kubeconfigPath}\n`);
 }
 
@@ -46,13 +48,14 @@ function readState(file: string): ClusterState {
 async function main(argv: readonly string[]): Promise<number> {
   const [command, dir, ...flags] = argv;
   const withControllers = flags.includes('--with-controllers');
-  const known = command === 'start' ? ['--with-controllers'] : [];
+  const withPortForward = flags.includes('--with-port-forward');
+  const known = command === 'start' ? ['--with-controllers', '--with-port-forward'] : [];
   if (!dir || (command !== 'start' && command !== 'stop') || flags.some((flag) => !known.includes(flag))) {
     process.stderr.write(`${usage}\n`);
     return 2;
   }
   try {
-    if (command === 'start') await start(path.resolve(dir), withControllers);
+    if (command === 'start') await start(path.resolve(dir), withControllers, withPortForward);
     else await stop(path.resolve(dir));
     return 0;
   } catch (error: unknown) {

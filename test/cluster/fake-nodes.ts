@@ -10,9 +10,13 @@ export const fakeNodeNames: readonly string[] = ['kwok-node-0', 'kwok-node-1'];
 /** Room for any test's workloads: requests never make a Pod unschedulable by accident. */
 const capacity = { cpu: '32', memory: '128Gi', pods: '110' };
 
-export async function createFakeNodes(credentials: ApiCredentials): Promise<void> {
+/**
+ * With `kubeletPort`, each Node's status names 127.0.0.1 and that port as its kubelet, which KWOK
+ * then serves (kwok-controller.ts): the apiserver sends a Pod's port-forward there.
+ */
+export async function createFakeNodes(credentials: ApiCredentials, kubeletPort?: number): Promise<void> {
   for (const name of fakeNodeNames) {
-    const response = await requestApi(credentials, 'POST', '/api/v1/nodes', fakeNode(name));
+    const response = await requestApi(credentials, 'POST', '/api/v1/nodes', fakeNode(name, kubeletPort));
     if (response.status !== 201) {
       throw new ClusterError(
         'command-failed',
@@ -44,7 +48,7 @@ async function isNodeSchedulable(credentials: ApiCredentials, name: string): Pro
   return ready && (node.spec?.taints ?? []).length === 0;
 }
 
-function fakeNode(name: string): object {
+function fakeNode(name: string, kubeletPort: number | undefined): object {
   return {
     apiVersion: 'v1',
     kind: 'Node',
@@ -59,6 +63,15 @@ function fakeNode(name: string): object {
       },
     },
     // The apiserver keeps a new Node's status: KWOK's node-ready Stage adds the conditions.
-    status: { allocatable: capacity, capacity },
+    status: { allocatable: capacity, capacity, ...kubeletStatus(kubeletPort) },
+  };
+}
+
+/** Where the apiserver dials a Node's kubelet: its InternalIP and its kubelet endpoint's port. */
+function kubeletStatus(kubeletPort: number | undefined): object {
+  if (kubeletPort === undefined) return {};
+  return {
+    addresses: [{ type: 'InternalIP', address: '127.0.0.1' }],
+    daemonEndpoints: { kubeletEndpoint: { Port: kubeletPort } },
   };
 }

@@ -23,6 +23,11 @@ export interface ApiServerStart {
   readonly port: number;
   readonly etcdUrl: string;
   readonly tuning: ApiServerTuning;
+  /**
+   * Checks the kubelets' serving certificates against this CA. Without it the apiserver skips the
+   * check; only clusters whose KWOK serves the kubelet API pass it (workload-controllers.ts).
+   */
+  readonly kubeletCertificateAuthority: string | undefined;
   readonly detached: boolean;
   readonly timeoutMs: number;
 }
@@ -64,6 +69,9 @@ function apiServerArgs(start: ApiServerStart): string[] {
     `--etcd-compaction-interval=${tuning.etcdCompactionInterval}`,
     `--min-request-timeout=${tuning.minRequestTimeoutSeconds}`,
     `--watch-cache=${tuning.watchCache}`,
+    ...(start.kubeletCertificateAuthority === undefined
+      ? []
+      : [`--kubelet-certificate-authority=${start.kubeletCertificateAuthority}`]),
     ...tuning.extraFlags,
   ];
 }

@@ -15,6 +15,15 @@ export interface KwokStart {
   readonly timeoutMs: number;
   /** KWOK serves no health endpoint unless asked to: it is ready once its Nodes are. */
   readonly isReady: () => Promise<boolean>;
+  /** When given, KWOK also serves the kubelet API of its Nodes (test/cluster/README.md). */
+  readonly kubeletServer?: KubeletServer;
+}
+
+/** KWOK as every fake Node's kubelet: one HTTPS server on loopback for all of them. */
+export interface KubeletServer {
+  readonly port: number;
+  readonly certFile: string;
+  readonly keyFile: string;
 }
 
 /**
@@ -42,6 +51,7 @@ export async function startKwok(start: KwokStart): Promise<ServerProcess> {
         // monitor grace period (20 s here), the node lifecycle controller marks the Nodes NotReady and
         // their Pods not Ready. kwok renews each Lease every quarter of its duration, as a kubelet.
         `--node-lease-duration-seconds=${nodeLeaseDurationSeconds}`,
+        ...kubeletServerArgs(start.kubeletServer),
       ],
       logFile: start.logFile,
       detached: start.detached,
@@ -49,4 +59,18 @@ export async function startKwok(start: KwokStart): Promise<ServerProcess> {
     start.isReady,
     start.timeoutMs,
   );
+}
+
+/**
+ * The port-forward endpoint tunnels to what the PortForward objects say (kwok-port-forward.ts);
+ * KWOK watches them only with the CRD enabled; the harness installs the CRD before KWOK starts.
+ */
+function kubeletServerArgs(server: KubeletServer | undefined): string[] {
+  if (server === undefined) return [];
+  return [
+    `--server-address=127.0.0.1:${server.port}`,
+    `--tls-cert-file=${server.certFile}`,
+    `--tls-private-key-file=${server.keyFile}`,
+    '--enable-crds=PortForward',
+  ];
 }

@@ -9,6 +9,7 @@ import {
   type ClusterBinaries,
   type ControllerBinaries,
 } from './cluster-binaries.ts';
+import { ClusterError } from './cluster-error.ts';
 import { clusterLayout, removeLayout } from './cluster-layout.ts';
 import { planCluster, type ClusterPlan } from './cluster-plan.ts';
 import { writeClusterState } from './cluster-state.ts';
@@ -44,6 +45,12 @@ export interface TestClusterOptions {
    * Default false: the bare cluster starts in seconds and needs no further binaries.
    */
   readonly withControllers?: boolean;
+  /**
+   * With `withControllers`: KWOK also serves the fake Nodes' kubelet API, so the apiserver's
+   * pods/portforward works for their Pods once `forwardPodPort` (kwok-port-forward.ts) says where
+   * each forward goes (README.md "Port-forward to a fake Pod"). Default false.
+   */
+  readonly withPortForward?: boolean;
   /** Prebuilt controller binaries for `withControllers`; built or taken from the cache when not given. */
   readonly controllerBinaries?: ControllerBinaries;
 }
@@ -76,6 +83,14 @@ export async function startTestCluster(options: TestClusterOptions = {}): Promis
 }
 
 async function startOnce(options: TestClusterOptions): Promise<TestCluster> {
+  if (options.withPortForward && !options.withControllers) {
+    throw new ClusterError(
+      'command-failed',
+      "test cluster 'options'",
+      'withPortForward needs Pods running on the fake Nodes',
+      'Pass `withControllers: true` with `withPortForward: true`.',
+    );
+  }
   const binaries = options.binaries ?? (await ensureClusterBinaries());
   const controllerBinaries = options.withControllers
     ? (options.controllerBinaries ?? (await ensureControllerBinaries()))
@@ -171,6 +186,7 @@ class LoopbackCluster implements TestCluster {
       port: Number(new URL(credentials.server).port),
       etcdUrl: etcdUrl(etcdPorts),
       tuning: this.tuning(),
+      kubeletCertificateAuthority: this.options.withPortForward ? certificates.caCert : undefined,
       detached: this.options.detached ?? false,
       timeoutMs: this.options.startTimeoutMs ?? 60_000,
     });
@@ -187,6 +203,7 @@ class LoopbackCluster implements TestCluster {
       credentials,
       detached: this.options.detached ?? false,
       timeoutMs: this.options.startTimeoutMs ?? 60_000,
+      portForward: this.options.withPortForward ?? false,
     });
     try {
       await this.controllers.boot();

@@ -1,3 +1,4 @@
+import https from 'node:https';
 import { requestApi, type ApiCredentials } from './api-request.ts';
 import type { Certificates } from './certificates.ts';
 import type { ControllerBinaries } from './cluster-binaries.ts';
@@ -7,7 +8,8 @@ import { areFakeNodesReady, createFakeNodes } from './fake-nodes.ts';
 import { findFreePort } from './free-port.ts';
 import { startKubeControllerManager } from './kube-controller-manager.ts';
 import { startKubeScheduler } from './kube-scheduler.ts';
-import { startKwok } from './kwok-controller.ts';
+import { startKwok, type KubeletServer } from './kwok-controller.ts';
+import { installPortForwardCrd } from './kwok-port-forward.ts';
 import { waitUntilReady } from './readiness.ts';
 import type { ServerProcess } from './server-process.ts';
 
@@ -18,6 +20,8 @@ export interface WorkloadControllersStart {
   readonly credentials: ApiCredentials;
   readonly detached: boolean;
   readonly timeoutMs: number;
+  /** KWOK also serves the fake Nodes' kubelet API, for pods/portforward (test/cluster/README.md). */
+  readonly portForward: boolean;
 }
 
 export interface WorkloadControllerPids {
@@ -41,17 +45,32 @@ export class WorkloadControllers {
   /** Returns once the fake Nodes take Pods and the `default` ServiceAccount exists. */
   async boot(): Promise<void> {
     const controllerManager = await this.startControlPlane();
-    await createFakeNodes(this.start.credentials);
+    const kubeletServer = this.start.portForward ? await this.prepareKubeletServer() : undefined;
+    await createFakeNodes(this.start.credentials, kubeletServer?.port);
+    const { credentials } = this.start;
     this.kwok = await startKwok({
       ...this.common(),
       binary: this.start.binaries.kwok,
       configFile: this.start.layout.kwokConfig,
       logFile: this.start.layout.kwokLog,
-      isReady: () => areFakeNodesReady(this.start.credentials),
+      isReady: async () =>
+        (await areFakeNodesReady(credentials)) &&
+        (kubeletServer === undefined || (await isServing(kubeletServer, credentials.caPem))),
+      kubeletServer,
     });
     // Made by the serviceaccount controller: the sign that controllers run, and what Pods run as.
     const hasServiceAccount = () => hasDefaultServiceAccount(this.start.credentials);
     await waitUntilReady(controllerManager, hasServiceAccount, this.start.timeoutMs);
+  }
+
+  /**
+   * KWOK serves with the apiserver's own loopback certificate, which the cluster's CA signed: the
+   * apiserver checks it with `--kubelet-certificate-authority` (kube-apiserver.ts).
+   */
+  private async prepareKubeletServer(): Promise<KubeletServer> {
+    const { certificates, credentials, timeoutMs } = this.start;
+    await installPortForwardCrd(credentials, timeoutMs);
+    return { port: await findFreePort(), certFile: certificates.serverCert, keyFile: certificates.serverKey };
   }
 
   /** Side by side; the one that started is kept even when the other failed, so `stop` ends it. */
@@ -116,4 +135,22 @@ export class WorkloadControllers {
 async function hasDefaultServiceAccount(credentials: ApiCredentials): Promise<boolean> {
   const path = '/api/v1/namespaces/default/serviceaccounts/default';
   return (await requestApi(credentials, 'GET', path, undefined, 2000)).status === 200;
+}
+
+/** KWOK starts its kubelet server after its controllers: its /healthz answering is the sign. */
+function isServing(server: KubeletServer, caPem: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const request = https.get(
+      `https://127.0.0.1:${server.port}/healthz`,
+      { ca: caPem, timeout: 2000 },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode === 200);
+      },
+    );
+    request.on('timeout', () => request.destroy());
+    request.on('error', () => {
+      resolve(false);
+    });
+  });
 }
