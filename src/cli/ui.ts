@@ -45,6 +45,14 @@ class OperatorPodError extends KaddonError {
   }
 }
 
+/** The local port cannot be listened on. */
+class LocalPortError extends KaddonError {
+  readonly code = 'local-port-unavailable';
+  constructor(problem: string, hint: string) {
+    super(`kaddon ui: ${problem}.`, hint);
+  }
+}
+
 /** `kaddon ui`: a port-forward to the operator's status page, until Ctrl-C. */
 export async function runUi(args: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -276,7 +284,7 @@ function listen(onConnection: (socket: Socket) => void, address: string, port: n
     server.once('error', (error: NodeJS.ErrnoException) => {
       reject(
         error.code === 'EADDRINUSE'
-          ? new UsageError(
+          ? new LocalPortError(
               `port ${String(port)} on ${address} is in use`,
               'Choose another with --port N, or --port 0 for any free port.',
             )

@@ -46,6 +46,8 @@ export interface OperatorEnvironmentOptions {
   readonly uninstallTimeoutSeconds?: number;
   /** A cluster whose workloads progress (kube-controller-manager, kube-scheduler, KWOK). */
   readonly withControllers?: boolean;
+  /** With withControllers: pods/portforward reaches the fake Pods (test/cluster/README.md). */
+  readonly withPortForward?: boolean;
 }
 
 /** What differs between the operators the e2e tests start on one environment. */
@@ -76,7 +78,10 @@ export async function startOperatorEnvironment(
 ): Promise<OperatorEnvironment> {
   const { namespace } = options;
   const helmPath = (await ensureHelm()).helm;
-  const cluster = await startTestCluster({ withControllers: options.withControllers ?? false });
+  const cluster = await startTestCluster({
+    withControllers: options.withControllers ?? false,
+    withPortForward: options.withPortForward ?? false,
+  });
   const api = new KubeClient(connectionFromKubeconfig(cluster.kubeconfigPath));
   const helm = new HelmClient({ helmPath, kubeconfigPath: cluster.kubeconfigPath });
   await api.request('POST', '/api/v1/namespaces', {
