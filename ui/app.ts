@@ -598,6 +598,8 @@ async function who(): Promise<void> {
       if (me.via === 'session') await fetch('/ui/auth/logout', { method: 'POST' });
       sessionStorage.removeItem(TOKEN_KEY);
       stream?.abort();
+      const live = document.getElementById('live');
+      if (live) live.textContent = 'signed out';
       slot.replaceChildren();
       whoShown = false;
       await render();
@@ -609,7 +611,7 @@ async function who(): Promise<void> {
 function signInForm(error: HttpError): Child[] {
   const back = encodeURIComponent(location.pathname + location.search);
   return [
-    h('p', {}, error.message),
+    h('p', {}, error.message.charAt(0).toUpperCase() + error.message.slice(1)),
     error.signIn !== undefined &&
       h('p', {}, h('a', { href: `${error.signIn}?return=${back}`, class: 'sign-in' }, 'Sign in')),
     ...tokenForm(
@@ -623,6 +625,7 @@ function tokenForm(why: string): Child[] {
     type: 'password',
     name: 'token',
     placeholder: 'kubectl create token …',
+    'aria-label': 'Kubernetes bearer token',
     size: '60',
   });
   const form = h(
@@ -702,9 +705,11 @@ function follow(): void {
   const live = document.getElementById('live');
   const token = sessionStorage.getItem(TOKEN_KEY);
   const reconnect = (): void => {
+    // Aborted on purpose (a new stream, a sign-out): nothing to reconnect.
+    if (controller.signal.aborted) return;
     missed = true;
     if (live) live.textContent = 'reconnecting';
-    if (!controller.signal.aborted) setTimeout(follow, 1000);
+    setTimeout(follow, 1000);
   };
   void (async () => {
     const response = await fetch('/ui/api/events', {

@@ -208,6 +208,7 @@ describe('the timeline and where values came from', () => {
     await page.reload();
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
     const shown = await rows(page);
+    await page.screenshot({ path: path.join(repoRoot, 'docs/images/ui-timeline.png'), fullPage: true });
     // Newest first: each step's line above the one before it.
     const at = (module: string, match: (row: string[]) => boolean): number => {
       const index = shown.findIndex((row) => row[1] === module && match(row));
@@ -262,6 +263,7 @@ describe('the timeline and where values came from', () => {
     };
     const page = await openPage('/ui/modules/layers');
     await page.getByText('/internal/token').waitFor();
+    await page.screenshot({ path: path.join(repoRoot, 'docs/images/ui-origins.png'), fullPage: true });
     const table = page.locator('table', { has: page.getByText('/fromConfigMap') });
     const onPage = await table
       .locator('tbody tr')

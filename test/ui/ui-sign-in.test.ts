@@ -208,6 +208,7 @@ describe('signing in to the status page through OpenID Connect', () => {
     const cookie = await sessionCookie(context);
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('link', { name: 'Sign in' }).waitFor();
+    await page.screenshot({ path: path.join(repoRoot, 'docs/images/ui-sign-in.png') });
     assert.equal(
       (await context.cookies(`${base}/ui/`)).some((each) => each.name === 'kaddon-ui-session'),
       false,
