@@ -300,23 +300,11 @@ async function moduleView(name: string, query: URLSearchParams): Promise<Child[]
   );
   // docs/values.md "Where a value came from": each leaf with the layer that set it; for those who
   // may not see values, the note `values` holds says so once.
-  const origins = await api<{ path: string; value: unknown; origin: string }[]>(
-    `modules/${encodeURIComponent(name)}/origins`,
-  ).catch(() => undefined);
+  const origins = await api<Origin[]>(`modules/${encodeURIComponent(name)}/origins`).catch(() => undefined);
   const valuesShown =
     origins === undefined
       ? [values]
-      : [
-          table(
-            ['Value', 'Is', 'From'],
-            origins.map((entry) => [
-              h('code', {}, entry.path || '/'),
-              h('code', {}, JSON.stringify(entry.value)),
-              entry.origin,
-            ]),
-          ),
-          h('details', {}, h('summary', {}, 'as JSON'), values),
-        ];
+      : [originsTable(origins), h('details', {}, h('summary', {}, 'as JSON'), values)];
   return [
     h('h2', {}, module.name, ' ', state(module.state)),
     table(
@@ -391,6 +379,24 @@ async function restricted(what: string, path: string, draw: (body: unknown) => C
     );
   }
   return draw(body);
+}
+
+interface Origin {
+  path: string;
+  value: unknown;
+  origin: string;
+}
+
+/** docs/values.md "Where a value came from": each leaf, its value and the layer that set it. */
+function originsTable(origins: readonly Origin[]): HTMLElement {
+  return table(
+    ['Value', 'Is', 'From'],
+    origins.map((entry) => [
+      h('code', {}, entry.path || '/'),
+      h('code', {}, JSON.stringify(entry.value)),
+      entry.origin,
+    ]),
+  );
 }
 
 /** Keeps the view's URL, with the query changed as `change` says, and draws it again. */
@@ -577,7 +583,12 @@ async function timeline(query: URLSearchParams): Promise<Child[]> {
 }
 
 async function globalHooks(): Promise<Child[]> {
-  return [h('h2', {}, 'Global hooks'), ...hooksList(await api<Hook[]>('global-hooks'))];
+  return [
+    h('h2', {}, 'Global hooks'),
+    ...hooksList(await api<Hook[]>('global-hooks')),
+    h('h3', {}, 'Global values'),
+    await restricted('Values', 'global/origins', (body) => originsTable(body as Origin[])),
+  ];
 }
 
 /** The signed-in user in the header, with a way to sign out; asked once per sign-in. */

@@ -3,7 +3,6 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import axe from 'axe-core';
 import { buildUi } from '../../scripts/build-ui.mjs';
 import { repoRoot } from '../repo-root.ts';
 import {
@@ -16,6 +15,7 @@ import {
   type OperatorEnvironment,
 } from '../operator/operator-e2e-kit.ts';
 import { CONFIG_MAP_READ, signInUsers } from './ui-users.ts';
+import { seriousFindings } from './axe-findings.ts';
 
 const NAMESPACE = 'kaddon-ui';
 const SECRET_VALUE = 'ui-test-secret-value-8c1f';
@@ -160,24 +160,6 @@ async function openPage(
   });
   await page.goto(`${base}${url}`);
   return page;
-}
-
-/** axe-core's serious and critical findings on the page as it is drawn now (docs/ui.md "Accessibility"). */
-async function seriousFindings(page: Page): Promise<string[]> {
-  await page.addScriptTag({ content: axe.source });
-  return page.evaluate(async () => {
-    const page = globalThis as unknown as { axe: typeof axe; document: axe.ElementContext };
-    const result = await page.axe.run(page.document, { resultTypes: ['violations'] });
-    return result.violations
-      .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
-      .map(
-        (violation) =>
-          `${violation.id} (${String(violation.impact)}): ${violation.help}: ${violation.nodes
-            .slice(0, 3)
-            .map((node) => node.target.join(' '))
-            .join(', ')}`,
-      );
-  });
 }
 
 describe('the status page', () => {

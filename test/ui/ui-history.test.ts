@@ -49,7 +49,8 @@ function hook(body: string): string {
 function writeTree(greeting: string): void {
   repo.write({
     'modules/values.yaml': [
-      'global: {}',
+      'global:',
+      '  clusterName: test-cluster',
       'layersEnabled: true',
       'flakyEnabled: true',
       'webEnabled: true',
@@ -104,7 +105,7 @@ before(async () => {
   repo = makeGitFixture('ui-history');
   writeTree('hello');
   firstRevision = repo.commit('three modules');
-  await setOperatorConfig(env.api, NAMESPACE, { layers: 'fromConfigMap: cm\n' });
+  await setOperatorConfig(env.api, NAMESPACE, { layers: 'fromConfigMap: cm\n', global: 'region: eu\n' });
   ({ admin: token = '' } = await signInUsers(env.api, NAMESPACE, {
     admin: { modules: true, rules: [CONFIG_MAP_READ] },
   }));
@@ -292,6 +293,34 @@ describe('the timeline and where values came from', () => {
       assert.ok(line, `--origin printed no line for ${leaf}: ${cli.stdout}`);
       assert.equal(line[1], value, leaf);
       assert.equal(line[2], row[2], `${leaf}: the page and --origin agree`);
+    }
+
+    // The global values, on the global hooks view and from `kaddon global values --origin`.
+    const global = await openPage('/ui/global-hooks');
+    await global.getByText('/region').waitFor();
+    const globalRows = await global
+      .locator('table', { has: global.getByText('/region') })
+      .locator('tbody tr')
+      .evaluateAll((trs) =>
+        trs.map((tr) =>
+          Array.from(
+            (tr as unknown as { cells: { textContent: string | null }[] }).cells,
+            (cell) => cell.textContent ?? '',
+          ),
+        ),
+      );
+    await global.context().close();
+    const globalCli = await runCliWithSocket(['global', 'values', '--origin']);
+    assert.equal(globalCli.code, 0, globalCli.stderr);
+    for (const [leaf, value, origin] of [
+      ['/clusterName', '"test-cluster"', 'values.yaml of the tree'],
+      ['/region', '"eu"', 'ConfigMap'],
+    ] as const) {
+      assert.deepEqual(
+        globalRows.find((cells) => cells[0] === leaf),
+        [leaf, value, origin],
+      );
+      assert.match(globalCli.stdout, new RegExp(`^${leaf}\\s+${value}\\s+${origin}$`, 'mu'));
     }
   });
 });

@@ -176,6 +176,14 @@ async function answerApi(
         ...(query.get('kind') ? { kind: query.get('kind') ?? '' } : {}),
       }),
     );
+  else if (api === 'global/origins')
+    sendJson(
+      response,
+      access.canReadConfig ? 200 : 403,
+      access.canReadConfig
+        ? state.valueOrigins(undefined, { secrets: access.canReadSecrets })
+        : { error: `${access.user} may not get the operator's ConfigMap: values are not shown` },
+    );
   else if (api === 'whoami')
     sendJson(response, 200, {
       user: access.user,

@@ -16,10 +16,10 @@ export interface UiState {
    */
   moduleValues(name: string, shown: { readonly secrets: boolean }): unknown;
   /**
-   * Each leaf of the module's values with where it came from (docs/values.md "Where a value came
-   * from"), masked as `moduleValues` is; shown to the same people.
+   * Each leaf of the module's values (the global values for `undefined`) with where it came from
+   * (docs/values.md "Where a value came from"), masked as `moduleValues` is; shown to the same people.
    */
-  valueOrigins(name: string, shown: { readonly secrets: boolean }): readonly ValueOrigin[];
+  valueOrigins(name: string | undefined, shown: { readonly secrets: boolean }): readonly ValueOrigin[];
   /**
    * `kaddon queue list`'s dump: main and named queues and the pool of module runs; a task's last
    * error is apart from its description, masked as messages are.

@@ -1,4 +1,4 @@
-import { moduleOwner } from '../../core/values.ts';
+import { GLOBAL_OWNER, moduleOwner } from '../../core/values.ts';
 import type { LoadedHook } from '../lifecycle-hooks.ts';
 import type { ModuleEventLog } from '../module-status/module-event-log.ts';
 import { readyStateOf, newModuleRecord, type ModuleRecord } from '../module-status/module-status.ts';
@@ -100,9 +100,9 @@ export function createOperatorUiState(options: OperatorUiStateOptions): UiState 
         : maskedStrings(ctx.store.moduleValuesWithoutSecrets(name, '***'), options.mask),
     valueOrigins: (name, shown) =>
       shown.secrets
-        ? ctx.store.valueOrigins(moduleOwner(name))
+        ? ctx.store.valueOrigins(name === undefined ? GLOBAL_OWNER : moduleOwner(name))
         : ctx.store
-            .valueOrigins(moduleOwner(name), '***')
+            .valueOrigins(name === undefined ? GLOBAL_OWNER : moduleOwner(name), '***')
             .map((entry) => ({ ...entry, value: maskedStrings(entry.value, options.mask) })),
     queues,
     globalHooks: () => describeHooks(options, undefined, ctx.hooks.globalHooks()),
