@@ -37,6 +37,11 @@ const SESSION_COOKIE = 'kaddon-ui-session';
 const FLOW_COOKIE = 'kaddon-ui-signin';
 /** How long a browser may take at the provider between leaving the page and coming back. */
 const FLOW_TTL_SECONDS = 600;
+/**
+ * Code exchanges with the provider at once. Anyone may start a sign-in and come back with a made-up
+ * code, each one a request to the provider: beyond these a callback is answered 503 at once.
+ */
+const MAX_EXCHANGES = 16;
 
 /** What a refused sign-in tells the browser: plain text, never the provider's tokens. */
 class SignInRefused extends Error {
@@ -118,6 +123,7 @@ export function createUiSignIn(options: UiSignInOptions): UiSignIn {
     response.end();
   };
 
+  let exchanging = 0;
   const callback = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const flow = asFlow(flowSessions.open(cookieValue(request.headers.cookie, FLOW_COOKIE)));
     if (flow === undefined)
@@ -125,6 +131,17 @@ export function createUiSignIn(options: UiSignInOptions): UiSignIn {
         400,
         'this sign-in was not started here or took longer than 10 minutes: start again from the page',
       );
+    if (exchanging >= MAX_EXCHANGES)
+      throw new SignInRefused(503, 'too many sign-ins at once: go back to the page and sign in again');
+    exchanging += 1;
+    try {
+      await exchange(request, response, flow);
+    } finally {
+      exchanging -= 1;
+    }
+  };
+
+  const exchange = async (request: IncomingMessage, response: ServerResponse, flow: Flow): Promise<void> => {
     const config = await configured();
     const current = new URL(options.redirectUrl.href);
     current.search = parseRequestTarget(request.url)?.search ?? '';
