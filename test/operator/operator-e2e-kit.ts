@@ -202,7 +202,11 @@ export function stateModuleFiles(namespace: string, module: string, data: string
  * An operator of the environment following the Git repository at `fileUrl` (its `modules/`, polled
  * every second, its mirror in the work dir) instead of a modules dir.
  */
-export function startGitOperator(env: OperatorEnvironment, fileUrl: string): E2eOperator {
+export function startGitOperator(
+  env: OperatorEnvironment,
+  fileUrl: string,
+  extraEnv: Readonly<Record<string, string>> = {},
+): E2eOperator {
   return env.startOperator({
     modulesDir: path.join(env.tree.root, 'not-used'),
     forceKillAfterDelay: 30_000,
@@ -211,6 +215,7 @@ export function startGitOperator(env: OperatorEnvironment, fileUrl: string): E2e
       MODULES_GIT_SUBPATH: 'modules',
       MODULES_GIT_POLL_INTERVAL: '1s',
       MODULES_GIT_CACHE_DIR: path.join(env.tree.root, 'git-cache'),
+      ...extraEnv,
     },
   });
 }

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, pageWithToken } from './browser.ts';
 import { buildUi } from '../../scripts/build-ui.mjs';
 import { repoRoot } from '../repo-root.ts';
 import {
@@ -21,16 +22,6 @@ const NAMESPACE = 'kaddon-ui';
 const SECRET_VALUE = 'ui-test-secret-value-8c1f';
 /** The vault Secret's second key, changed through the ConfigMap: the release's second revision. */
 const SECOND_TOKEN = 'tok-2-xyz';
-/** The browser as docs/ui.md runs it on a closed network: nothing but the operator is reached. */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SCREENSHOTS = path.join(repoRoot, 'docs/images');
 
 let env: OperatorEnvironment;
@@ -87,11 +78,7 @@ before(async () => {
   operator = env.startOperator({ forceKillAfterDelay: 30_000 });
   base = `http://127.0.0.1:${env.port}`;
   await waitReady(operator, env.port, 180_000);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
+  browser = await launchChromium();
   mkdirSync(SCREENSHOTS, { recursive: true });
 });
 
@@ -141,16 +128,7 @@ async function openPage(
   url: string,
   options: { viewport?: { width: number; height: number }; bypassCSP?: boolean } = {},
 ): Promise<Page> {
-  const context = await browser.newContext({
-    viewport: options.viewport ?? { width: 1280, height: 800 },
-    bypassCSP: options.bypassCSP ?? false,
-  });
-  await context.addInitScript((value: string) => {
-    (
-      globalThis as unknown as { sessionStorage: { setItem(key: string, value: string): void } }
-    ).sessionStorage.setItem('kaddon-ui-token', value);
-  }, token);
-  const page = await context.newPage();
+  const page = await pageWithToken(browser, 'about:blank', token, options);
   page.on('response', (response) => {
     if (response.headers()['content-type']?.startsWith('text/event-stream') === true) return;
     void response.text().then(

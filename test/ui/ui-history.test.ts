@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { chmodSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, pageWithToken, tableRows } from './browser.ts';
 import { buildUi } from '../../scripts/build-ui.mjs';
 import { repoRoot } from '../repo-root.ts';
 import { runCli } from '../run-cli.ts';
@@ -10,6 +11,7 @@ import { makeGitFixture, type GitFixture } from '../sources/git-fixture.ts';
 import {
   eventually,
   setOperatorConfig,
+  startGitOperator,
   startOperatorEnvironment,
   stateModuleFiles,
   waitReady,
@@ -23,7 +25,6 @@ import { CONFIG_MAP_READ, signInUsers } from './ui-users.ts';
 // module came from, the same on the page and from `kaddon module values --origin`.
 
 const NAMESPACE = 'kaddon-ui-history';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
 const LAYERS_HOOK = 'hooks/before-helm.mjs';
 
 let env: OperatorEnvironment;
@@ -109,25 +110,11 @@ before(async () => {
   ({ admin: token = '' } = await signInUsers(env.api, NAMESPACE, {
     admin: { modules: true, rules: [CONFIG_MAP_READ] },
   }));
-  operator = env.startOperator({
-    modulesDir: path.join(env.tree.root, 'not-used'),
-    forceKillAfterDelay: 30_000,
-    extraEnv: {
-      MODULES_GIT_URL: repo.fileUrl,
-      MODULES_GIT_SUBPATH: 'modules',
-      MODULES_GIT_POLL_INTERVAL: '1s',
-      MODULES_GIT_CACHE_DIR: path.join(env.tree.root, 'git-cache'),
-      // A changed ConfigMap is put back within seconds, not the default 4m30s.
-      KADDON_DRIFT_INTERVAL: '2s',
-    },
-  });
+  // A changed ConfigMap is put back within seconds, not the default 4m30s.
+  operator = startGitOperator(env, repo.fileUrl, { KADDON_DRIFT_INTERVAL: '2s' });
   base = `http://127.0.0.1:${String(env.port)}`;
   await waitReady(operator, env.port, 180_000);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {
@@ -155,32 +142,13 @@ async function until(what: string, found: (entries: Entry[]) => boolean): Promis
   await eventually(operator, what, async () => (found(await timeline()) ? true : undefined));
 }
 
-async function openPage(url: string): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await context.addInitScript((value: string) => {
-    (
-      globalThis as unknown as { sessionStorage: { setItem(key: string, value: string): void } }
-    ).sessionStorage.setItem('kaddon-ui-token', value);
-  }, token);
-  const page = await context.newPage();
-  await page.goto(`${base}${url}`);
-  return page;
+function openPage(url: string): Promise<Page> {
+  return pageWithToken(browser, `${base}${url}`, token, { viewport: { width: 1280, height: 900 } });
 }
 
 /** The rows of the page's first table, each cell's text. */
-async function rows(page: Page): Promise<string[][]> {
-  return page
-    .locator('main table')
-    .first()
-    .locator('tbody tr')
-    .evaluateAll((trs) =>
-      trs.map((tr) =>
-        Array.from(
-          (tr as unknown as { cells: { textContent: string | null }[] }).cells,
-          (cell) => cell.textContent ?? '',
-        ),
-      ),
-    );
+function rows(page: Page): Promise<string[][]> {
+  return tableRows(page.locator('main table').first());
 }
 
 describe('the timeline and where values came from', () => {
@@ -266,16 +234,7 @@ describe('the timeline and where values came from', () => {
     await page.getByText('/internal/token').waitFor();
     await page.screenshot({ path: path.join(repoRoot, 'docs/images/ui-origins.png'), fullPage: true });
     const table = page.locator('table', { has: page.getByText('/fromConfigMap') });
-    const onPage = await table
-      .locator('tbody tr')
-      .evaluateAll((trs) =>
-        trs.map((tr) =>
-          Array.from(
-            (tr as unknown as { cells: { textContent: string | null }[] }).cells,
-            (cell) => cell.textContent ?? '',
-          ),
-        ),
-      );
+    const onPage = await tableRows(table);
     await page.context().close();
     const cli = await runCliWithSocket(['module', 'values', 'layers', '--origin']);
     assert.equal(cli.code, 0, cli.stderr);
@@ -298,17 +257,7 @@ describe('the timeline and where values came from', () => {
     // The global values, on the global hooks view and from `kaddon global values --origin`.
     const global = await openPage('/ui/global-hooks');
     await global.getByText('/region').waitFor();
-    const globalRows = await global
-      .locator('table', { has: global.getByText('/region') })
-      .locator('tbody tr')
-      .evaluateAll((trs) =>
-        trs.map((tr) =>
-          Array.from(
-            (tr as unknown as { cells: { textContent: string | null }[] }).cells,
-            (cell) => cell.textContent ?? '',
-          ),
-        ),
-      );
+    const globalRows = await tableRows(global.locator('table', { has: global.getByText('/region') }));
     await global.context().close();
     const globalCli = await runCliWithSocket(['global', 'values', '--origin']);
     assert.equal(globalCli.code, 0, globalCli.stderr);

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from './browser.ts';
 import { buildUi } from '../../scripts/build-ui.mjs';
 import { repoRoot } from '../repo-root.ts';
 import {
@@ -29,7 +30,6 @@ const USERS: readonly ProviderUser[] = [
   { id: 'bob', password: 'bob-password', groups: ['platform-viewers'] },
   { id: 'eve', password: 'eve-password', groups: ['strangers'] },
 ];
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'];
 
 let env: OperatorEnvironment;
 let operator: E2eOperator;
@@ -58,11 +58,7 @@ before(async () => {
   await grantGroups();
   operator = startWith(provider.issuer);
   await waitReady(operator, env.port, 180_000);
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: CHROMIUM_ARGS,
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {
