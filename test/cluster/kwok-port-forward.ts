@@ -91,7 +91,7 @@ function refused(subject: string, status: number, body: string): ClusterError {
     'command-failed',
     `test cluster '${subject}'`,
     `creating it answered ${status}`,
-    'Start the cluster with `withControllers: true, withPortForward: true`.',
+    'Start the cluster with withControllers and withPortForward both true.',
     { output: body },
   );
 }

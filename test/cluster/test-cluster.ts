@@ -88,7 +88,7 @@ async function startOnce(options: TestClusterOptions): Promise<TestCluster> {
       'command-failed',
       "test cluster 'options'",
       'withPortForward needs Pods running on the fake Nodes',
-      'Pass `withControllers: true` with `withPortForward: true`.',
+      'Pass withControllers as true too: port-forward needs KWOK.',
     );
   }
   const binaries = options.binaries ?? (await ensureClusterBinaries());
