@@ -142,11 +142,29 @@ export class ModuleLoadCache {
   readonly composition = new CompositionMemo();
   readonly #entries = new Map<string, { readonly key: string; readonly loaded: LoadedModule }>();
 
+  readonly #charts = new Map<
+    string,
+    { readonly objects: readonly ChartObject[]; readonly loaded: LoadedModule }
+  >();
+
   load(module: string, key: string, read: () => LoadedModule): LoadedModule {
     const entry = this.#entries.get(module);
     if (entry?.key === key) return entry.loaded;
     const loaded = read();
     this.#entries.set(module, { key, loaded });
+    return loaded;
+  }
+
+  /**
+   * A chart module's node, the same while its chart's render is the same array (the operator's chart
+   * cache gives it back while the module's helm values are unchanged): the composition then sees
+   * an unchanged module and does not build or compose it again.
+   */
+  loadChart(module: string, objects: readonly ChartObject[], read: () => LoadedModule): LoadedModule {
+    const entry = this.#charts.get(module);
+    if (entry?.objects === objects) return entry.loaded;
+    const loaded = read();
+    this.#charts.set(module, { objects, loaded });
     return loaded;
   }
 }
@@ -158,32 +176,40 @@ function loadModule(
   warnings: string[],
 ): ModuleInput['node'] {
   if (module.source === 'none') return undefined;
+  if (module.source === 'chart') {
+    // A chart's objects come rendered with its values: no view is made for it.
+    const objects = input.charts?.get(module.name);
+    if (!objects) throw new ModuleSourceError(module);
+    const read = (): LoadedModule => ({
+      node: chartModuleNode(
+        module.name,
+        displayPath(module.dir, input.displayBase ?? process.cwd()),
+        objects,
+      ),
+      unresolved: [],
+      warnings: [],
+    });
+    return (input.cache ? input.cache.loadChart(module.name, objects, read) : read()).node;
+  }
   const values = input.values;
   // The view is made only when the module is read; without viewKeyFor it is its own key.
   let view: JsonObject | undefined;
   const read = (): LoadedModule => readModule(module, view ?? values.viewFor(module.name), input);
-  const loaded =
-    module.source === 'chart' || !input.cache
-      ? read()
-      : input.cache.load(
-          module.name,
-          values.viewKeyFor?.(module.name) ?? JSON.stringify((view = values.viewFor(module.name))),
-          read,
-        );
+  const loaded = !input.cache
+    ? read()
+    : input.cache.load(
+        module.name,
+        values.viewKeyFor?.(module.name) ?? JSON.stringify((view = values.viewFor(module.name))),
+        read,
+      );
   unresolved.push(...loaded.unresolved);
   warnings.push(...loaded.warnings);
   return loaded.node;
 }
 
-/** A module's files read and `$(var)`-expanded with its view (a chart module: its rendered objects). */
+/** A Kustomization module's files read and `$(var)`-expanded with its view. */
 function readModule(module: ModuleDefinition, view: JsonObject, input: RenderTreeInput): LoadedModule {
   const displayBase = input.displayBase ?? process.cwd();
-  if (module.source === 'chart') {
-    const objects = input.charts?.get(module.name);
-    if (!objects) throw new ModuleSourceError(module);
-    const node = chartModuleNode(module.name, displayPath(module.dir, displayBase), objects);
-    return { node, unresolved: [], warnings: [] };
-  }
   const unresolved: UnresolvedReference[] = [];
   const expansion: YamlExpansion = {
     lookup: (name) => valueAtPath(view, name),
