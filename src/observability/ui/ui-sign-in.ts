@@ -75,9 +75,14 @@ export function createUiSignIn(options: UiSignInOptions): UiSignIn {
       secret === undefined ? oidc.None() : oidc.ClientSecretBasic(secret),
       {
         timeout: options.timeoutSeconds ?? 10,
-        // Plain http only for a provider on this machine (a test's): the setting refuses it elsewhere.
-        // eslint-disable-next-line @typescript-eslint/no-deprecated -- marked so only to stand out; it is what such a provider needs
-        ...(options.issuer.protocol === 'http:' ? { execute: [oidc.allowInsecureRequests] } : {}),
+        // The ID token's signature is checked against the provider's keys (jwks_uri) as well as
+        // its claims, though it comes straight from the token endpoint. Plain http only for a
+        // provider on this machine (a test's): the setting refuses it elsewhere.
+        execute: [
+          oidc.enableNonRepudiationChecks,
+          // eslint-disable-next-line @typescript-eslint/no-deprecated -- marked so only to stand out; it is what such a provider needs
+          ...(options.issuer.protocol === 'http:' ? [oidc.allowInsecureRequests] : []),
+        ],
       },
     );
     configuration = pending;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sliceTexts } from '../../../test/slice-texts.ts';
 import { makeTempTree } from '../../../test/temp-tree.ts';
+import type { JsonObject } from '../../core/json.ts';
 import type { ChartObject } from '../../delivery/helm/render-chart-module.ts';
 import { loadJqEngine, type JqEngine } from '../../jq/jq-engine.ts';
 import { loadModulesTree, type ModulesTree } from '../../loader/modules-tree.ts';
@@ -29,9 +30,8 @@ function random(seed: number): () => number {
 
 function chartObjects(chart: string, next: () => number): ChartObject[] {
   const count = 1 + Math.floor(next() * 3);
-  return Array.from({ length: count }, (_, index) => ({
-    template: `templates/object-${String(index)}.yaml`,
-    obj:
+  return Array.from({ length: count }, (_, index): ChartObject => {
+    const obj: JsonObject =
       index === 0
         ? {
             apiVersion: 'apps/v1',
@@ -53,8 +53,9 @@ function chartObjects(chart: string, next: () => number): ChartObject[] {
             kind: 'ConfigMap',
             metadata: { name: `${chart}-${String(index)}` },
             data: { value: String(Math.floor(next() * 1000)) },
-          },
-  }));
+          };
+    return { template: `templates/object-${String(index)}.yaml`, obj };
+  });
 }
 
 describe('chart modules in the operator render', () => {
@@ -103,7 +104,10 @@ describe('chart modules in the operator render', () => {
       tree,
       values: {
         enabledModules: ENABLED,
-        viewFor: (module) => ({ global: {}, [module]: module === 'plain' ? { level } : {} }),
+        viewFor: (module): JsonObject => ({
+          global: {},
+          [module]: module === 'plain' ? { level } : {},
+        }),
       },
       charts,
       sharedComponentRoots: [],
