@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { chmodSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -43,7 +44,19 @@ before(async () => {
   await buildUi(path.join(repoRoot, 'dist/ui'));
   env = await startOperatorEnvironment({ namespace: NAMESPACE, prefix: 'sign-in' });
   env.tree.write('modules/010-web', stateModuleFiles(NAMESPACE, 'web', '  a: "1"\n'));
-  env.tree.write('modules/010-web', { 'values.yaml': 'webEnabled: true\nweb:\n  replicas: 2\n' });
+  env.tree.write('modules/010-web', {
+    'values.yaml': 'webEnabled: true\nweb:\n  replicas: 2\n',
+    // What of the sign-in's secrets a hook sees with KADDON_HOOK_ENV's default (the operator's environment).
+    'hooks/secrets-seen.mjs': [
+      '#!/usr/bin/env node',
+      "import { writeFileSync } from 'node:fs';",
+      'if (process.argv[2] === \'--config\') { console.log(\'{"configVersion":"v1","beforeHelm":10}\'); process.exit(0); }',
+      'const seen = ["KADDON_UI_OIDC_CLIENT_SECRET", "KADDON_UI_SESSION_KEY"].filter((name) => process.env[name] !== undefined);',
+      "writeFileSync(process.env.VALUES_JSON_PATCH_PATH, JSON.stringify([{ op: 'add', path: '/web/secretsSeen', value: seen.join(',') || 'none' }]));",
+      '',
+    ].join('\n'),
+  });
+  chmodSync(path.join(env.tree.root, 'modules/010-web/hooks/secrets-seen.mjs'), 0o755);
   base = `http://127.0.0.1:${String(env.port)}`;
   redirectUri = `${base}/ui/auth/callback`;
   const providerOptions = {
@@ -114,6 +127,7 @@ function startWith(issuer: string, extra: Record<string, string> = {}): E2eOpera
       KADDON_UI_OIDC_CLIENT_SECRET: CLIENT_SECRET,
       KADDON_UI_OIDC_REDIRECT_URL: redirectUri,
       KADDON_UI_OIDC_SCOPES: 'openid groups',
+      KADDON_UI_SESSION_KEY: 'a-session-key-of-at-least-32-bytes-for-the-test',
       ...extra,
     },
   });
@@ -159,6 +173,8 @@ describe('signing in to the status page through OpenID Connect', () => {
     await page.locator('#who').getByText('ann').waitFor();
     await page.getByRole('heading', { name: 'Values' }).waitFor();
     assert.match((await page.locator('main').textContent()) ?? '', /replicas/u);
+    // The client secret and the session key are the operator's: its hooks never see them.
+    assert.match((await page.locator('main').textContent()) ?? '', /secretsSeen.{0,40}none/su);
     const cookie = (await context.cookies(`${base}/ui/`)).find((each) => each.name === 'kaddon-ui-session');
     assert.ok(cookie);
     assert.equal(cookie.httpOnly, true);
