@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { gzipSync } from 'node:zlib';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { chromium } from 'playwright-core';
 import { buildUi } from '../scripts/build-ui.mjs';
+import { launchChromium } from '../test/ui/browser.ts';
 import { OPEN_ACCESS } from '../src/observability/ui/ui-access.ts';
 import { createUiRoute } from '../src/observability/ui/ui-route.ts';
 import type { UiModule, UiState } from '../src/observability/ui/ui-state.ts';
@@ -68,19 +68,7 @@ const server = createServer((request, response) => void route(request, response)
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-const browser = await chromium.launch({
-  executablePath: '/usr/bin/chromium',
-  headless: true,
-  args: [
-    '--no-sandbox',
-    '--disable-gpu',
-    '--disable-quic',
-    '--no-first-run',
-    '--disable-background-networking',
-    '--disable-component-update',
-    '--disable-sync',
-  ],
-});
+const browser = await launchChromium();
 const times: number[] = [];
 let bytes = 0;
 let wireBytes = 0;
