@@ -174,9 +174,7 @@ async function operatorPod(
   const list = await api.request('GET', `/api/v1/namespaces/${ns}/pods`, {
     query: { labelSelector: selector },
   });
-  const ready = (Array.isArray(list.items) ? list.items : []).filter(isJsonObject).filter(isRunningAndReady);
-  const leader = await leaseHolder(api, ns);
-  const chosen = ready.find((pod) => podName(pod) === leader) ?? ready[0];
+  const chosen = choosePod(Array.isArray(list.items) ? list.items : [], await leaseHolder(api, ns));
   if (chosen === undefined)
     throw new OperatorPodError(
       `no Pod of Deployment '${deployment}' in namespace '${namespace}' is Running and Ready`,
@@ -207,6 +205,15 @@ function labelSelector(deployment: JsonObject): string {
   return Object.entries(labels)
     .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
     .join(',');
+}
+
+/**
+ * The Pod to forward to among a Deployment's: a Running and Ready one, the leader Lease's holder
+ * when it is one of them (with KADDON_HA only the leader serves the page), else the first.
+ */
+export function choosePod(pods: readonly unknown[], leader: string | undefined): JsonObject | undefined {
+  const ready = pods.filter(isJsonObject).filter(isRunningAndReady);
+  return ready.find((pod) => podName(pod) === leader) ?? ready[0];
 }
 
 function podName(pod: JsonObject): string {
