@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { SecretMask } from '../core/secret-mask.ts';
-import { loadOperatorConfig, type GitWebhookSecret, type OperatorConfig } from '../config/operator-config.ts';
-import { readWebhookSecret } from '../config/webhook-secret.ts';
+import { loadOperatorConfig, type OperatorConfig, type SecretSetting } from '../config/operator-config.ts';
+import { readSecretSetting } from '../config/secret-setting.ts';
 import { SETTINGS, unsupportedSettingWarnings } from '../core/setting-names.ts';
 import { checkHelmBinary } from '../delivery/helm/helm-binary.ts';
 import { ChartRenderer } from '../delivery/helm/chart-renderer.ts';
@@ -26,7 +26,7 @@ import { createOperatorMetrics } from '../observability/metrics.ts';
 import { createSubjectAccessCheck, createUiAccessCheck, OPEN_ACCESS } from '../observability/ui/ui-access.ts';
 import { UiSessions } from '../observability/ui/ui-session.ts';
 import { createUiSignIn, type UiSignInOptions } from '../observability/ui/ui-sign-in.ts';
-import type { UiSignInConfig } from '../config/ui-sign-in-config.ts';
+import { CLIENT_SECRET_BLANK, SESSION_KEY_BLANK, type UiSignInConfig } from '../config/ui-sign-in-config.ts';
 import { uiAssetsDir } from '../observability/ui/ui-package.ts';
 import { createUiRoute } from '../observability/ui/ui-route.ts';
 import { orphanWatchdog } from '../processes/orphan-watchdog.ts';
@@ -210,9 +210,9 @@ function signInOptions(config: UiSignInConfig, logger: Logger): UiSignInOptions 
   const key = config.sessionKey;
   return {
     ...config,
-    clientSecret: () => (secret === undefined ? undefined : readWebhookSecret(secret)),
+    clientSecret: () => (secret === undefined ? undefined : readSecretSetting(secret, CLIENT_SECRET_BLANK)),
     sessions: new UiSessions({
-      key: key === undefined ? randomBytes(32) : Buffer.from(readWebhookSecret(key)),
+      key: key === undefined ? randomBytes(32) : Buffer.from(readSecretSetting(key, SESSION_KEY_BLANK)),
       ttlMs: config.sessionTtlMs,
     }),
     logger,
@@ -295,8 +295,8 @@ function buildReleaseEngine(
  * Starts checking a webhook against the secret; a secret file is read at each request, so a rotated
  * Secret is picked up (docs/git-webhook.md).
  */
-function webhookCheck(secret: GitWebhookSecret): GitWebhookOptions['startSignatureCheck'] {
-  return (headers) => startWebhookSignatureCheck(headers, readWebhookSecret(secret));
+function webhookCheck(secret: SecretSetting): GitWebhookOptions['startSignatureCheck'] {
+  return (headers) => startWebhookSignatureCheck(headers, readSecretSetting(secret));
 }
 
 function withoutOperatorSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {

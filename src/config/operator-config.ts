@@ -9,7 +9,7 @@ import {
   type FoundSetting,
   type SettingSource,
 } from './setting-reader.ts';
-import { readWebhookSecret, type GitWebhookSecret } from './webhook-secret.ts';
+import { findSecretSetting, WEBHOOK_BLANK, type SecretSetting } from './secret-setting.ts';
 import { uiSignInConfig, type UiSignInConfig } from './ui-sign-in-config.ts';
 import { LOG_LEVELS, LOG_TYPES, type LogLevel, type LogType } from '../observability/logger.ts';
 
@@ -122,7 +122,7 @@ export interface OperatorConfig {
    * KADDON_GIT_WEBHOOK_SECRET, or the file KADDON_GIT_WEBHOOK_SECRET_FILE names (read at each
    * request): POST /hooks/git exists only with one (docs/git-webhook.md).
    */
-  readonly gitWebhookSecret: GitWebhookSecret | undefined;
+  readonly gitWebhookSecret: SecretSetting | undefined;
   /** KADDON_UI: the status page under /ui on the listen port (docs/ui.md); `off` answers 404 there. */
   readonly ui: boolean;
   /**
@@ -147,7 +147,7 @@ export interface OperatorConfig {
   readonly notificationsSecret: string;
 }
 
-export type { GitWebhookSecret } from './webhook-secret.ts';
+export type { SecretSetting } from './secret-setting.ts';
 
 export { OperatorConfigError } from './setting-reader.ts';
 
@@ -289,25 +289,15 @@ export function crdFilterPrefixes(read: SettingReader): string[] {
  * Only one of the two settings, a Git source for the webhook to trigger, and a secret that can be
  * read now and is not blank (docs/git-webhook.md "Turning it on").
  */
-function gitWebhookSecret(read: SettingReader): GitWebhookSecret | undefined {
-  const value = read.find('gitWebhookSecret');
-  const file = read.find('gitWebhookSecretFile');
-  const found = value ?? file;
-  if (found === undefined) return undefined;
-  if (value !== undefined && file !== undefined)
-    throw new OperatorConfigError(file.name, `is set together with ${value.name}`, 'Set one of the two.');
-  if (read.find('modulesGitUrl') === undefined)
-    throw new OperatorConfigError(
-      found.name,
-      'is set but MODULES_GIT_URL is not: the webhook has no Git source to trigger',
-      'Set MODULES_GIT_URL, or unset the webhook secret.',
-    );
-  const secret: GitWebhookSecret =
-    file === undefined
-      ? { value: found.value, setting: found.name }
-      : { file: file.value, setting: file.name };
-  readWebhookSecret(secret);
-  return secret;
+function gitWebhookSecret(read: SettingReader): SecretSetting | undefined {
+  return findSecretSetting(read, 'gitWebhookSecret', 'gitWebhookSecretFile', WEBHOOK_BLANK, (found) => {
+    if (read.find('modulesGitUrl') === undefined)
+      throw new OperatorConfigError(
+        found.name,
+        'is set but MODULES_GIT_URL is not: the webhook has no Git source to trigger',
+        'Set MODULES_GIT_URL, or unset the webhook secret.',
+      );
+  });
 }
 
 function splitPaths(value: string): string[] {

@@ -1,9 +1,11 @@
 import { CALLBACK_PATH } from '../observability/ui/ui-sign-in.ts';
 import { OperatorConfigError, type SettingReader } from './setting-reader.ts';
-import { readWebhookSecret, type GitWebhookSecret } from './webhook-secret.ts';
-
-/** A secret given as a value or as a file (a mounted Secret), read again at each use. */
-type SecretSetting = GitWebhookSecret;
+import {
+  findSecretSetting,
+  readSecretSetting,
+  type BlankSecret,
+  type SecretSetting,
+} from './secret-setting.ts';
 
 /** KADDON_UI_OIDC_* and KADDON_UI_SESSION_*: sign-in to the status page (docs/ui.md "Signing in"). */
 export interface UiSignInConfig {
@@ -23,6 +25,16 @@ export interface UiSignInConfig {
 }
 
 const DEFAULT_SESSION_TTL_MS = 8 * 3_600_000;
+
+/** What a blank client secret or session key is refused with, at the start and at each read. */
+export const CLIENT_SECRET_BLANK: BlankSecret = {
+  why: 'a client secret of nothing is no secret; leave it unset for a public client',
+  hint: 'Put the client secret the provider gave there, or unset both settings for a public client (PKCE alone).',
+};
+export const SESSION_KEY_BLANK: BlankSecret = {
+  why: 'a session key of nothing lets anyone make a session',
+  hint: 'Put at least 32 random bytes there (for example the output of `openssl rand -hex 32`).',
+};
 /** A session key shorter than this is guessable in principle; HMAC-SHA256 wants 32 bytes. */
 const MIN_SESSION_KEY_BYTES = 32;
 
@@ -79,10 +91,12 @@ export function uiSignInConfig(
   return {
     issuer,
     clientId: clientId.value,
-    clientSecret: secretSetting(read, 'uiOidcClientSecret', 'uiOidcClientSecretFile', {
-      why: 'a client secret of nothing is no secret; leave it unset for a public client',
-      hint: 'Put the client secret the provider gave there, or unset both settings for a public client (PKCE alone).',
-    }),
+    clientSecret: findSecretSetting(
+      read,
+      'uiOidcClientSecret',
+      'uiOidcClientSecretFile',
+      CLIENT_SECRET_BLANK,
+    ),
     redirectUrl,
     scopes: scopes(read),
     usernameClaim: read.text('uiOidcUsernameClaim', 'sub'),
@@ -127,32 +141,12 @@ function scopes(read: SettingReader): string {
   return [...new Set(['openid', ...listed])].join(' ');
 }
 
-function secretSetting(
-  read: SettingReader,
-  valueKey: 'uiOidcClientSecret' | 'uiSessionKey',
-  fileKey: 'uiOidcClientSecretFile' | 'uiSessionKeyFile',
-  blank: { readonly why: string; readonly hint: string },
-): SecretSetting | undefined {
-  const value = read.find(valueKey);
-  const file = read.find(fileKey);
-  if (value !== undefined && file !== undefined)
-    throw new OperatorConfigError(file.name, `is set together with ${value.name}`, 'Set one of the two.');
-  const secret: SecretSetting | undefined =
-    file !== undefined
-      ? { file: file.value, setting: file.name }
-      : value !== undefined
-        ? { value: value.value, setting: value.name }
-        : undefined;
-  if (secret !== undefined) readWebhookSecret(secret, blank);
-  return secret;
-}
-
 function sessionKey(read: SettingReader): SecretSetting | undefined {
-  const secret = secretSetting(read, 'uiSessionKey', 'uiSessionKeyFile', {
-    why: 'a session key of nothing lets anyone make a session',
-    hint: 'Put at least 32 random bytes there (for example the output of `openssl rand -hex 32`).',
-  });
-  if (secret !== undefined && Buffer.byteLength(readWebhookSecret(secret)) < MIN_SESSION_KEY_BYTES)
+  const secret = findSecretSetting(read, 'uiSessionKey', 'uiSessionKeyFile', SESSION_KEY_BLANK);
+  if (
+    secret !== undefined &&
+    Buffer.byteLength(readSecretSetting(secret, SESSION_KEY_BLANK)) < MIN_SESSION_KEY_BYTES
+  )
     throw new OperatorConfigError(
       secret.setting,
       `holds fewer than ${String(MIN_SESSION_KEY_BYTES)} bytes: a short key can be guessed`,

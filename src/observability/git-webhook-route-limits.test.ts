@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { rawExchange, stallRequest } from '../../test/http/raw-http.ts';
 import { makeTempTree, type TempTree } from '../../test/temp-tree.ts';
-import { readWebhookSecret } from '../config/webhook-secret.ts';
+import { readSecretSetting } from '../config/secret-setting.ts';
 import { startWebhookSignatureCheck } from '../sources/git-webhook-signature.ts';
 import { createHttpServer, type OperatorHttpServer } from './http-server.ts';
 import { createLogger } from './logger.ts';
@@ -43,7 +43,7 @@ describe('the Git webhook against clients that do not sign, stall or send nonsen
         startSignatureCheck: (headers) =>
           startWebhookSignatureCheck(
             headers,
-            readWebhookSecret({ file: secretFile, setting: 'KADDON_GIT_WEBHOOK_SECRET_FILE' }),
+            readSecretSetting({ file: secretFile, setting: 'KADDON_GIT_WEBHOOK_SECRET_FILE' }),
           ),
         requestSync: () => {
           requested += 1;

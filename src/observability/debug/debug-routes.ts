@@ -11,6 +11,7 @@ import {
   formatHookSnapshots,
   formatModuleList,
   formatResourceMonitors,
+  formatValueOrigins,
   NO_MONITOR,
 } from './debug-text.ts';
 
@@ -128,18 +129,9 @@ function withGlobal({ state, module, query }: RouteRequest, kind: 'values' | 'co
   return { data: valuesView(moduleOwner(module), global, section) };
 }
 
-/** `--origin`: each value with its layer, as a table (docs/values.md "Where a value came from"). */
+/** `--origin`: each value with its layer (docs/values.md "Where a value came from"). */
 function origins(list: readonly ValueOrigin[]): DebugOutput {
-  const rows = list.map((entry) => [entry.path || '/', JSON.stringify(entry.value), entry.origin]);
-  const widths = [0, 1].map((column) =>
-    Math.max(column === 0 ? 4 : 5, ...rows.map((row) => (row[column] ?? '').length)),
-  );
-  const line = (cells: readonly string[]): string =>
-    cells.map((cell, index) => (index < 2 ? cell.padEnd(widths[index] ?? 0) : cell)).join('  ');
-  return {
-    data: list,
-    text: `${[line(['PATH', 'VALUE', 'ORIGIN']), ...rows.map(line)].join('\n')}\n`,
-  };
+  return { data: list, text: formatValueOrigins(list) };
 }
 
 async function render(state: DebugState, module: string): Promise<DebugOutput> {

@@ -1,4 +1,5 @@
 import { isJsonObject, scalarText, type JsonValue } from '../../core/json.ts';
+import type { ValueOrigin } from '../../core/values-origin.ts';
 import type { DebugModule, GitStatus, HookSnapshots, SnapshotItem } from './debug-state.ts';
 
 /** The text forms of the debug routes that read better as tables or lists than as YAML. */
@@ -7,8 +8,26 @@ export const NO_MONITOR = 'No monitor';
 
 /** `module list -o text`: one row per module, in module order. */
 export function formatModuleList(modules: readonly DebugModule[]): string {
-  const rows = [['MODULE', 'ENABLED', 'STATE'], ...modules.map((m) => [m.name, String(m.enabled), m.state])];
-  const widths = [0, 1].map((column) => Math.max(...rows.map((row) => (row[column] ?? '').length)));
+  return formatTable([
+    ['MODULE', 'ENABLED', 'STATE'],
+    ...modules.map((m) => [m.name, String(m.enabled), m.state]),
+  ]);
+}
+
+/** `module values NAME --origin -o text`: each leaf, its value as JSON and where it came from. */
+export function formatValueOrigins(origins: readonly ValueOrigin[]): string {
+  return formatTable([
+    ['PATH', 'VALUE', 'ORIGIN'],
+    ...origins.map((entry) => [entry.path || '/', JSON.stringify(entry.value), entry.origin]),
+  ]);
+}
+
+/** Rows as aligned columns two spaces apart, the first row the header. */
+function formatTable(rows: readonly (readonly string[])[]): string {
+  const columns = Math.max(...rows.map((row) => row.length));
+  const widths = Array.from({ length: columns }, (_, column) =>
+    Math.max(...rows.map((row) => (row[column] ?? '').length)),
+  );
   const lines = rows.map((row) =>
     row
       .map((cell, column) => cell.padEnd(widths[column] ?? 0))
