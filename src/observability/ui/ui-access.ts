@@ -58,7 +58,7 @@ const NO_TOKEN: UiAccess = { allowed: false, status: 401, why: 'a bearer token i
 const BUSY: UiAccess = {
   allowed: false,
   status: 503,
-  why: 'the status page is checking too many new tokens at once: ask again in a few seconds',
+  why: 'the status page is checking too many new tokens or users at once: ask again in a few seconds',
 };
 const UNCHECKED: UiAccess = {
   allowed: false,
@@ -78,6 +78,22 @@ const STOPPING: UiAccess = { allowed: false, status: 503, why: 'the operator is 
 export function createUiAccessCheck(
   options: UiAccessOptions,
 ): (token: string | undefined) => Promise<UiAccess> {
+  const reviews = keptReviews(options);
+  return (token) => {
+    if (token === undefined || token === '') return Promise.resolve(NO_TOKEN);
+    return reviews(createHash('sha256').update(token).digest('hex'), () => checkToken(options, token));
+  };
+}
+
+/**
+ * Reviews by key (a token's hash, a signed-in user's), kept and bounded as createUiAccessCheck
+ * says: answers and refusals kept apart for `cacheMs`, a key under review waits for that review,
+ * and at most `maxPending` reviews of keys not accepted within the last hour (as many of those
+ * accepted) run at once, 503 beyond. A review that fails says 503, never why.
+ */
+function keptReviews(
+  options: UiAccessOptions,
+): (key: string, review: () => Promise<UiAccess>) => Promise<UiAccess> {
   const kept = { ttlMs: options.cacheMs ?? 10_000, limit: KEPT_ANSWERS, now: options.now };
   const users = new KeptAnswers<UiAccess>(kept);
   const refused = new KeptAnswers<UiAccess>(kept);
@@ -85,10 +101,8 @@ export function createUiAccessCheck(
   const pending = new Map<string, Promise<UiAccess>>();
   const pendingOf = { known: 0, unknown: 0 };
   const maxPending = options.maxPending ?? MAX_PENDING;
-  return (token) => {
-    if (token === undefined || token === '') return Promise.resolve(NO_TOKEN);
+  return (key, review) => {
     if (options.signal?.aborted === true) return Promise.resolve(STOPPING);
-    const key = createHash('sha256').update(token).digest('hex');
     const answer = users.get(key) ?? refused.get(key);
     if (answer !== undefined) return Promise.resolve(answer);
     const running = pending.get(key);
@@ -96,7 +110,7 @@ export function createUiAccessCheck(
     const slots = known.get(key) === undefined ? 'unknown' : 'known';
     if (pendingOf[slots] >= maxPending) return Promise.resolve(BUSY);
     pendingOf[slots] += 1;
-    const review = checkToken(options, token)
+    const reviewed = review()
       .then(
         (access) => {
           const isRefused = !access.allowed && access.status === 401;
@@ -112,8 +126,8 @@ export function createUiAccessCheck(
         pending.delete(key);
         pendingOf[slots] -= 1;
       });
-    pending.set(key, review);
-    return review;
+    pending.set(key, reviewed);
+    return reviewed;
   };
 }
 
@@ -163,38 +177,18 @@ async function reviewSubject(
 
 /**
  * The access of a signed-in user (ui-sign-in.ts): their name and groups from the provider's ID token
- * are asked about as they are, no TokenReview and no impersonation. Answers are kept as a token's
- * are, per user and groups; at most `maxPending` reviews run at once, 503 beyond.
+ * are asked about as they are, no TokenReview and no impersonation. Answers are kept and bounded
+ * as a token's are (keptReviews), per user and groups.
  */
 export function createSubjectAccessCheck(
   options: UiAccessOptions,
 ): (subject: UiSubject) => Promise<UiAccess> {
-  const answers = new KeptAnswers<UiAccess>({
-    ttlMs: options.cacheMs ?? 10_000,
-    limit: KEPT_ANSWERS,
-    now: options.now,
-  });
-  const pending = new Map<string, Promise<UiAccess>>();
-  const maxPending = options.maxPending ?? MAX_PENDING;
+  const reviews = keptReviews(options);
   return (subject) => {
-    if (options.signal?.aborted === true) return Promise.resolve(STOPPING);
     const key = createHash('sha256')
       .update(JSON.stringify([subject.user, subject.groups]))
       .digest('hex');
-    const answer = answers.get(key) ?? pending.get(key);
-    if (answer !== undefined) return Promise.resolve(answer);
-    if (pending.size >= maxPending) return Promise.resolve(BUSY);
-    const review = reviewSubject(options, subject)
-      .then(
-        (access) => {
-          answers.set(key, access);
-          return access;
-        },
-        (): UiAccess => (options.signal?.aborted === true ? STOPPING : UNCHECKED),
-      )
-      .finally(() => pending.delete(key));
-    pending.set(key, review);
-    return review;
+    return reviews(key, () => reviewSubject(options, subject));
   };
 }
 
