@@ -12,6 +12,7 @@ import {
 } from '../core/values.ts';
 import { applyValuesPatch } from '../core/values-patch-apply.ts';
 import type { ValuesPatch } from '../core/values-patch.ts';
+import type { ValuesLayer } from '../core/values-origin.ts';
 import type { ValuesSchemas } from '../core/values-schema.ts';
 
 /** What one owner's values are built from. */
@@ -27,6 +28,34 @@ function staticSection(layers: OwnerLayers): JsonValue {
   return owner.kind === 'global'
     ? globalValues(statics, EMPTY_CONFIG_VALUES)
     : moduleValues(owner.name, statics, EMPTY_CONFIG_VALUES);
+}
+
+/**
+ * The owner's values after each layer of mergedSection, named for people (docs/values.md "Where a
+ * value came from"): the tree's values.yaml, the module's values.yaml, the config schema's
+ * defaults, the ConfigMap, the values schema's defaults, then `current` (the hooks' patches on top).
+ */
+export function valueLayers(layers: OwnerLayers, config: ConfigValues, current: JsonValue): ValuesLayer[] {
+  const { owner, statics } = layers;
+  const files: ValuesLayer[] =
+    owner.kind === 'global'
+      ? [{ name: 'values.yaml of the tree', value: staticSection(layers) }]
+      : [
+          {
+            name: 'values.yaml of the tree',
+            value: mergeValues({}, statics.root[ownerValuesKey(owner)]) ?? {},
+          },
+          { name: "the module's values.yaml", value: staticSection(layers) },
+        ];
+  const configDefaults = layers.schemas.withDefaults('config', staticSection(layers));
+  const configured = configLayer(layers, configSection(config, owner));
+  return [
+    ...files,
+    { name: 'config schema default', value: configDefaults },
+    { name: 'ConfigMap', value: configured },
+    { name: 'values schema default', value: layers.schemas.withDefaults('values', configured) },
+    { name: 'hooks', value: current },
+  ];
 }
 
 /**

@@ -1,18 +1,9 @@
 import { createHash } from 'node:crypto';
 import { deepClone, deepEqual, type JsonObject, type JsonValue } from '../core/json.ts';
-import {
-  PathWriters,
-  valueAtPointer,
-  valueOrigins,
-  type ValueOrigin,
-  type ValuesLayer,
-} from '../core/values-origin.ts';
+import { PathWriters, valueAtPointer, valueOrigins, type ValueOrigin } from '../core/values-origin.ts';
 import { moduleValuesKey } from '../core/module-name.ts';
 import {
   configSection,
-  EMPTY_CONFIG_VALUES,
-  globalValues,
-  mergeValues,
   GLOBAL_OWNER,
   isEnabledByValues,
   moduleOwner,
@@ -28,7 +19,7 @@ import { ValuesSchemas } from '../core/values-schema.ts';
 import type { ModuleValuesSource } from './build/render-tree.ts';
 import type { ConfigStore } from './config-store.ts';
 import { valuesView } from '../core/values-view.ts';
-import { asMap, configLayer, mergedSection, type OwnerLayers } from './values-store-layers.ts';
+import { asMap, configLayer, mergedSection, valueLayers, type OwnerLayers } from './values-store-layers.ts';
 
 export interface ValuesStoreInit {
   readonly statics: StaticValues;
@@ -301,18 +292,7 @@ export class ValuesStore {
   valueOrigins(owner: ValuesOwner, replacement?: string): ValueOrigin[] {
     const layers = this.#ownerLayers(owner);
     const key = ownerValuesKey(owner);
-    const config = configSection(this.#state.config, owner);
-    const fromFiles = staticSections(owner, this.#init.statics);
-    const files = fromFiles.at(-1)?.value ?? {};
-    const configDefaults = layers.schemas.withDefaults('config', files);
-    const configured = mergeValues(configDefaults, config) ?? {};
-    const origins = valueOrigins([
-      ...fromFiles,
-      { name: 'config schema default', value: configDefaults },
-      { name: 'ConfigMap', value: configured },
-      { name: 'values schema default', value: layers.schemas.withDefaults('values', configured) },
-      { name: 'hooks', value: this.#section(owner) },
-    ]);
+    const origins = valueOrigins(valueLayers(layers, this.#state.config, this.#section(owner)));
     const writers = this.#writers.get(key);
     const shown =
       replacement === undefined
@@ -547,23 +527,6 @@ function setFlags(dynamic: Map<string, boolean>, flags: readonly EnabledFlagPatc
     if (flag.enabled === undefined) dynamic.delete(flag.moduleKey);
     else dynamic.set(flag.moduleKey, flag.enabled);
   }
-}
-
-/**
- * The root values.yaml's section of the owner, then (a module) its own values.yaml's, each with
- * what came before: the first layers of valueOrigins.
- */
-function staticSections(owner: ValuesOwner, statics: StaticValues): ValuesLayer[] {
-  if (owner.kind === 'global')
-    return [{ name: 'values.yaml of the tree', value: globalValues(statics, EMPTY_CONFIG_VALUES) }];
-  const key = moduleValuesKey(owner.name);
-  const root = mergeValues({}, statics.root[key]) ?? {};
-  const own =
-    mergeValues(mergeValues(root, statics.modules.get(owner.name)?.[key]), statics.extra?.[key]) ?? {};
-  return [
-    { name: 'values.yaml of the tree', value: root },
-    { name: "the module's values.yaml", value: own },
-  ];
 }
 
 /** The hook whose patch wrote the path last, or a path above it. */
