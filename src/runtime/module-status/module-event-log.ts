@@ -1,4 +1,5 @@
 import { publishedText } from './module-status-publisher.ts';
+import { deliveryNote, NewDeliveries, timelineKindOf, type TimelineKind } from './module-event-kinds.ts';
 import type { ModuleRecord } from './module-status.ts';
 import type { ModuleEvent, ModuleStatusListener } from './module-status-tracker.ts';
 
@@ -6,32 +7,11 @@ export interface LoggedEvent extends ModuleEvent {
   readonly time: string;
 }
 
-/** What a line of the platform's timeline is about (docs/ui.md "Timeline"). */
-type TimelineKind =
-  'delivery' | 'failure' | 'recovery' | 'drift' | 'maintenance' | 'uninstall' | 'health';
-
 /** One line of the platform's timeline: a delivery, or an Event of a module. */
 export interface TimelineEntry extends LoggedEvent {
   readonly module: string;
   readonly kind: TimelineKind;
 }
-
-/** The timeline's kind of each Event reason (docs/module-status.md "Events"); others are `health`. */
-const KIND_OF_REASON: Readonly<Record<string, TimelineKind>> = {
-  HookFailed: 'failure',
-  ValuesInvalid: 'failure',
-  RenderFailed: 'failure',
-  HelmFailed: 'failure',
-  Recovered: 'recovery',
-  Healthy: 'recovery',
-  DriftCorrected: 'drift',
-  DriftDetected: 'drift',
-  DriftCorrectionBackoff: 'drift',
-  ReleaseTakenBack: 'drift',
-  MaintenanceStarted: 'maintenance',
-  MaintenanceEnded: 'maintenance',
-  UninstallHeld: 'uninstall',
-};
 
 /** How many lines the platform's timeline keeps: some hours of a busy platform. */
 const TIMELINE_LIMIT = 2000;
@@ -47,7 +27,7 @@ export class ModuleEventLog implements ModuleStatusListener {
   readonly #mask: ((text: string) => string) | undefined;
   /** The whole platform's, newest last, bounded by TIMELINE_LIMIT. */
   readonly #timeline: TimelineEntry[] = [];
-  readonly #delivered = new Map<string, number>();
+  readonly #deliveries = new NewDeliveries();
 
   /** `mask` hides secret values, as in the Events kaddon records (docs/hooks.md). */
   constructor(options: { mask?: (text: string) => string; limit?: number; now?: () => number } = {}) {
@@ -58,27 +38,22 @@ export class ModuleEventLog implements ModuleStatusListener {
 
   /** Each new delivery goes on the platform's timeline; the condition is read from the tracker. */
   changed(module: string, record: Readonly<ModuleRecord>): void {
-    const delivered = record.delivered;
-    if (delivered === undefined || this.#delivered.get(module) === delivered.at) return;
-    this.#delivered.set(module, delivered.at);
-    const revision =
-      delivered.helmRevision === undefined ? '' : ` as release revision ${String(delivered.helmRevision)}`;
-    const git =
-      delivered.gitRevision === undefined ? '' : ` from Git revision ${delivered.gitRevision.slice(0, 12)}`;
+    const delivered = this.#deliveries.take(module, record);
+    if (delivered === undefined) return;
     this.#remember({
       module,
       kind: 'delivery',
       type: 'Normal',
       reason: 'Delivered',
       action: 'Deliver',
-      note: `delivered${revision}${git}, ${String(delivered.objects)} object(s)`,
+      note: deliveryNote(delivered, { gitRevision: true }),
       time: new Date(delivered.at).toISOString(),
     });
   }
 
   removed(module: string): void {
     this.#events.delete(module);
-    this.#delivered.delete(module);
+    this.#deliveries.forget(module);
   }
 
   /** The platform's timeline, newest first; `module` and `kind` narrow it (docs/ui.md "Timeline"). */
@@ -105,8 +80,7 @@ export class ModuleEventLog implements ModuleStatusListener {
     if (kept.length > this.#limit) kept.splice(0, kept.length - this.#limit);
     this.#events.set(module, kept);
     const logged = kept.at(-1);
-    if (logged !== undefined)
-      this.#remember({ ...logged, module, kind: KIND_OF_REASON[event.reason] ?? 'health' });
+    if (logged !== undefined) this.#remember({ ...logged, module, kind: timelineKindOf(event.reason) });
   }
 
   events(module: string): readonly LoggedEvent[] {

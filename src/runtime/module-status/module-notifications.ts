@@ -3,23 +3,9 @@ import type {
   NotificationKind,
 } from '../../observability/notifications/notification-event.ts';
 import type { ModuleCondition } from '../../observability/notifications/notification-episodes.ts';
+import { deliveryNote, NewDeliveries, notificationKindOf } from './module-event-kinds.ts';
 import type { ModuleRecord, ReadyState } from './module-status.ts';
 import type { ModuleEvent, ModuleStatusListener } from './module-status-tracker.ts';
-
-/** The Events of docs/module-status.md "Events" that people hear of (docs/notifications.md "Events"). */
-const KIND_OF_EVENT: Readonly<Record<string, NotificationKind>> = {
-  HookFailed: 'failure',
-  ValuesInvalid: 'failure',
-  RenderFailed: 'failure',
-  HelmFailed: 'failure',
-  HealthCheckFailed: 'failure',
-  Recovered: 'recovery',
-  Healthy: 'recovery',
-  DriftCorrected: 'drift-corrected',
-  MaintenanceStarted: 'maintenance-start',
-  MaintenanceEnded: 'maintenance-end',
-  UninstallHeld: 'held-uninstall',
-};
 
 /** Ready reasons that are not a failure to announce: the module is as asked, or waits. */
 const NOT_FAILING = new Set([
@@ -45,7 +31,7 @@ export class ModuleNotifications implements ModuleStatusListener {
   readonly #sink: NotificationSink;
   readonly #revision: () => string | undefined;
   readonly #now: () => number;
-  readonly #delivered = new Map<string, number>();
+  readonly #deliveries = new NewDeliveries();
   readonly #ready = new Map<string, ReadyState>();
 
   constructor(sink: NotificationSink, revision: () => string | undefined, now: () => number = Date.now) {
@@ -56,23 +42,21 @@ export class ModuleNotifications implements ModuleStatusListener {
 
   changed(module: string, record: Readonly<ModuleRecord>, ready: ReadyState): void {
     this.#ready.set(module, ready);
-    const at = record.delivered?.at;
-    if (at === undefined || this.#delivered.get(module) === at) return;
-    this.#delivered.set(module, at);
-    const revision = record.delivered?.helmRevision;
+    const delivered = this.#deliveries.take(module, record);
+    if (delivered === undefined) return;
     this.#send(module, 'delivery', {
       reason: 'Delivered',
-      message: `delivered${revision === undefined ? '' : ` as release revision ${String(revision)}`}, ${String(record.delivered?.objects ?? 0)} object(s)`,
+      message: deliveryNote(delivered, { gitRevision: false }),
     });
   }
 
   removed(module: string): void {
-    this.#delivered.delete(module);
+    this.#deliveries.forget(module);
     this.#ready.delete(module);
   }
 
   event(module: string, event: ModuleEvent): void {
-    const kind = KIND_OF_EVENT[event.reason];
+    const kind = notificationKindOf(event.reason);
     if (kind !== undefined) this.#send(module, kind, { reason: event.reason, message: event.note });
   }
 
