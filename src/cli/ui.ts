@@ -1,14 +1,11 @@
 import { spawn } from 'node:child_process';
-import { createServer, type Server, type Socket } from 'node:net';
 import { request as httpRequest } from 'node:http';
 import { parseArgs } from 'node:util';
-import { PortForward } from '@kubernetes/client-node';
-import { isJsonObject, type JsonObject } from '../core/json.ts';
-import { KaddonError } from '../core/errors.ts';
-import { KubeApiError, KubeClient } from '../delivery/kube-client.ts';
-import { loadKubeConnection, type KubeConnection } from '../delivery/kube-connection.ts';
+import { KubeClient } from '../delivery/kube-client.ts';
+import { loadKubeConnection } from '../delivery/kube-connection.ts';
 import { findOperatorNamespace } from '../delivery/operator-namespace.ts';
-import { LEASE_NAME } from '../runtime/leader-election.ts';
+import { forwardLocalPort } from '../delivery/port-forward.ts';
+import { findOperatorPod } from '../runtime/operator-pod.ts';
 import { SettingReader } from '../config/setting-reader.ts';
 import type { CliIo } from './cli-io.ts';
 import { stopOnSignals } from './stop-on-signals.ts';
@@ -36,22 +33,6 @@ Options:
   --no-open                print the URL only`;
 
 const DEFAULT_PORT = 9650;
-
-/** No Pod of the operator to forward to. */
-class OperatorPodError extends KaddonError {
-  readonly code = 'operator-pod-unknown';
-  constructor(problem: string, hint: string) {
-    super(`kaddon ui: ${problem}.`, hint);
-  }
-}
-
-/** The local port cannot be listened on. */
-class LocalPortError extends KaddonError {
-  readonly code = 'local-port-unavailable';
-  constructor(problem: string, hint: string) {
-    super(`kaddon ui: ${problem}.`, hint);
-  }
-}
 
 /** `kaddon ui`: a port-forward to the operator's status page, until Ctrl-C. */
 export async function runUi(args: readonly string[], io: CliIo): Promise<number> {
@@ -95,12 +76,21 @@ export async function runUi(args: readonly string[], io: CliIo): Promise<number>
     (await findOperatorNamespace(api, read.text('configMap', 'addon-operator'), (note) => {
       io.stderr(`ui: ${note}\n`);
     }));
-  const pod = await operatorPod(api, namespace, values.pod, values.deployment);
+  const pod = await findOperatorPod(api, namespace, { pod: values.pod, deployment: values.deployment });
   const stop = stopOnSignals();
-  const server = await listen(forwarder(connection, namespace, pod, io), values.address, localPort);
+  const forward = await forwardLocalPort({
+    connection,
+    namespace,
+    pod: pod.name,
+    podPort: pod.port,
+    address: values.address,
+    port: localPort,
+    onProblem: (text) => {
+      io.stderr(`ui: ${text}\n`);
+    },
+  });
   try {
-    const address = server.address();
-    const port = typeof address === 'object' && address !== null ? address.port : localPort;
+    const port = forward.port;
     const host = values.address.includes(':') ? `[${values.address}]` : values.address;
     const url = `http://${host}:${String(port)}/ui/`;
     const answer = await statusOf(url);
@@ -122,199 +112,8 @@ export async function runUi(args: readonly string[], io: CliIo): Promise<number>
     return 0;
   } finally {
     stop.release();
-    await closeServer(server);
+    await forward.close();
   }
-}
-
-interface OperatorPod {
-  readonly name: string;
-  /** The container port named `http` (the operator's listen port), else 9650. */
-  readonly port: number;
-}
-
-/**
- * The Pod to forward to: `--pod`, else the Deployment's Pods that are Running and Ready, the
- * holder of the operator's leader Lease first (with KADDON_HA only the leader serves the page).
- */
-async function operatorPod(
-  api: KubeClient,
-  namespace: string,
-  named: string | undefined,
-  deployment: string,
-): Promise<OperatorPod> {
-  const ns = encodeURIComponent(namespace);
-  if (named !== undefined) {
-    const pod = await api
-      .request('GET', `/api/v1/namespaces/${ns}/pods/${encodeURIComponent(named)}`)
-      .catch((error: unknown) => {
-        if (error instanceof KubeApiError && error.status === 404)
-          throw new OperatorPodError(
-            `no Pod '${named}' in namespace '${namespace}'`,
-            'Check the name with `kubectl get pods`.',
-          );
-        throw error;
-      });
-    return { name: named, port: httpPort(pod) };
-  }
-  let selector: string;
-  try {
-    const found = await api.request(
-      'GET',
-      `/apis/apps/v1/namespaces/${ns}/deployments/${encodeURIComponent(deployment)}`,
-    );
-    selector = labelSelector(found);
-  } catch (error: unknown) {
-    if (error instanceof KubeApiError && error.status === 404)
-      throw new OperatorPodError(
-        `no Deployment '${deployment}' in namespace '${namespace}'`,
-        "Name the operator's Deployment with --deployment, or its Pod with --pod.",
-      );
-    throw error;
-  }
-  const list = await api.request('GET', `/api/v1/namespaces/${ns}/pods`, {
-    query: { labelSelector: selector },
-  });
-  const chosen = choosePod(Array.isArray(list.items) ? list.items : [], await leaseHolder(api, ns));
-  if (chosen === undefined)
-    throw new OperatorPodError(
-      `no Pod of Deployment '${deployment}' in namespace '${namespace}' is Running and Ready`,
-      `See why with \`kubectl -n ${namespace} get pods -l ${selector}\`, or name a Pod with --pod.`,
-    );
-  return { name: podName(chosen), port: httpPort(chosen) };
-}
-
-async function leaseHolder(api: KubeClient, ns: string): Promise<string | undefined> {
-  try {
-    const lease = await api.request(
-      'GET',
-      `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases/${LEASE_NAME}`,
-    );
-    const holder = isJsonObject(lease.spec) ? lease.spec.holderIdentity : undefined;
-    return typeof holder === 'string' ? holder : undefined;
-  } catch (error: unknown) {
-    // No Lease (one replica without KADDON_HA) or no right to read it: any Ready Pod serves the page.
-    if (error instanceof KubeApiError && (error.status === 404 || error.status === 403)) return undefined;
-    throw error;
-  }
-}
-
-function labelSelector(deployment: JsonObject): string {
-  const spec = isJsonObject(deployment.spec) ? deployment.spec : {};
-  const selector = isJsonObject(spec.selector) ? spec.selector : {};
-  const labels = isJsonObject(selector.matchLabels) ? selector.matchLabels : {};
-  return Object.entries(labels)
-    .map(([key, value]) => `${key}=${typeof value === 'string' ? value : JSON.stringify(value)}`)
-    .join(',');
-}
-
-/**
- * The Pod to forward to among a Deployment's: a Running and Ready one, the leader Lease's holder
- * when it is one of them (with KADDON_HA only the leader serves the page), else the first.
- */
-export function choosePod(pods: readonly unknown[], leader: string | undefined): JsonObject | undefined {
-  const ready = pods.filter(isJsonObject).filter(isRunningAndReady);
-  return ready.find((pod) => podName(pod) === leader) ?? ready[0];
-}
-
-function podName(pod: JsonObject): string {
-  const name = isJsonObject(pod.metadata) ? pod.metadata.name : undefined;
-  return typeof name === 'string' ? name : '';
-}
-
-function isRunningAndReady(pod: JsonObject): boolean {
-  const status = isJsonObject(pod.status) ? pod.status : {};
-  const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isJsonObject) : [];
-  return status.phase === 'Running' && conditions.some((c) => c.type === 'Ready' && c.status === 'True');
-}
-
-function httpPort(pod: JsonObject): number {
-  const spec = isJsonObject(pod.spec) ? pod.spec : {};
-  const containers = Array.isArray(spec.containers) ? spec.containers.filter(isJsonObject) : [];
-  for (const container of containers) {
-    const ports = Array.isArray(container.ports) ? container.ports.filter(isJsonObject) : [];
-    const http = ports.find((port) => port.name === 'http');
-    if (typeof http?.containerPort === 'number') return http.containerPort;
-  }
-  return DEFAULT_PORT;
-}
-
-/** The part of the forward's WebSocket this command uses. */
-interface ForwardStream {
-  close(): void;
-  on(event: 'error', listener: (error: Error) => void): void;
-}
-
-/** Each local connection gets a stream of its own to the Pod's port, through the API server. */
-function forwarder(
-  connection: KubeConnection,
-  namespace: string,
-  pod: OperatorPod,
-  io: CliIo,
-): (socket: Socket) => void {
-  const forward = new PortForward(connection.config, true);
-  const told = new Set<string>();
-  const tell = (text: string): void => {
-    if (told.has(text)) return;
-    told.add(text);
-    io.stderr(`ui: ${text}\n`);
-  };
-  return (socket) => {
-    socket.on('error', () => socket.destroy());
-    const opening = forward.portForward(namespace, pod.name, [pod.port], socket, null, socket) as Promise<
-      ForwardStream | (() => ForwardStream | null)
-    >;
-    opening
-      .then((opened) => {
-        const ws = typeof opened === 'function' ? opened() : opened;
-        socket.on('close', () => ws?.close());
-        ws?.on('error', (error: Error) => {
-          tell(`the forward to ${namespace}/${pod.name} failed: ${error.message}`);
-          socket.destroy();
-        });
-      })
-      .catch((error: unknown) => {
-        tell(
-          `the API server refused the forward to ${namespace}/${pod.name}: ${error instanceof Error ? error.message : String(error)}`,
-        );
-        socket.destroy();
-      });
-  };
-}
-
-function listen(onConnection: (socket: Socket) => void, address: string, port: number): Promise<Server> {
-  const server = createServer((socket) => {
-    open.add(socket);
-    socket.on('close', () => open.delete(socket));
-    onConnection(socket);
-  });
-  return new Promise((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new LocalPortError(
-              `port ${String(port)} on ${address} is in use`,
-              'Choose another with --port N, or --port 0 for any free port.',
-            )
-          : error,
-      );
-    });
-    server.listen(port, address, () => {
-      resolve(server);
-    });
-  });
-}
-
-/** The local connections still open: Ctrl-C ends them with the listener, and their streams with them. */
-const open = new Set<Socket>();
-
-async function closeServer(server: Server): Promise<void> {
-  const closed = new Promise<void>((resolve) => {
-    server.close(() => {
-      resolve();
-    });
-  });
-  for (const socket of open) socket.destroy();
-  await closed;
 }
 
 /** The page's answer through the forward, undefined when nothing came within 10 s. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { choosePod } from './ui.ts';
+import { choosePod } from './operator-pod.ts';
 
 const pod = (name: string, phase: string, ready: boolean): Record<string, unknown> => ({
   metadata: { name },
