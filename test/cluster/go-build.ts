@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { access, constants, mkdir, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheDir, fillCacheDir } from './cache-dir.ts';
@@ -41,14 +43,52 @@ async function buildInto(workDir: string, binary: GoBinary): Promise<void> {
   const mainPackage = binary.package ?? binary.module;
   await writeFile(path.join(workDir, 'go.mod'), throwAwayGoMod(binary));
   await runTool(await findGo(), ['get', `${mainPackage}@${binary.version}`], run);
-  await mkdir(path.join(workDir, 'bin'));
-  const output = path.join(workDir, 'bin', binary.name);
-  const ldflags = ['-s', '-w', ...(binary.ldflags ?? [])].join(' ');
+  await goBuild(run, path.join(workDir, 'bin'), binary.name, mainPackage, binary.ldflags);
+}
+
+/** `go build` of `mainPackage` into `binDir`/`name`, stripped, paths trimmed. */
+async function goBuild(
+  run: Parameters<typeof runTool>[2],
+  binDir: string,
+  name: string,
+  mainPackage: string,
+  extraLdflags: readonly string[] = [],
+): Promise<void> {
+  await mkdir(binDir);
+  const ldflags = ['-s', '-w', ...extraLdflags].join(' ');
   await runTool(
     await findGo(),
-    ['build', '-trimpath', `-ldflags=${ldflags}`, '-o', output, mainPackage],
+    ['build', '-trimpath', `-ldflags=${ldflags}`, '-o', path.join(binDir, name), mainPackage],
     run,
   );
+}
+
+/**
+ * A Go command kept in this repository with its own go.mod (test/oidc/provider), its dependencies
+ * from the Go module proxy: built into the cache once per version of its sources (main.go, go.mod,
+ * go.sum), so a changed source is built again.
+ */
+export async function ensureLocalGoBinary(name: string, sourceDir: string): Promise<string> {
+  const sources = ['main.go', 'go.mod', 'go.sum'].map((file) => readFileSync(path.join(sourceDir, file)));
+  const version = createHash('sha256').update(Buffer.concat(sources)).digest('hex').slice(0, 16);
+  const versionDir = cacheDir(name, version);
+  const target = path.join(versionDir, name);
+  await fillCacheDir(
+    versionDir,
+    () => isExecutable(target),
+    async (staging) => {
+      const run = {
+        cwd: sourceDir,
+        env: goEnv(),
+        step: `${name} build`,
+        hint: goHint,
+        failureCode: 'build-failed' as const,
+      };
+      await goBuild(run, path.join(staging, 'bin'), name, '.');
+      return path.join(staging, 'bin');
+    },
+  );
+  return target;
 }
 
 function throwAwayGoMod(binary: GoBinary): string {

@@ -24,6 +24,8 @@ export interface ServerSpec {
   readonly logFile: string;
   /** Own session, not tied to this process: it keeps running after we exit (the CLI's `start`). */
   readonly detached: boolean;
+  /** Its environment, when not this process's. */
+  readonly env?: NodeJS.ProcessEnv;
 }
 
 const stopGraceMs = 15_000;
@@ -33,7 +35,11 @@ const setpriv = '/usr/bin/setpriv';
 export function startServerProcess(spec: ServerSpec): ServerProcess {
   const log = openSync(spec.logFile, 'a');
   const [command, args] = commandLine(spec);
-  const child = spawn(command, args, { stdio: ['ignore', log, log], detached: spec.detached });
+  const child = spawn(command, args, {
+    stdio: ['ignore', log, log],
+    detached: spec.detached,
+    ...(spec.env === undefined ? {} : { env: spec.env }),
+  });
   closeSync(log);
   let reason: string | undefined;
   const exited = new Promise<void>((resolve) => {

@@ -1,14 +1,9 @@
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import type { Readable } from 'node:stream';
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
-import { cacheDir, fillCacheDir } from '../cluster/cache-dir.ts';
 import { onProcessExit } from '../cluster/exit-cleanup.ts';
-import { findGo, goEnv, goHint, isExecutable } from '../cluster/go-build.ts';
-import { runTool } from '../cluster/run-tool.ts';
+import { findFreePort } from '../cluster/free-port.ts';
+import { ensureLocalGoBinary } from '../cluster/go-build.ts';
+import { startReadyServer } from '../cluster/readiness.ts';
 import { repoRoot } from '../repo-root.ts';
 
 /** A user of the test provider: signs in with `id` and `password`; the ID token's `sub` is `id`. */
@@ -36,39 +31,19 @@ export interface OidcProvider {
 }
 
 const SOURCE = path.join(repoRoot, 'test/oidc/provider');
-/** How long the provider may take to listen and say its issuer. */
-const SETTLE_MS = 15_000;
+/** How long the provider may take to answer its discovery document. */
+const READY_TIMEOUT_MS = 15_000;
 
 /**
- * The test provider (test/oidc/provider: zitadel/oidc's example OpenID Provider, from the Go module
- * proxy), built once per version of its sources into the harness's cache (about 20 s, then none).
+ * Starts the provider (test/oidc/provider: zitadel/oidc's example OpenID Provider, built once per
+ * version of its sources, about 20 s) on a free loopback port, ready once its discovery document
+ * answers; its log goes to `workDir`.
  */
-async function ensureProviderBinary(): Promise<string> {
-  const sources = ['main.go', 'go.mod', 'go.sum'].map((name) => readFileSync(path.join(SOURCE, name)));
-  const version = createHash('sha256').update(Buffer.concat(sources)).digest('hex').slice(0, 16);
-  const versionDir = cacheDir('oidc-provider', version);
-  const target = path.join(versionDir, 'oidc-provider');
-  await fillCacheDir(
-    versionDir,
-    () => isExecutable(target),
-    async (staging) => {
-      const out = path.join(staging, 'bin');
-      await mkdir(out);
-      await runTool(
-        await findGo(),
-        ['build', '-trimpath', '-ldflags=-s -w', '-o', path.join(out, 'oidc-provider'), '.'],
-        { cwd: SOURCE, env: goEnv(), step: 'oidc-provider build', hint: goHint, failureCode: 'build-failed' },
-      );
-      return out;
-    },
-  );
-  return target;
-}
-
-/** Starts the provider on a free loopback port; its issuer is read from its first line. */
 export async function startOidcProvider(options: ProviderOptions): Promise<OidcProvider> {
-  const binary = await ensureProviderBinary();
-  const usersFile = path.join(options.workDir, `oidc-users-${String(process.hrtime.bigint())}.json`);
+  const binary = await ensureLocalGoBinary('oidc-provider', SOURCE);
+  const port = await findFreePort();
+  const issuer = `http://127.0.0.1:${String(port)}/`;
+  const usersFile = path.join(options.workDir, `oidc-users-${String(port)}.json`);
   writeFileSync(
     usersFile,
     JSON.stringify(
@@ -89,13 +64,16 @@ export async function startOidcProvider(options: ProviderOptions): Promise<OidcP
       ),
     ),
   );
-  const child = spawn(
-    existsSync('/usr/bin/setpriv') ? '/usr/bin/setpriv' : binary,
-    existsSync('/usr/bin/setpriv') ? ['--pdeathsig', 'KILL', '--', binary] : [],
+  const server = await startReadyServer(
     {
-      stdio: ['ignore', 'pipe', 'pipe'],
+      name: 'oidc-provider',
+      binary,
+      args: [],
+      logFile: path.join(options.workDir, `oidc-provider-${String(port)}.log`),
+      detached: false,
       env: {
         PATH: process.env.PATH,
+        PORT: String(port),
         CLIENT_ID: options.clientId,
         CLIENT_SECRET: options.clientSecret,
         REDIRECT_URI: options.redirectUri,
@@ -104,42 +82,17 @@ export async function startOidcProvider(options: ProviderOptions): Promise<OidcP
         ...(options.wrongAudience === undefined ? {} : { ID_TOKEN_AUDIENCE: options.wrongAudience }),
       },
     },
+    async () => (await fetch(`${issuer}.well-known/openid-configuration`)).ok,
+    READY_TIMEOUT_MS,
   );
-  const unregister = onProcessExit(() => child.kill('SIGKILL'));
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
+  const unregister = onProcessExit(() => {
+    server.killNow();
   });
-  const issuer = await firstLine(child, () => stderr);
   return {
     issuer,
     stop: async () => {
       unregister();
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGKILL');
-      await exited;
+      await server.stop();
     },
   };
-}
-
-function firstLine(
-  child: ChildProcessByStdio<null, Readable, Readable>,
-  stderr: () => string,
-): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the OIDC provider did not start within 15 s: ${stderr()}`));
-    }, SETTLE_MS);
-    const lines = createInterface({ input: child.stdout });
-    lines.once('line', (line) => {
-      clearTimeout(timer);
-      resolve(line.trim());
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the OIDC provider exited (${String(code)}): ${stderr()}`));
-    });
-  });
 }

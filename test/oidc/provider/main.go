@@ -96,7 +96,7 @@ func parseGroups(text string) map[string][]string {
 }
 
 func main() {
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	listener, err := net.Listen("tcp", "127.0.0.1:"+os.Getenv("PORT"))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
@@ -117,8 +117,7 @@ func main() {
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	router := exampleop.SetupServer(issuer, store, logger, false)
-	// The test reads the issuer from the first line of stdout.
-	fmt.Println(issuer)
+	logger.Warn("listening", "issuer", issuer)
 	if err := http.Serve(listener, router); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
