@@ -63,7 +63,6 @@ class SignInRefused extends Error {
  */
 export function createUiSignIn(options: UiSignInOptions): UiSignIn {
   const secure = options.redirectUrl.protocol === 'https:';
-  const flowSessions = options.sessions;
   let configuration: Promise<oidc.Configuration> | undefined;
   const configured = (): Promise<oidc.Configuration> => {
     if (configuration !== undefined) return configuration;
@@ -118,7 +117,7 @@ export function createUiSignIn(options: UiSignInOptions): UiSignIn {
     response.writeHead(302, {
       location: url.href,
       'cache-control': 'no-store',
-      'set-cookie': cookie(FLOW_COOKIE, flowSessions.seal(flow, FLOW_TTL_SECONDS * 1000), {
+      'set-cookie': cookie(FLOW_COOKIE, options.sessions.seal(flow, FLOW_TTL_SECONDS * 1000), {
         path: '/ui/auth',
         maxAge: FLOW_TTL_SECONDS,
         sameSite: 'Lax',
@@ -130,7 +129,7 @@ export function createUiSignIn(options: UiSignInOptions): UiSignIn {
 
   let exchanging = 0;
   const callback = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const flow = asFlow(flowSessions.open(cookieValue(request.headers.cookie, FLOW_COOKIE)));
+    const flow = asFlow(options.sessions.open(cookieValue(request.headers.cookie, FLOW_COOKIE)));
     if (flow === undefined)
       throw new SignInRefused(
         400,
