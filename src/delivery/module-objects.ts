@@ -238,6 +238,9 @@ export class ModuleObjects {
   async #writeStatus(module: string, status: JsonObject): Promise<void> {
     const path = `${MODULES_PATH}/${encodeURIComponent(module)}/status`;
     const patch = { body: { status }, contentType: MERGE_PATCH };
+    // Not seen by the start's list nor written since: created first, not asked for and missed (one
+    // request saved for each module of a first start).
+    if (!this.#uids.has(module)) await this.#create(module);
     try {
       this.#remember(await this.#api.request('PATCH', path, patch));
     } catch (error: unknown) {

@@ -115,4 +115,47 @@ describe('reading releases for a converge', () => {
     assert.equal(back.outcome, 'upgraded', "the list's revision 2 holds green's checksum, not blue's");
     assert.equal(back.revision, 3);
   });
+
+  it('installs a release the list did not see without reading its revisions, and refuses one recorded meanwhile', async () => {
+    const deps: DeliverDeps = { helm: engine, timeoutSeconds: 60 };
+    await engine.list(NS);
+    sent.length = 0;
+    const installed = await deliverModule(
+      { module: 'delta', namespace: NS, manifest: slice('delta', 'blue'), knownAbsent: true },
+      deps,
+    );
+    assert.equal(installed.outcome, 'installed');
+    assert.equal(installed.revision, 1);
+    assert.ok(!sent.some((line) => line.startsWith('GET')), `nothing read: ${sent.join(', ')}`);
+    assert.equal((await helm.status('delta', NS))?.status, 'deployed');
+
+    // Another writer installs epsilon after the list: kaddon's revision 1 is refused, helm's stays.
+    await engine.list(NS);
+    const outside = new ReleaseEngine({ engine: 'helm', api, helm });
+    await deliverModule(
+      { module: 'epsilon', namespace: NS, manifest: slice('epsilon', 'green') },
+      { helm: outside, timeoutSeconds: 60 },
+    );
+    await assert.rejects(
+      deliverModule(
+        { module: 'epsilon', namespace: NS, manifest: slice('epsilon', 'blue'), knownAbsent: true },
+        deps,
+      ),
+      /already exists/u,
+    );
+    const records = await helm.history('epsilon', NS);
+    assert.deepEqual(
+      records.map((record) => [record.revision, record.status]),
+      [[1, 'deployed']],
+    );
+    const live = await api.request('GET', `/api/v1/namespaces/${NS}/configmaps/epsilon`);
+    assert.deepEqual(live.data, { color: 'green' });
+    // Its next delivery reads the revisions and upgrades what the other writer installed.
+    const next = await deliverModule(
+      { module: 'epsilon', namespace: NS, manifest: slice('epsilon', 'blue') },
+      deps,
+    );
+    assert.equal(next.outcome, 'upgraded');
+    assert.equal(next.revision, 2);
+  });
 });

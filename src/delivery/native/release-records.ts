@@ -63,8 +63,9 @@ export class ReleaseRecords {
   /**
    * The newest revision of each release in the namespace, from labels only: the list asks for
    * object metadata, so no release document is sent or unpacked. With `release`, that one only.
+   * `named` gets the name of every release with a record, its revision label readable or not.
    */
-  async heads(namespace: string, release?: string): Promise<Map<string, ReleaseHead>> {
+  async heads(namespace: string, release?: string, named?: Set<string>): Promise<Map<string, ReleaseHead>> {
     const labelSelector = release === undefined ? 'owner=helm' : `owner=helm,name=${release}`;
     const list = await this.#api.request('GET', secretsPath(namespace), {
       query: { labelSelector },
@@ -75,6 +76,7 @@ export class ReleaseRecords {
       const labels = labelsOf(item);
       const name = labels.name;
       const revision = Number(labels.version);
+      if (name !== undefined) named?.add(name);
       if (name === undefined || !Number.isInteger(revision)) continue;
       const known = heads.get(name);
       if (known === undefined || revision > known.revision)
