@@ -1,4 +1,4 @@
 import { describeMaintenance } from './maintenance-cases.ts';
 
-/** The cases of maintenance-cases.ts with KADDON_DELIVERY=helm, whose end of maintenance is helm's --force-conflicts. */
+/** The maintenance cases of maintenance-cases.ts with KADDON_DELIVERY=helm, whose end of maintenance is helm's --force-conflicts. */
 describeMaintenance('helm');

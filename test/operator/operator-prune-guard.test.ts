@@ -79,7 +79,9 @@ function heldIds(releases: string): string[] {
 
 /** Waits for a hold of `releases` other than those already reported; returns its id. */
 async function nextHold(releases: string, count: number, seen: readonly string[]): Promise<string> {
-  await eventually(operator, `${releases} held`, async () => ((await heldGauge()) === count ? true : undefined));
+  await eventually(operator, `${releases} held`, async () =>
+    (await heldGauge()) === count ? true : undefined,
+  );
   return eventually(operator, `a new hold of ${releases} logged`, () =>
     Promise.resolve(heldIds(releases).find((id) => !seen.includes(id))),
   );
@@ -105,7 +107,10 @@ describe('kaddon operator: the prune guard holds the share or more, and a confir
   it('holds exactly the share: 2 of 4 modules disabled at once at 50 %', async () => {
     await setOperatorConfig(env.api, NAMESPACE, { genAEnabled: 'false', genBEnabled: 'false' });
     first = await nextHold('gen-a,gen-b', 2, []);
-    assert.match(operator.output(), /uninstalls held: 2 of 4 delivered releases would be uninstalled at once/u);
+    assert.match(
+      operator.output(),
+      /uninstalls held: 2 of 4 delivered releases would be uninstalled at once/u,
+    );
     assert.deepEqual(await installed(), ['gen-a', 'gen-b', 'gen-c', 'gen-d']);
   });
 
