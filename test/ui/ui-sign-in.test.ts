@@ -7,7 +7,6 @@ import { launchChromium } from './browser.ts';
 import { buildUi } from '../../scripts/build-ui.mjs';
 import { repoRoot } from '../repo-root.ts';
 import {
-  eventually,
   startOperatorEnvironment,
   stateModuleFiles,
   waitReady,
@@ -17,6 +16,7 @@ import {
 import { startOidcProvider, type OidcProvider, type ProviderUser } from '../oidc/oidc-provider.ts';
 import { CONFIG_MAP_READ } from './ui-users.ts';
 import { seriousFindings } from './axe-findings.ts';
+import { UiSessions } from '../../src/observability/ui/ui-session.ts';
 
 // Sign-in to the status page through a real OpenID Connect provider (test/oidc: zitadel/oidc's
 // example provider) in Debian's chromium, against a real API server whose RBAC names the
@@ -25,6 +25,7 @@ import { seriousFindings } from './axe-findings.ts';
 const NAMESPACE = 'kaddon-sign-in';
 const CLIENT_ID = 'kaddon-ui';
 const CLIENT_SECRET = 'client-secret-4f1d';
+const SESSION_KEY = 'a-session-key-of-at-least-32-bytes-for-the-test';
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 const USERS: readonly ProviderUser[] = [
   { id: 'ann', password: 'ann-password', groups: ['platform-admins'] },
@@ -127,7 +128,7 @@ function startWith(issuer: string, extra: Record<string, string> = {}): E2eOpera
       KADDON_UI_OIDC_CLIENT_SECRET: CLIENT_SECRET,
       KADDON_UI_OIDC_REDIRECT_URL: redirectUri,
       KADDON_UI_OIDC_SCOPES: 'openid groups',
-      KADDON_UI_SESSION_KEY: 'a-session-key-of-at-least-32-bytes-for-the-test',
+      KADDON_UI_SESSION_KEY: SESSION_KEY,
       ...extra,
     },
   });
@@ -255,19 +256,27 @@ describe('signing in to the status page through OpenID Connect', () => {
   });
 
   it('refuses an expired session with a word to sign in again', async () => {
-    await restartWith(provider.issuer, { KADDON_UI_SESSION_TTL: '3s' });
-    const { context, page } = await signIn(USERS[0] as ProviderUser);
-    const cookie = await sessionCookie(context);
-    await eventually(operator, 'the session expired', async () => {
-      const answer = await getWithCookie('/ui/api/overview', cookie);
-      return answer.status === 401 && /the session has expired/u.test(answer.body) ? true : undefined;
+    // A session the operator's own key signed, for an admin, that ran out a minute ago: as a
+    // browser holds it after KADDON_UI_SESSION_TTL (its length is ui-session.test.ts's to show).
+    const lapsed = new UiSessions({
+      key: Buffer.from(SESSION_KEY),
+      ttlMs: 1_000,
+      now: () => Date.now() - 60_000,
     });
-    await page.reload();
+    const cookie = lapsed.issue({ user: 'ann', groups: ['platform-admins'] })?.value ?? '';
+    const answer = await getWithCookie('/ui/api/overview', cookie);
+    assert.equal(answer.status, 401);
+    assert.match(answer.body, /the session has expired/u);
+    const context = await browser.newContext();
+    const { hostname } = new URL(base);
+    await context.addCookies([{ name: 'kaddon-ui-session', value: cookie, domain: hostname, path: '/ui' }]);
+    const page = await context.newPage();
+    await page.goto(`${base}/ui/`);
     await page.getByRole('link', { name: 'Sign in' }).waitFor();
     await context.close();
   });
 
-  it('refuses ID tokens for another audience, and a provider whose discovery names another issuer', async () => {
+  it('refuses ID tokens for another audience', async () => {
     await restartWith(otherAudience.issuer);
     const context = await browser.newContext();
     const page = await context.newPage();
@@ -283,11 +292,5 @@ describe('signing in to the status page through OpenID Connect', () => {
       false,
     );
     await context.close();
-
-    // The provider says it is http://127.0.0.1:PORT/; asked for as localhost, it is another issuer.
-    await restartWith(provider.issuer.replace('127.0.0.1', 'localhost'));
-    const login = await fetch(`${base}/ui/auth/login`, { redirect: 'manual' });
-    assert.equal(login.status, 502);
-    assert.match(await login.text(), /could not be used: .*issuer/iu);
   });
 });

@@ -23,6 +23,8 @@ function listen(server: Server): Promise<string> {
   });
 }
 
+let signInOptions: Parameters<typeof createUiSignIn>[0];
+
 before(async () => {
   provider = createServer((request: IncomingMessage, response: ServerResponse) => {
     if (request.url === '/.well-known/openid-configuration') {
@@ -41,7 +43,7 @@ before(async () => {
     } else held.push(response);
   });
   issuer = `${await listen(provider)}/`;
-  const signIn = createUiSignIn({
+  signInOptions = {
     issuer: new URL(issuer),
     clientId: 'kaddon',
     clientSecret: () => 'secret',
@@ -52,7 +54,8 @@ before(async () => {
     usernamePrefix: '',
     groupsPrefix: '',
     sessions: new UiSessions({ key: Buffer.alloc(32, 1), ttlMs: 60_000 }),
-  });
+  };
+  const signIn = createUiSignIn(signInOptions);
   page = createServer((request, response) => void signIn.handle(request, response));
   base = await listen(page);
 });
@@ -142,5 +145,23 @@ describe('the sign-in routes', () => {
       own.headers.get('set-cookie') ?? '',
       /^kaddon-ui-session=; Path=\/ui; Max-Age=0; HttpOnly; SameSite=Strict$/u,
     );
+  });
+
+  it('refuse at login a provider whose discovery names another issuer (502)', async () => {
+    // The provider says it is http://127.0.0.1:PORT/; asked for as localhost, it is another issuer.
+    const elsewhere = createUiSignIn({
+      ...signInOptions,
+      issuer: new URL(issuer.replace('127.0.0.1', 'localhost')),
+    });
+    const server = createServer((request, response) => void elsewhere.handle(request, response));
+    const address = await listen(server);
+    try {
+      const response = await fetch(`${address}/ui/auth/login`, { redirect: 'manual' });
+      assert.equal(response.status, 502);
+      assert.match(await response.text(), /could not be used: .*issuer/iu);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
