@@ -127,7 +127,12 @@ const jsonValue: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue }>((tie)
 describe('the js-yaml fast path reads YAML as the yaml library does', () => {
   it('for every YAML file of the repository’s corpora, fixtures and examples', () => {
     let taken = 0;
-    const files = [...yamlFiles(path.join(repoRoot, 'test')), ...yamlFiles(path.join(repoRoot, 'examples'))];
+    // Not the real-world corpus's expected output: 7 MB of kubectl's printing of inputs read here
+    // already, in the one style the other corpora's expected files have too.
+    const files = [
+      ...yamlFiles(path.join(repoRoot, 'test')),
+      ...yamlFiles(path.join(repoRoot, 'examples')),
+    ].filter((file) => !/conformance\/corpus\/real-world\/cases\/[^/]+\/expected\//u.test(file));
     for (const file of files) {
       const text = readFileSync(file, 'utf8');
       if (assertSameAsLibrary(text)) taken++;
