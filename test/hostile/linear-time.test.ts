@@ -11,7 +11,7 @@ import { makeTempTree } from '../temp-tree.ts';
  * Parsing and expansion take time linear in the input on every path a file takes (docs/modules.md
  * "Limits on input"): for each kind of file, four times the input takes at most about four times
  * the time. These are complexity checks, not timings: each measures a build at sizes 1, n and 4n
- * (the least of three runs each) and bounds (T(4n) − T(1)) / (T(n) − T(1)) generously, below 8; a
+ * (the least of two runs each) and bounds (T(4n) − T(1)) / (T(n) − T(1)) generously, below 8; a
  * linear path gives about 4, a quadratic one about 16 every time. T is the CPU time this process
  * spends on the build (process.cpuUsage), not the wall time, so other work on the machine does not
  * stretch it (docs/testing.md "Tests that do not depend on the machine's load"). A path is still
@@ -167,7 +167,7 @@ function cpuMsSince(start: NodeJS.CpuUsage): number {
  * The least CPU time of `runs` runs of the command on a tree of size `n`, in milliseconds: a
  * collection or a cache miss only ever adds time, so the minimum is the steadiest estimate.
  */
-async function fastestMs(name: string, input: SizedInput, n: number, runs = 3): Promise<number> {
+async function fastestMs(name: string, input: SizedInput, n: number, runs = 2): Promise<number> {
   const files = input.files(n);
   const dir = tmp.write(`${name}-${String(n)}`, files);
   if ('modules/010-app/hooks/patch.sh' in files)
