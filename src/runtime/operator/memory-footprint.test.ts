@@ -14,7 +14,7 @@ function youngGenerationAfterChurn(sized: boolean): number {
     import { getHeapSpaceStatistics } from 'node:v8';
     if (${String(sized)}) (await import(${JSON.stringify(moduleUrl)})).sizeHeapForOperator();
     const kept = [];
-    for (let round = 0; round < 200; round++) {
+    for (let round = 0; round < 40; round++) {
       kept.push(Array.from({ length: 20000 }, (_, i) => ({ i, text: 'item ' + i })));
       if (kept.length > 4) kept.shift();
     }
