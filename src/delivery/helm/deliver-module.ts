@@ -52,7 +52,8 @@ export interface DeliverModuleInput {
   /**
    * `helm list` just showed no release of this name: install without asking helm first. Should a
    * release have appeared meanwhile, `upgrade --install` upgrades it (one left stuck fails, and the
-   * caller's retry asks helm).
+   * caller's retry asks helm); the release engine, which then reads no history either, has its
+   * first revision's create refused and the retry reads it (docs/delivery.md "Reading releases").
    */
   readonly knownAbsent?: boolean;
   /**
@@ -160,6 +161,7 @@ async function upgradeRelease(
     timeoutSeconds: deps.timeoutSeconds,
     ...(input.handedOver ? { handedOver: input.handedOver } : {}),
     ...(input.forceConflicts === true ? { forceConflicts: true } : {}),
+    ...(input.knownAbsent === true ? { knownAbsent: true } : {}),
   };
   const texts = releaseChartTexts(input.module, input.manifest);
   const withDir = async <T>(use: (dir: string) => Promise<T>): Promise<T> => {

@@ -58,6 +58,12 @@ export interface UpgradeInstallOptions {
    * end of maintenance does (docs/operations.md "Hands off").
    */
   readonly forceConflicts?: boolean;
+  /**
+   * The converge's list just showed no record of this release (deliver-module.ts `knownAbsent`):
+   * the release engine writes its first revision without reading the history first. Only the
+   * release engine honours it.
+   */
+  readonly knownAbsent?: boolean;
 }
 
 export interface HelmClientOptions {

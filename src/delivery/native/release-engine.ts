@@ -97,15 +97,11 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
   readonly #writes = new Map<string, number>();
   readonly #writing = new Set<string>();
   /**
-   * What the last `list` of each namespace saw: the names of every release with a record, when, and
-   * the writes begun before it. A release it did not see, that nobody here wrote since, is installed
-   * within PREFETCH_TTL_MS without listing its (absent) revisions first (docs/delivery.md "Reading
-   * releases").
+   * Per namespace, when the last `list` was read and the releases it found with records but left
+   * out (a revision label that is not a number). A caller's `knownAbsent` spares a release its
+   * history's read only within PREFETCH_TTL_MS of that list, and never one of those.
    */
-  readonly #listed = new Map<
-    string,
-    { readonly names: ReadonlySet<string>; readonly at: number; readonly writes: ReadonlyMap<string, number> }
-  >();
+  readonly #lists = new Map<string, { readonly at: number; readonly unlisted: ReadonlySet<string> }>();
 
   constructor(options: ReleaseEngineOptions) {
     this.#options = options;
@@ -157,7 +153,7 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     for (const key of [...this.#prefetched.keys()])
       if (key.startsWith(`${namespace}/`)) this.#prefetched.delete(key);
     const at = this.#now().getTime();
-    this.#listed.set(namespace, { names: named, at, writes: writesBefore });
+    this.#lists.set(namespace, { at, unlisted: new Set([...named].filter((name) => !heads.has(name))) });
     for (const record of deployed) {
       const key = `${namespace}/${record.name}`;
       // Only a release whose newest revision is this deployed one, and that nobody wrote meanwhile.
@@ -182,8 +178,8 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
       read: (now) => readReleaseChart(chartDir, now),
       withDir: (use) => use(chartDir),
     };
-    return this.#writingRelease(release, namespace, (paced, absent) =>
-      this.#upgradeInstall(paced, release, namespace, source, options, absent),
+    return this.#writingRelease(release, namespace, (paced) =>
+      this.#upgradeInstall(paced, release, namespace, source, options),
     );
   }
 
@@ -201,8 +197,8 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
       read: (now) => Promise.resolve(releaseChartOf(`release ${release}`, chart.texts, now)),
       withDir: (use) => chart.withDir(use),
     };
-    return this.#writingRelease(release, namespace, (paced, absent) =>
-      this.#upgradeInstall(paced, release, namespace, source, options, absent),
+    return this.#writingRelease(release, namespace, (paced) =>
+      this.#upgradeInstall(paced, release, namespace, source, options),
     );
   }
 
@@ -231,16 +227,15 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
   async #writingRelease<T>(
     release: string,
     namespace: string,
-    write: (paced: ReleaseWrite, absent: boolean) => Promise<T>,
+    write: (paced: ReleaseWrite) => Promise<T>,
   ): Promise<T> {
     const key = `${namespace}/${release}`;
-    const absent = this.#absentAtList(release, namespace);
     this.#prefetched.delete(key);
     this.#writes.set(key, (this.#writes.get(key) ?? 0) + 1);
     this.#writing.add(key);
     try {
       const api = pacedApi(this.#options.writeApi ?? this.#options.api);
-      return await write({ api, records: new ReleaseRecords(api) }, absent);
+      return await write({ api, records: new ReleaseRecords(api) });
     } finally {
       this.#writing.delete(key);
     }
@@ -252,14 +247,19 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     namespace: string,
     source: ChartSource,
     options: UpgradeInstallOptions,
-    absent: boolean,
   ): Promise<number> {
     const binary = (): Promise<number> =>
       source.withDir((chartDir) => this.#options.helm.upgradeInstall(release, namespace, chartDir, options));
     // Read with either engine: a release whose records cannot be trusted is not upgraded
     // (docs/delivery.md "Release records"). One the converge's list just found without any record
-    // has none to read; should another writer record it meanwhile, the pending revision's create
-    // (revision 1) is refused as helm's own second writer would be.
+    // (`knownAbsent`) has none to read; should another writer record it meanwhile, the pending
+    // revision's create (revision 1) is refused as helm's own second writer would be.
+    const listed = this.#lists.get(namespace);
+    const absent =
+      options.knownAbsent === true &&
+      listed !== undefined &&
+      this.#now().getTime() - listed.at < PREFETCH_TTL_MS &&
+      !listed.unlisted.has(release);
     const history = absent ? [] : await paced.records.history(release, namespace);
     if (this.#options.engine === 'helm') {
       await this.#handOver(paced, history, options);
@@ -476,21 +476,6 @@ export class ReleaseEngine implements ReleaseHelm, ChartTemplater {
     for (const old of outcome.supersede)
       await records.update(withStatus(old, 'superseded', old.info.description), now);
     await records.update(withStatus(record, 'deployed', outcome.done), now);
-  }
-
-  /**
-   * Whether the namespace's last list, less than PREFETCH_TTL_MS ago, saw no record of the release,
-   * and no write of it began here since that list began.
-   */
-  #absentAtList(release: string, namespace: string): boolean {
-    const listed = this.#listed.get(namespace);
-    if (listed === undefined || this.#now().getTime() - listed.at >= PREFETCH_TTL_MS) return false;
-    const key = `${namespace}/${release}`;
-    return (
-      !listed.names.has(release) &&
-      !this.#writing.has(key) &&
-      this.#writes.get(key) === listed.writes.get(key)
-    );
   }
 
   #hasHooks(record: ReleaseRecord): boolean {
